@@ -1,0 +1,30 @@
+package dev.loopflow.core;
+
+/** Stable error codes (SPEC §8). The string form is what the CLI prints and the server maps to HTTP. */
+public enum ErrorCode {
+  WORKFLOW_INVALID,
+  LOOP_ITERATION_EXCEEDED,
+  MAX_ITERATIONS_EXCEEDED,
+  BUDGET_EXCEEDED,
+  NODE_FAILED,
+  TIMEOUT,
+  CANCELLED,
+  MAX_STEPS_EXCEEDED,
+  USAGE,
+  RESTART_VALIDATION_FAILED,
+  VALIDATION_RETRY_EXHAUSTED,
+  RESTART_COOLDOWN_NOT_ELAPSED,
+  STAGE_NOT_RESTARTABLE,
+  REQUESTER_NOT_AUTHORIZED,
+  SHARED_MEMORY_KEY_NOT_FOUND;
+
+  /** The lower-case code, e.g. {@code budget_exceeded}. */
+  public String code() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  @Override
+  public String toString() {
+    return code();
+  }
+}

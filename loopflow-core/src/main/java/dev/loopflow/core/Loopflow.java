@@ -1,0 +1,190 @@
+package dev.loopflow.core;
+
+import dev.loopflow.core.internal.exec.Engine;
+import dev.loopflow.core.internal.load.WorkflowLoader;
+import dev.loopflow.core.internal.nodes.BuiltinHandlers;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunHandle;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.store.RunStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceLoader;
+
+/**
+ * The engine's front door: load or build a workflow, then run it.
+ *
+ * <pre>{@code
+ * Loopflow engine = Loopflow.create();
+ * Workflow wf = engine.load(Path.of("examples/hello.yaml"));
+ * RunResult result = engine.run(wf, Map.of("name", "Ada"));
+ * }</pre>
+ *
+ * Node handlers and services on the class path are found with {@link ServiceLoader}
+ * ({@link NodeHandler}, {@link ServiceProvider}); more can be added on the {@link Builder}. An instance is
+ * immutable and thread-safe; runs started from it are independent.
+ */
+public final class Loopflow {
+  private final Map<String, NodeHandler> handlers;
+  private final Map<Class<?>, Object> services;
+  private final Engine engine;
+  private final WorkflowLoader loader;
+
+  private Loopflow(Builder b) {
+    this.handlers = Map.copyOf(b.handlers);
+    this.services = Map.copyOf(b.services);
+    this.engine = new Engine(b.store, services, b.clock);
+    this.loader = new WorkflowLoader(handlers);
+  }
+
+  /** An engine with every handler on the class path and an in-memory store. */
+  public static Loopflow create() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Loads and validates a workflow file; throws {@link WorkflowInvalidException} listing every problem. */
+  public Workflow load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (java.nio.charset.MalformedInputException e) {
+      throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.model.Problem(
+          new dev.loopflow.core.model.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    }
+    return parse(text, file.toString());
+  }
+
+  /** Loads a workflow from YAML text; {@code fileName} is used in problem locations. */
+  public Workflow parse(String yaml, String fileName) {
+    return loader.load(yaml, fileName);
+  }
+
+  /** Starts building a workflow in code; {@link WorkflowBuilder#build()} validates it like a file. */
+  public WorkflowBuilder workflow(String name) {
+    return new WorkflowBuilder(name, this);
+  }
+
+  /** Starts a run and returns at once. Inputs are checked against the workflow's declared inputs. */
+  public RunHandle start(Workflow workflow, RunOptions options) {
+    Map<String, Object> inputs = Inputs.resolve(workflow, options.inputs());
+    return engine.start(workflow, inputs, options);
+  }
+
+  /** Runs to the end and returns the result (the same object {@code loopflow run --json} prints). */
+  public RunResult run(Workflow workflow, RunOptions options) {
+    RunHandle h = start(workflow, options);
+    try {
+      return h.await();
+    } catch (InterruptedException e) {
+      h.cancel("interrupted");
+      Thread.currentThread().interrupt();
+      throw new LoopflowException(ErrorCode.CANCELLED, "interrupted while waiting for run " + h.runId());
+    }
+  }
+
+  public RunResult run(Workflow workflow, Map<String, ?> inputs) {
+    return run(workflow, RunOptions.builder().inputs(inputs).build());
+  }
+
+  public RunStore store() {
+    return engine.store();
+  }
+
+  public Map<String, NodeHandler> handlers() {
+    return handlers;
+  }
+
+  WorkflowLoader loaderWith(Map<String, NodeHandler> extra) {
+    Map<String, NodeHandler> all = new LinkedHashMap<>(handlers);
+    all.putAll(extra);
+    return new WorkflowLoader(all);
+  }
+
+  /** Contributes services (such as an LLM branch chooser) from a module on the class path. */
+  public interface ServiceProvider {
+    void register(Builder builder);
+  }
+
+  /** Configures an engine; validated when built. */
+  public static final class Builder {
+    private final Map<String, NodeHandler> handlers = new LinkedHashMap<>();
+    private final Map<Class<?>, Object> services = new LinkedHashMap<>();
+    private RunStore store;
+    private Clock clock = Clock.systemUTC();
+    private boolean discover = true;
+
+    private Builder() {}
+
+    /** Adds or replaces the handler for its kind. */
+    public Builder handler(NodeHandler h) {
+      Objects.requireNonNull(h, "handler");
+      String kind = h.kind();
+      if (kind == null || !kind.matches("[a-z][a-z0-9_.]*")) {
+        throw new IllegalArgumentException("handler kind must be lower-case letters, digits, '_' or '.', was '"
+            + kind + "'");
+      }
+      handlers.put(kind, h);
+      return this;
+    }
+
+    public <T> Builder service(Class<T> type, T impl) {
+      services.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(impl, "service"));
+      return this;
+    }
+
+    public Builder store(RunStore s) {
+      this.store = Objects.requireNonNull(s, "store");
+      return this;
+    }
+
+    /** The clock used for timestamps, durations and deadlines (inject one for deterministic tests). */
+    public Builder clock(Clock c) {
+      this.clock = Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /** Whether to add handlers and services found with ServiceLoader (default true). */
+    public Builder discover(boolean d) {
+      this.discover = d;
+      return this;
+    }
+
+    public Loopflow build() {
+      Map<String, NodeHandler> explicit = new LinkedHashMap<>(handlers);
+      handlers.clear();
+      for (NodeHandler h : BuiltinHandlers.all()) {
+        handlers.put(h.kind(), h);
+      }
+      if (discover) {
+        for (NodeHandler h : ServiceLoader.load(NodeHandler.class, Loopflow.class.getClassLoader())) {
+          handlers.put(h.kind(), h);
+        }
+        Map<Class<?>, Object> explicitServices = new LinkedHashMap<>(services);
+        for (ServiceProvider p : ServiceLoader.load(ServiceProvider.class, Loopflow.class.getClassLoader())) {
+          p.register(this);
+        }
+        services.putAll(explicitServices);
+      }
+      handlers.putAll(explicit);
+      if (store == null) {
+        store = RunStore.inMemory();
+      }
+      return new Loopflow(this);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package dev.loopflow.core.expr;
+
+import java.util.Map;
+import java.util.Set;
+
+/** A compiled boolean test: a Jinja expression or 001's structured form; both compile to this type. */
+public interface Condition {
+  boolean test(Map<String, Object> scope);
+
+  /** The condition as the user wrote it (structured conditions are shown in a compact form). */
+  String source();
+
+  Set<String> roots();
+
+  static Condition always() {
+    return Conditions.ALWAYS;
+  }
+}

@@ -1,0 +1,205 @@
+package dev.loopflow.core.expr;
+
+import com.hubspot.jinjava.Jinjava;
+import com.hubspot.jinjava.JinjavaConfig;
+import com.hubspot.jinjava.interpret.Context;
+import com.hubspot.jinjava.interpret.JinjavaInterpreter;
+import com.hubspot.jinjava.interpret.TemplateError;
+import com.hubspot.jinjava.tree.Node;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/*
+ * Design notes.
+ *
+ * One Jinjava instance is shared (it is thread-safe); every render or evaluation gets its own interpreter and
+ * context, so no state leaks between nodes or threads. The configuration is what keeps templates safe:
+ *  - nested interpretation is off, so a value inserted by {{ }} is never parsed again (user input holding
+ *    "{{ secret }}" stays literal);
+ *  - the resolver is read-only and the scope holds unmodifiable maps and lists, so a template cannot mutate
+ *    state ({% do state.update(...) %}, list.append) — those calls fail with an error;
+ *  - getClass and friends are not resolvable on our values.
+ * Templates are parsed once at load; the parsed tree is immutable and re-rendered per execution.
+ */
+final class Jinja {
+  static final JinjavaConfig CONFIG = JinjavaConfig.newBuilder()
+      .withNestedInterpretationEnabled(false)
+      .withReadOnlyResolver(true)
+      .withFailOnUnknownTokens(false)
+      .withMaxOutputSize(64L * 1024 * 1024)
+      .withRestrictedMethods(Set.of("getClass", "wait", "notify", "notifyAll", "hashCode", "clone",
+          "put", "putAll", "remove", "clear", "add", "addAll", "set", "append", "extend", "insert", "pop",
+          "update", "setdefault", "popitem", "removeAll", "retainAll", "sort", "reverse", "replaceAll", "compute",
+          "computeIfAbsent", "computeIfPresent", "merge"))
+      .build();
+  static final Jinjava JINJAVA = new Jinjava(CONFIG);
+
+  private static final Pattern SINGLE_EXPRESSION = Pattern.compile("\\A\\s*\\{\\{-?(.*?)-?}}\\s*\\z", Pattern.DOTALL);
+
+  private Jinja() {}
+
+  static Template compileTemplate(String source) {
+    if (source == null) {
+      throw new TemplateSyntaxException("template is null", 0);
+    }
+    RootScanner.Result scan = RootScanner.scan(source);
+    boolean literal = !source.contains("{{") && !source.contains("{%") && !source.contains("{#");
+    if (literal) {
+      return new JinjaTemplate(source, Set.of(), true, null, null);
+    }
+    String single = null;
+    Matcher m = SINGLE_EXPRESSION.matcher(source);
+    if (m.matches() && !m.group(1).contains("{{") && !m.group(1).contains("}}") && !m.group(1).contains("{%")) {
+      single = m.group(1).trim();
+    }
+    for (String filter : scan.filters()) {
+      if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
+        throw new TemplateSyntaxException("unknown filter '" + filter + "'", scan.lineOf(filter));
+      }
+    }
+    Node tree = parseChecked(source);
+    return new JinjaTemplate(source, scan.roots(), false, single, tree);
+  }
+
+  static Condition compileCondition(String expression) {
+    if (expression == null || expression.isBlank()) {
+      throw new TemplateSyntaxException("condition is empty", 0);
+    }
+    String expr = expression.trim();
+    if (expr.startsWith("{{") && expr.endsWith("}}")) {
+      // Tolerate a condition written as a template; it means the same expression.
+      expr = expr.substring(2, expr.length() - 2).trim();
+    }
+    RootScanner.Result scan = RootScanner.scan("{{ " + expr + " }}");
+    for (String filter : scan.filters()) {
+      if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
+        throw new TemplateSyntaxException("unknown filter '" + filter + "'", 1);
+      }
+    }
+    checkExpression(expr);
+    return new JinjaCondition(expression, expr, scan.roots());
+  }
+
+  static Object evaluate(String expression, Map<String, Object> scope) {
+    JinjavaInterpreter interpreter = interpreter(scope);
+    JinjavaInterpreter.pushCurrent(interpreter);
+    try {
+      Object value = interpreter.resolveELExpression(expression, 1);
+      failOnErrors(interpreter, expression);
+      return Values.plain(value);
+    } finally {
+      JinjavaInterpreter.popCurrent();
+    }
+  }
+
+  static String render(Node tree, String source, Map<String, Object> scope) {
+    JinjavaInterpreter interpreter = interpreter(scope);
+    JinjavaInterpreter.pushCurrent(interpreter);
+    try {
+      String out = interpreter.render(tree);
+      failOnErrors(interpreter, source);
+      return out;
+    } finally {
+      JinjavaInterpreter.popCurrent();
+    }
+  }
+
+  static boolean truthy(Object value) {
+    if (value == null) {
+      return false;
+    }
+    if (value instanceof Boolean b) {
+      return b;
+    }
+    if (value instanceof Number n) {
+      return n.doubleValue() != 0.0;
+    }
+    if (value instanceof CharSequence s) {
+      return !s.isEmpty();
+    }
+    if (value instanceof java.util.Collection<?> c) {
+      return !c.isEmpty();
+    }
+    if (value instanceof Map<?, ?> map) {
+      return !map.isEmpty();
+    }
+    return true;
+  }
+
+  private static JinjavaInterpreter interpreter(Map<String, Object> scope) {
+    Context context = new Context(JINJAVA.getGlobalContext(), scope == null ? Map.of() : scope);
+    return new JinjavaInterpreter(JINJAVA, context, CONFIG);
+  }
+
+  private static void failOnErrors(JinjavaInterpreter interpreter, String source) {
+    for (TemplateError e : interpreter.getErrors()) {
+      if (e.getSeverity() == TemplateError.ErrorType.FATAL) {
+        throw new TemplateRenderException(cleanMessage(e.getMessage()) + " (in '" + abbreviate(source) + "')");
+      }
+    }
+  }
+
+  /** Parses and dry-renders against an empty scope to surface syntax errors that Jinjava reports lazily. */
+  private static Node parseChecked(String source) {
+    JinjavaInterpreter interpreter = interpreter(new HashMap<>());
+    JinjavaInterpreter.pushCurrent(interpreter);
+    try {
+      Node tree = interpreter.parse(source);
+      syntaxErrors(interpreter.getErrors());
+      interpreter.render(tree);
+      syntaxErrors(interpreter.getErrors());
+      return tree;
+    } finally {
+      JinjavaInterpreter.popCurrent();
+    }
+  }
+
+  private static void checkExpression(String expr) {
+    JinjavaInterpreter interpreter = interpreter(new HashMap<>());
+    JinjavaInterpreter.pushCurrent(interpreter);
+    try {
+      interpreter.resolveELExpression(expr, 1);
+      syntaxErrors(interpreter.getErrors());
+    } finally {
+      JinjavaInterpreter.popCurrent();
+    }
+  }
+
+  private static void syntaxErrors(List<TemplateError> errors) {
+    for (TemplateError e : errors) {
+      if (e.getReason() == TemplateError.ErrorReason.SYNTAX_ERROR
+          || e.getReason() == TemplateError.ErrorReason.UNKNOWN
+          || e.getReason() == TemplateError.ErrorReason.MISSING) {
+        String msg = cleanMessage(e.getMessage());
+        if (isSyntax(msg)) {
+          throw new TemplateSyntaxException(msg, Math.max(0, e.getLineno()));
+        }
+      }
+    }
+  }
+
+  private static boolean isSyntax(String msg) {
+    String m = msg.toLowerCase(java.util.Locale.ROOT);
+    return m.contains("syntax error") || m.contains("missing end tag") || m.contains("error parsing")
+        || m.contains("unclosed") || m.contains("unknown tag") || m.contains("tag not found")
+        || m.contains("missing") && m.contains("tag") || m.contains("unexpected");
+  }
+
+  static String cleanMessage(String message) {
+    if (message == null) {
+      return "template error";
+    }
+    int idx = message.indexOf("\nOriginating Exception");
+    String m = idx >= 0 ? message.substring(0, idx) : message;
+    return m.strip();
+  }
+
+  static String abbreviate(String s) {
+    String one = s.replace('\n', ' ');
+    return one.length() > 80 ? one.substring(0, 77) + "..." : one;
+  }
+}

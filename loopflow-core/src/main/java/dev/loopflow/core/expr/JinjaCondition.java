@@ -1,0 +1,36 @@
+package dev.loopflow.core.expr;
+
+import java.util.Map;
+import java.util.Set;
+
+final class JinjaCondition implements Condition {
+  private final String source;
+  private final String expression;
+  private final Set<String> roots;
+
+  JinjaCondition(String source, String expression, Set<String> roots) {
+    this.source = source;
+    this.expression = expression;
+    this.roots = Set.copyOf(roots);
+  }
+
+  @Override
+  public boolean test(Map<String, Object> scope) {
+    return Jinja.truthy(Jinja.evaluate(expression, scope));
+  }
+
+  @Override
+  public String source() {
+    return source;
+  }
+
+  @Override
+  public Set<String> roots() {
+    return roots;
+  }
+
+  @Override
+  public String toString() {
+    return source;
+  }
+}

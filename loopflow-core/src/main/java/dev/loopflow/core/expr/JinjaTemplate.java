@@ -1,0 +1,60 @@
+package dev.loopflow.core.expr;
+
+import com.hubspot.jinjava.tree.Node;
+import java.util.Map;
+import java.util.Set;
+
+final class JinjaTemplate implements Template {
+  private final String source;
+  private final Set<String> roots;
+  private final boolean literal;
+  private final String singleExpression;
+  private final Node tree;
+
+  JinjaTemplate(String source, Set<String> roots, boolean literal, String singleExpression, Node tree) {
+    this.source = source;
+    this.roots = Set.copyOf(roots);
+    this.literal = literal;
+    this.singleExpression = singleExpression;
+    this.tree = tree;
+  }
+
+  @Override
+  public String source() {
+    return source;
+  }
+
+  @Override
+  public Set<String> roots() {
+    return roots;
+  }
+
+  @Override
+  public boolean isLiteral() {
+    return literal;
+  }
+
+  @Override
+  public String render(Map<String, Object> scope) {
+    if (literal) {
+      return source;
+    }
+    return Jinja.render(tree, source, scope);
+  }
+
+  @Override
+  public Object evaluate(Map<String, Object> scope) {
+    if (literal) {
+      return source;
+    }
+    if (singleExpression != null) {
+      return Jinja.evaluate(singleExpression, scope);
+    }
+    return render(scope);
+  }
+
+  @Override
+  public String toString() {
+    return source;
+  }
+}

@@ -1,0 +1,46 @@
+package dev.loopflow.core.expr;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+
+/** Shared JSON conversions with deterministic output (sorted keys) for hashing and comparison. */
+public final class Json {
+  private static final ObjectMapper MAPPER = JsonMapper.builder().build();
+  private static final ObjectMapper SORTED = JsonMapper.builder()
+      .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
+      .build();
+
+  private Json() {}
+
+  public static ObjectMapper mapper() {
+    return MAPPER;
+  }
+
+  public static String compact(Object value) {
+    try {
+      return MAPPER.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      return String.valueOf(value);
+    }
+  }
+
+  /** Compact JSON with map keys sorted, so equal values always give equal text. */
+  public static String canonical(Object value) {
+    try {
+      return SORTED.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      return String.valueOf(value);
+    }
+  }
+
+  /** Parses JSON text into plain values; throws IllegalArgumentException with the parser's message. */
+  public static Object parse(String text) {
+    try {
+      return MAPPER.readValue(text, Object.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(e.getOriginalMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.EventListener;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Orders a run's events: sequence numbers are assigned and listeners called under one lock, so every
+ * subscriber sees the same order. A failing listener is dropped from this run rather than failing the run.
+ */
+final class EventBus {
+  private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
+  private final Clock clock;
+  private long seq;
+
+  EventBus(Clock clock, List<EventListener> initial) {
+    this.clock = clock;
+    listeners.addAll(initial);
+  }
+
+  void subscribe(EventListener l) {
+    listeners.add(l);
+  }
+
+  interface Factory {
+    Event make(long seq, Instant at);
+  }
+
+  synchronized void publish(Factory factory) {
+    Event e = factory.make(++seq, clock.instant());
+    for (EventListener l : listeners) {
+      try {
+        l.onEvent(e);
+      } catch (RuntimeException ex) {
+        listeners.remove(l);
+      }
+    }
+  }
+
+  Instant now() {
+    return clock.instant();
+  }
+}

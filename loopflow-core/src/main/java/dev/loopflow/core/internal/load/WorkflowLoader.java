@@ -1,0 +1,737 @@
+package dev.loopflow.core.internal.load;
+
+import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.internal.yaml.YamlReader;
+import dev.loopflow.core.model.Budget;
+import dev.loopflow.core.model.Edge;
+import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.model.Limits;
+import dev.loopflow.core.model.Location;
+import dev.loopflow.core.model.Node;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeProgram;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Loads a workflow file. The work happens in passes over the YAML tree — top-level sections, nodes (identity,
+ * kind, shorthand, handler compilation), edges, then whole-graph checks (references, cycles) — and every pass
+ * keeps going after a problem, so one run of the loader reports everything wrong with a file.
+ */
+public final class WorkflowLoader {
+  static final Set<String> TOP_LEVEL = Set.of("name", "description", "flow", "input", "defaults", "budget", "limits",
+      "nodes", "edges", "output", "mock", "version");
+  static final Set<String> COMMON_NODE_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
+      "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
+  /** Node kinds the language defines but this version does not run yet. */
+  static final Set<String> NOT_YET = Set.of("agent", "approval", "loop", "exit", "while_loop", "loop_group",
+      "iterator", "aggregator");
+  static final Map<String, String> KIND_ALIASES = Map.of("llm.call", "llm", "claude.agent", "llm", "bash", "shell",
+      "lua", "script", "python", "script", "code", "script");
+  /** Shorthand keys and the kind each implies, in the order they are tried. */
+  static final Map<String, String> SHORTHANDS = orderedShorthands();
+  static final Set<String> SCOPE_ROOTS = Set.of("input", "flow", "state", "loop", "previous", "env", "run",
+      "range", "item");
+  static final Set<String> INPUT_TYPES = Set.of("string", "number", "integer", "boolean", "object", "array");
+  static final Map<String, Set<String>> CONTROL_FIELDS = Map.of(
+      "router", Set.of("routes", "value", "model", "instructions", "prompt"),
+      "cancel", Set.of("reason", "cancel"),
+      "input", Set.of("value"),
+      "output", Set.of("value"));
+
+  private final Map<String, NodeHandler> handlers;
+
+  public WorkflowLoader(Map<String, NodeHandler> handlers) {
+    this.handlers = Map.copyOf(handlers);
+  }
+
+  private static Map<String, String> orderedShorthands() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("prompt", "llm");
+    m.put("bash", "shell");
+    m.put("run", "script");
+    m.put("loop_group", "loop_group");
+    m.put("approval", "approval");
+    m.put("cancel", "cancel");
+    m.put("command", "shell");
+    return m;
+  }
+
+  /** Loads and validates; throws {@link WorkflowInvalidException} with every problem found. */
+  public Workflow load(String text, String file) {
+    Problems problems = new Problems();
+    List<dev.loopflow.core.model.Problem> yamlProblems = new ArrayList<>();
+    YNode root = YamlReader.read(text, file, yamlProblems);
+    yamlProblems.forEach(p -> problems.add(p.location(), p.path(), p.message()));
+    if (root == null) {
+      throw new WorkflowInvalidException(problems.sorted());
+    }
+    return load(root, file, text, problems);
+  }
+
+  /** Loads from an already-built tree (the Java builder uses this with synthetic locations). */
+  public Workflow load(YNode root, String file, String text) {
+    return load(root, file, text, new Problems());
+  }
+
+  private Workflow load(YNode root, String file, String text, Problems problems) {
+    if (!(root instanceof YNode.YMap top)) {
+      problems.add(root.location(), "", "a workflow file must be a mapping with 'nodes', found " + root.describe());
+      throw new WorkflowInvalidException(problems.sorted());
+    }
+    Workflow wf = new Pass(top, file, text, problems).run();
+    if (!problems.isEmpty()) {
+      throw new WorkflowInvalidException(problems.sorted());
+    }
+    return wf;
+  }
+
+  /** One load: the mutable state of a single pass over one file. */
+  private final class Pass {
+    final YNode.YMap top;
+    final String file;
+    final String text;
+    final Problems problems;
+    final List<TemplateRef> refs = new ArrayList<>();
+    final Map<String, Location> nodeIds = new LinkedHashMap<>();
+    final Map<String, Node.Router> routers = new HashMap<>();
+    Map<String, Object> defaults = Map.of();
+
+    Pass(YNode.YMap top, String file, String text, Problems problems) {
+      this.top = top;
+      this.file = file;
+      this.text = text;
+      this.problems = problems;
+    }
+
+    Workflow run() {
+      for (YNode.YMap.Entry e : top.entries().values()) {
+        if (!TOP_LEVEL.contains(e.key())) {
+          String hint = switch (e.key()) {
+            case "workflow_pattern", "agents", "restart_policy" -> " (iterative pipelines are not supported yet)";
+            default -> Names.suggest(e.key(), TOP_LEVEL);
+          };
+          problems.add(e.keyLocation(), e.key(), "unknown field '" + e.key() + "'" + hint);
+        }
+      }
+      String name = null;
+      Map<String, InputSpec> inputs = new LinkedHashMap<>();
+      YNode flow = top.get("flow");
+      if (flow != null) {
+        if (flow instanceof YNode.YMap fm) {
+          for (YNode.YMap.Entry e : fm.entries().values()) {
+            if (!Set.of("name", "input", "description").contains(e.key())) {
+              problems.add(e.keyLocation(), "flow." + e.key(), "unknown field '" + e.key() + "'"
+                  + Names.suggest(e.key(), Set.of("name", "input", "description")));
+            }
+          }
+          if (fm.get("name") != null) {
+            name = LoaderSupport.string(fm.get("name"), "name", "flow.name", problems);
+          }
+          if (fm.get("input") != null) {
+            inputs.putAll(inputs(fm.get("input"), "flow.input"));
+          }
+        } else {
+          problems.add(flow.location(), "flow", "expected a mapping with name and input, found " + flow.describe());
+        }
+      }
+      if (top.get("name") != null) {
+        name = LoaderSupport.string(top.get("name"), "name", "name", problems);
+      }
+      if (top.get("input") != null) {
+        inputs.putAll(inputs(top.get("input"), "input"));
+      }
+      String description = top.get("description") == null ? null
+          : LoaderSupport.string(top.get("description"), "description", "description", problems);
+      defaults = defaults(top.get("defaults"));
+      Budget budget = budget(top.get("budget"));
+      Limits limits = limits(top.get("limits"));
+      List<Node> nodes = nodes(top.get("nodes"));
+      List<Edge> edges = edges(top.get("edges"));
+      Template output = null;
+      YNode out = top.get("output");
+      if (out != null) {
+        String src = LoaderSupport.string(out, "output", "output", problems);
+        if (src != null) {
+          NodeConfigImpl cfg = new NodeConfigImpl("", "", out.location(), "", Map.of("output",
+              new YNode.YMap.Entry("output", out.location(), out)), problems, refs, defaults);
+          output = cfg.template("output", src);
+        }
+      }
+      Map<String, Object> blocks = new LinkedHashMap<>();
+      if (top.get("mock") != null) {
+        blocks.put("mock", top.get("mock").toPlain());
+      }
+      if (name == null) {
+        name = deriveName(file);
+      }
+      checkReferences();
+      Graphs.check(nodes, edges, routers, problems, file);
+      return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
+          blocks);
+    }
+
+    String deriveName(String f) {
+      String base = f.replace('\\', '/');
+      base = base.substring(base.lastIndexOf('/') + 1);
+      int dot = base.indexOf('.');
+      return dot > 0 ? base.substring(0, dot) : base;
+    }
+
+    Map<String, InputSpec> inputs(YNode n, String path) {
+      Map<String, InputSpec> out = new LinkedHashMap<>();
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), path, "expected a mapping of input name to type, found " + n.describe());
+        return out;
+      }
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        String p = path + "." + e.key();
+        YNode v = e.value();
+        if (v instanceof YNode.YScalar s && s.value() instanceof String type) {
+          if (!INPUT_TYPES.contains(type)) {
+            problems.add(v.location(), p, "unknown input type '" + type + "'" + Names.suggest(type, INPUT_TYPES)
+                + "; expected one of " + new TreeSet<>(INPUT_TYPES) + " or a JSON Schema");
+            continue;
+          }
+          out.put(e.key(), new InputSpec(e.key(), type, null, false, null, null));
+        } else if (v instanceof YNode.YMap schema) {
+          @SuppressWarnings("unchecked")
+          Map<String, Object> plain = (Map<String, Object>) schema.toPlain();
+          Object type = plain.get("type");
+          if (type != null && !(type instanceof String t && INPUT_TYPES.contains(t))) {
+            problems.add(schema.get("type").location(), p + ".type", "unknown input type '" + type + "'"
+                + (type instanceof String t ? Names.suggest(t, INPUT_TYPES) : ""));
+            continue;
+          }
+          out.put(e.key(), new InputSpec(e.key(), (String) type, plain, plain.containsKey("default"),
+              plain.get("default"), plain.get("description") instanceof String d ? d : null));
+        } else {
+          problems.add(v.location(), p, "expected a type name or a JSON Schema mapping, found " + v.describe());
+        }
+      }
+      return out;
+    }
+
+    Map<String, Object> defaults(YNode n) {
+      if (n == null) {
+        return Map.of();
+      }
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), "defaults", "expected a mapping, found " + n.describe());
+        return Map.of();
+      }
+      Set<String> known = Set.of("model", "temperature", "max_tokens", "system", "timeout");
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        if (!known.contains(e.key())) {
+          problems.add(e.keyLocation(), "defaults." + e.key(), "unknown field '" + e.key() + "'"
+              + Names.suggest(e.key(), known));
+        }
+      }
+      if (m.get("model") != null) {
+        LoaderSupport.string(m.get("model"), "model", "defaults.model", problems);
+      }
+      if (m.get("temperature") != null) {
+        LoaderSupport.number(m.get("temperature"), "temperature", 0, "defaults.temperature", problems);
+      }
+      if (m.get("max_tokens") != null) {
+        LoaderSupport.integer(m.get("max_tokens"), "max_tokens", 1, Integer.MAX_VALUE, "defaults.max_tokens", problems);
+      }
+      if (m.get("timeout") != null) {
+        LoaderSupport.duration(m.get("timeout"), "timeout", "defaults.timeout", problems);
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> plain = (Map<String, Object>) m.toPlain();
+      return plain;
+    }
+
+    Budget budget(YNode n) {
+      if (n == null) {
+        return Budget.NONE;
+      }
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), "budget", "expected a mapping, found " + n.describe());
+        return Budget.NONE;
+      }
+      Set<String> known = Set.of("max_usd", "max_tokens", "max_llm_calls");
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        if (!known.contains(e.key())) {
+          problems.add(e.keyLocation(), "budget." + e.key(), "unknown field '" + e.key() + "'"
+              + Names.suggest(e.key(), known));
+        }
+      }
+      Double usd = m.get("max_usd") == null ? null
+          : LoaderSupport.number(m.get("max_usd"), "max_usd", 0, "budget.max_usd", problems);
+      Long tokens = m.get("max_tokens") == null ? null
+          : LoaderSupport.longValue(m.get("max_tokens"), "max_tokens", 0, "budget.max_tokens", problems);
+      Integer calls = m.get("max_llm_calls") == null ? null
+          : LoaderSupport.integer(m.get("max_llm_calls"), "max_llm_calls", 0, Integer.MAX_VALUE,
+              "budget.max_llm_calls", problems);
+      return new Budget(usd, tokens, calls);
+    }
+
+    Limits limits(YNode n) {
+      if (n == null) {
+        return Limits.DEFAULTS;
+      }
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), "limits", "expected a mapping, found " + n.describe());
+        return Limits.DEFAULTS;
+      }
+      Set<String> known = Set.of("max_steps", "timeout", "concurrency");
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        if (!known.contains(e.key())) {
+          problems.add(e.keyLocation(), "limits." + e.key(), "unknown field '" + e.key() + "'"
+              + Names.suggest(e.key(), known));
+        }
+      }
+      Integer steps = m.get("max_steps") == null ? null
+          : LoaderSupport.integer(m.get("max_steps"), "max_steps", 1, 100_000_000, "limits.max_steps", problems);
+      Duration timeout = m.get("timeout") == null ? null
+          : LoaderSupport.duration(m.get("timeout"), "timeout", "limits.timeout", problems);
+      Integer conc = m.get("concurrency") == null ? null
+          : LoaderSupport.integer(m.get("concurrency"), "concurrency", 1, 1024, "limits.concurrency", problems);
+      return new Limits(steps == null ? Limits.DEFAULT_MAX_STEPS : steps, timeout,
+          conc == null ? Limits.DEFAULT_CONCURRENCY : conc);
+    }
+
+    List<Node> nodes(YNode n) {
+      List<Node> out = new ArrayList<>();
+      if (n == null) {
+        problems.add(top.location(), "", "missing required field 'nodes'");
+        return out;
+      }
+      if (!(n instanceof YNode.YSeq seq)) {
+        problems.add(n.location(), "nodes", "expected a list of nodes, found " + n.describe());
+        return out;
+      }
+      if (seq.items().isEmpty()) {
+        problems.add(n.location(), "nodes", "a workflow needs at least one node");
+        return out;
+      }
+      // First pass: identities, so edges and templates can refer to any node regardless of order.
+      List<String> ids = new ArrayList<>();
+      for (int i = 0; i < seq.items().size(); i++) {
+        ids.add(identity(seq.items().get(i), i));
+      }
+      for (int i = 0; i < seq.items().size(); i++) {
+        Node node = node(seq.items().get(i), i, ids.get(i));
+        if (node != null) {
+          out.add(node);
+        }
+      }
+      return out;
+    }
+
+    String identity(YNode n, int index) {
+      String path = "nodes[" + index + "]";
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), path, "expected a node (a mapping with id and type), found " + n.describe());
+        return null;
+      }
+      YNode idNode = m.get("id") != null ? m.get("id") : m.get("name");
+      if (m.get("id") != null && m.get("name") != null) {
+        problems.add(m.get("name").location(), path + ".name", "a node has 'id' or 'name', not both");
+      }
+      if (idNode == null) {
+        problems.add(m.location(), path, "missing required field 'id'");
+        return null;
+      }
+      if (!(idNode instanceof YNode.YScalar s) || !(s.value() instanceof String id) || id.isBlank()) {
+        problems.add(idNode.location(), path + ".id", "a node id must be a non-empty string");
+        return null;
+      }
+      if (!id.matches("[A-Za-z_][A-Za-z0-9_-]*")) {
+        problems.add(idNode.location(), path + ".id", "node id '" + id + "' must start with a letter or '_' and "
+            + "hold only letters, digits, '_' and '-'");
+        return null;
+      }
+      if (id.equals("__start__") || id.equals("__end__") || SCOPE_ROOTS.contains(id)) {
+        problems.add(idNode.location(), path + ".id", "node id '" + id + "' is reserved");
+        return null;
+      }
+      if (nodeIds.containsKey(id)) {
+        problems.add(idNode.location(), path + ".id", "duplicate node id '" + id + "' (first defined at line "
+            + nodeIds.get(id).line() + ")");
+        return null;
+      }
+      nodeIds.put(id, idNode.location());
+      return id;
+    }
+
+    Node node(YNode n, int index, String id) {
+      if (!(n instanceof YNode.YMap m)) {
+        return null;
+      }
+      String path = id == null ? "nodes[" + index + "]" : "nodes." + id;
+      Map<String, YNode.YMap.Entry> fields = new LinkedHashMap<>(m.entries());
+      String kind = kind(m, path, fields);
+      if (kind == null) {
+        return null;
+      }
+      NodeConfigImpl cfg = new NodeConfigImpl(id == null ? "?" : id, kind, m.location(), path, fields, problems,
+          refs, defaults);
+      if (NOT_YET.contains(kind)) {
+        Location at = m.get("type") != null ? m.get("type").location() : m.location();
+        problems.add(at, path, "node kind '" + kind + "' is not supported yet");
+        return null;
+      }
+      NodeHandler handler = handlers.get(kind);
+      Set<String> allowed = new LinkedHashSet<>(COMMON_NODE_FIELDS);
+      if (handler != null) {
+        allowed.addAll(handler.fields());
+      } else if (CONTROL_FIELDS.containsKey(kind)) {
+        allowed.addAll(CONTROL_FIELDS.get(kind));
+      } else {
+        Set<String> kinds = new TreeSet<>(handlers.keySet());
+        kinds.addAll(CONTROL_FIELDS.keySet());
+        kinds.addAll(NOT_YET);
+        Location at = m.get("type") != null ? m.get("type").location() : m.location();
+        problems.add(at, path + ".type", "unknown node kind '" + kind + "'" + Names.suggest(kind, kinds));
+        return null;
+      }
+      for (YNode.YMap.Entry e : fields.values()) {
+        if (!allowed.contains(e.key())) {
+          problems.add(e.keyLocation(), path + "." + e.key(), "unknown field '" + e.key() + "' for a "
+              + kind + " node" + Names.suggest(e.key(), allowed));
+        }
+      }
+      List<String> deps = dependsOn(m, path);
+      Condition when = m.get("when") == null ? null : cfg.condition("when");
+      String stateKey = m.get("output") == null ? null : cfg.string("output");
+      Boolean allowFailure = cfg.bool("allow_failure");
+      Duration timeout = cfg.duration("timeout");
+      Node.Retry retry = retry(m.get("retry"), path + ".retry");
+      Node.Body body = handler != null ? work(handler, cfg) : control(kind, cfg);
+      if (body == null || id == null) {
+        return null;
+      }
+      if (body instanceof Node.Router r) {
+        routers.put(id, r);
+      }
+      return new Node(id, kind, body, deps, when, stateKey, Boolean.TRUE.equals(allowFailure), retry, timeout,
+          m.location());
+    }
+
+    /** Works out the node kind from {@code type}, {@code uses} or a shorthand key, normalizing aliased fields. */
+    String kind(YNode.YMap m, String path, Map<String, YNode.YMap.Entry> fields) {
+      YNode typeNode = m.get("type");
+      if (typeNode != null) {
+        String type = LoaderSupport.string(typeNode, "type", path + ".type", problems);
+        if (type == null) {
+          return null;
+        }
+        if (type.equals("claude.agent")) {
+          fields.putIfAbsent("provider", new YNode.YMap.Entry("provider", typeNode.location(),
+              new YNode.YScalar(typeNode.location(), "anthropic", false)));
+        }
+        flatten(m, "input", fields, path, type);
+        String kind = KIND_ALIASES.getOrDefault(type, type);
+        if (type.equals("lua") || type.equals("python")) {
+          fields.putIfAbsent("language", new YNode.YMap.Entry("language", typeNode.location(),
+              new YNode.YScalar(typeNode.location(), type, false)));
+        }
+        return kind;
+      }
+      YNode uses = m.get("uses");
+      if (uses != null) {
+        String action = LoaderSupport.string(uses, "uses", path + ".uses", problems);
+        if (action == null) {
+          return null;
+        }
+        flatten(m, "with", fields, path, action);
+        if (action.equals("llm.call")) {
+          return "llm";
+        }
+        Set<String> actions = Set.of("llm.call");
+        problems.add(uses.location(), path + ".uses", "unknown action '" + action + "'"
+            + Names.suggest(action, actions));
+        return null;
+      }
+      for (Map.Entry<String, String> sh : SHORTHANDS.entrySet()) {
+        if (m.has(sh.getKey())) {
+          return sh.getValue();
+        }
+      }
+      problems.add(m.location(), path, "missing 'type' (or a shorthand such as prompt:, bash:, run:)");
+      return null;
+    }
+
+    /** {@code with:} (003) and a mapping {@code input:} (001) hold the node's fields one level down. */
+    void flatten(YNode.YMap m, String key, Map<String, YNode.YMap.Entry> fields, String path, String kind) {
+      YNode inner = m.get(key);
+      if (inner == null) {
+        return;
+      }
+      if (key.equals("input") && !(inner instanceof YNode.YMap)) {
+        return;
+      }
+      if (!(inner instanceof YNode.YMap im)) {
+        problems.add(inner.location(), path + "." + key, "expected a mapping, found " + inner.describe());
+        fields.remove(key);
+        return;
+      }
+      fields.remove(key);
+      for (YNode.YMap.Entry e : im.entries().values()) {
+        if (fields.containsKey(e.key())) {
+          problems.add(e.keyLocation(), path + "." + key + "." + e.key(), "'" + e.key()
+              + "' is given both here and on the node");
+        } else {
+          fields.put(e.key(), e);
+        }
+      }
+    }
+
+    List<String> dependsOn(YNode.YMap m, String path) {
+      YNode d = m.get("depends_on");
+      List<String> out = new ArrayList<>();
+      if (d == null || d instanceof YNode.YScalar s && s.value() == null) {
+        return out;
+      }
+      List<YNode> items = d instanceof YNode.YSeq seq ? seq.items() : List.of(d);
+      for (YNode item : items) {
+        if (item instanceof YNode.YScalar s && s.value() instanceof String dep) {
+          if (!nodeIds.containsKey(dep)) {
+            problems.add(item.location(), path + ".depends_on", "unknown node '" + dep + "'"
+                + Names.suggest(dep, nodeIds.keySet()));
+          } else {
+            out.add(dep);
+          }
+        } else {
+          problems.add(item.location(), path + ".depends_on", "expected a node id, found " + item.describe());
+        }
+      }
+      return out;
+    }
+
+    Node.Retry retry(YNode r, String path) {
+      if (r == null) {
+        return Node.Retry.NONE;
+      }
+      if (r instanceof YNode.YScalar s && s.value() instanceof Long) {
+        Integer n = LoaderSupport.integer(r, "retry", 0, 100, path, problems);
+        return n == null ? Node.Retry.NONE : new Node.Retry(n + 1, Duration.ofSeconds(1));
+      }
+      if (!(r instanceof YNode.YMap m)) {
+        problems.add(r.location(), path, "expected a number of retries or {max_attempts, delay}, found "
+            + r.describe());
+        return Node.Retry.NONE;
+      }
+      Set<String> known = Set.of("max_attempts", "delay");
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        if (!known.contains(e.key())) {
+          problems.add(e.keyLocation(), path + "." + e.key(), "unknown field '" + e.key() + "'"
+              + Names.suggest(e.key(), known));
+        }
+      }
+      Integer attempts = m.get("max_attempts") == null ? 2
+          : LoaderSupport.integer(m.get("max_attempts"), "max_attempts", 1, 100, path + ".max_attempts", problems);
+      Duration delay = m.get("delay") == null ? Duration.ofSeconds(1)
+          : LoaderSupport.duration(m.get("delay"), "delay", path + ".delay", problems);
+      return new Node.Retry(attempts == null ? 1 : attempts, delay == null ? Duration.ZERO : delay);
+    }
+
+    Node.Body work(NodeHandler handler, NodeConfigImpl cfg) {
+      int before = problems.size();
+      NodeProgram program;
+      try {
+        program = handler.compile(cfg);
+      } catch (RuntimeException e) {
+        cfg.error(null, "cannot compile " + handler.kind() + " node: " + e.getMessage());
+        return null;
+      }
+      if (problems.size() > before || program == null) {
+        return null;
+      }
+      return new Node.Work(program);
+    }
+
+    Node.Body control(String kind, NodeConfigImpl cfg) {
+      return switch (kind) {
+        case "router" -> router(cfg);
+        case "cancel" -> {
+          Template reason = cfg.has("reason") ? cfg.template("reason")
+              : cfg.has("cancel") ? cfg.template("cancel") : null;
+          yield new Node.Cancel(reason);
+        }
+        case "input" -> new Node.Input(cfg.template("value"));
+        case "output" -> new Node.Output(cfg.template("value"));
+        default -> throw new IllegalStateException(kind);
+      };
+    }
+
+    Node.Router router(NodeConfigImpl cfg) {
+      YNode routesNode = cfg.raw("routes");
+      String model = cfg.string("model");
+      Template instructions = cfg.has("instructions") ? cfg.template("instructions") : cfg.template("prompt");
+      Template value = cfg.template("value");
+      if (routesNode == null) {
+        cfg.error(null, "missing required field 'routes'");
+        return null;
+      }
+      if (!(routesNode instanceof YNode.YMap rm) || rm.entries().isEmpty()) {
+        cfg.error("routes", "expected a non-empty mapping of branch name to condition, found "
+            + routesNode.describe());
+        return null;
+      }
+      Map<String, Condition> routes = new LinkedHashMap<>();
+      Map<String, String> descriptions = new LinkedHashMap<>();
+      boolean ok = true;
+      for (YNode.YMap.Entry e : rm.entries().values()) {
+        String branchPath = cfg.path("routes") + "." + e.key();
+        YNode v = e.value();
+        if (model != null) {
+          if (v instanceof YNode.YScalar s && s.value() instanceof String d) {
+            descriptions.put(e.key(), d);
+          } else {
+            problems.add(v.location(), branchPath, "an LLM-chosen route needs a description string, found "
+                + v.describe());
+            ok = false;
+          }
+          continue;
+        }
+        if (v instanceof YNode.YScalar s && ("default".equals(s.value()) || Boolean.TRUE.equals(s.value()))) {
+          routes.put(e.key(), null);
+          continue;
+        }
+        Condition c = LoaderSupport.compileCondition(v, branchPath, problems, refs);
+        if (c == null) {
+          ok = false;
+        } else {
+          routes.put(e.key(), c);
+        }
+      }
+      if (model != null && instructions == null) {
+        instructions = null;
+      }
+      return ok ? new Node.Router(routes, descriptions, model, instructions, value) : null;
+    }
+
+    List<Edge> edges(YNode n) {
+      List<Edge> out = new ArrayList<>();
+      if (n == null) {
+        return out;
+      }
+      if (!(n instanceof YNode.YSeq seq)) {
+        problems.add(n.location(), "edges", "expected a list of edges, found " + n.describe());
+        return out;
+      }
+      Set<String> known = Set.of("from", "to", "type", "when", "branch", "maxIterations", "max_iterations",
+          "on_exhausted", "label");
+      for (int i = 0; i < seq.items().size(); i++) {
+        YNode item = seq.items().get(i);
+        String path = "edges[" + i + "]";
+        if (!(item instanceof YNode.YMap m)) {
+          problems.add(item.location(), path, "expected an edge {from, to}, found " + item.describe());
+          continue;
+        }
+        for (YNode.YMap.Entry e : m.entries().values()) {
+          if (!known.contains(e.key())) {
+            problems.add(e.keyLocation(), path + "." + e.key(), "unknown field '" + e.key() + "'"
+                + Names.suggest(e.key(), known));
+          }
+        }
+        String from = endpoint(m, "from", path);
+        String to = endpoint(m, "to", path);
+        Edge.Type type = Edge.Type.FORWARD;
+        if (m.get("type") != null) {
+          String t = LoaderSupport.string(m.get("type"), "type", path + ".type", problems);
+          if ("loop".equals(t)) {
+            type = Edge.Type.LOOP;
+          } else if (t != null && !t.equals("forward")) {
+            problems.add(m.get("type").location(), path + ".type", "unknown edge type '" + t
+                + "'; expected forward or loop" + Names.suggest(t, Set.of("forward", "loop")));
+          }
+        }
+        Condition when = m.get("when") == null ? null
+            : LoaderSupport.compileCondition(m.get("when"), path + ".when", problems, refs);
+        String branch = m.get("branch") == null ? null
+            : LoaderSupport.string(m.get("branch"), "branch", path + ".branch", problems);
+        YNode maxNode = m.get("maxIterations") != null ? m.get("maxIterations") : m.get("max_iterations");
+        Integer max = maxNode == null ? null
+            : LoaderSupport.integer(maxNode, "maxIterations", 1, 1000, path + ".maxIterations", problems);
+        if (type == Edge.Type.LOOP) {
+          if (maxNode == null) {
+            problems.add(m.location(), path, "a loop edge needs 'maxIterations' (1..1000)");
+          }
+          problems.add(m.get("type").location(), path + ".type", "loop edges are not supported yet");
+        } else if (maxNode != null) {
+          problems.add(maxNode.location(), path + ".maxIterations", "'maxIterations' applies only to loop edges "
+              + "(type: loop)");
+        }
+        if (from != null && to != null) {
+          out.add(new Edge(from, to, type, when, branch, max, Edge.OnExhausted.FAIL, m.location()));
+        }
+      }
+      return out;
+    }
+
+    String endpoint(YNode.YMap m, String field, String path) {
+      YNode v = m.get(field);
+      if (v == null) {
+        problems.add(m.location(), path, "missing required field '" + field + "'");
+        return null;
+      }
+      String id = LoaderSupport.string(v, field, path + "." + field, problems);
+      if (id == null) {
+        return null;
+      }
+      if (id.equals("__start__") || id.equals("__end__")) {
+        if (field.equals("from") && id.equals("__end__") || field.equals("to") && id.equals("__start__")) {
+          problems.add(v.location(), path + "." + field, "an edge cannot go " + (field.equals("from") ? "from"
+              : "to") + " '" + id + "'");
+          return null;
+        }
+        return id;
+      }
+      if (!nodeIds.containsKey(id)) {
+        problems.add(v.location(), path + "." + field, "unknown node '" + id + "'" + Names.suggest(id,
+            nodeIds.keySet()));
+        return null;
+      }
+      return id;
+    }
+
+    void checkReferences() {
+      Set<String> known = new LinkedHashSet<>(nodeIds.keySet());
+      for (TemplateRef ref : refs) {
+        for (String root : ref.roots()) {
+          if (SCOPE_ROOTS.contains(root) || known.contains(root)) {
+            continue;
+          }
+          Set<String> candidates = new LinkedHashSet<>(known);
+          candidates.addAll(SCOPE_ROOTS);
+          problems.add(locate(ref, root), ref.path(), "unknown reference '" + root + "': no node or variable has "
+              + "that name" + Names.suggest(root, candidates));
+        }
+      }
+    }
+
+    Location locate(TemplateRef ref, String root) {
+      String src = ref.source();
+      int idx = src.indexOf(root);
+      if (idx < 0 || src.indexOf('\n') < 0) {
+        return ref.location();
+      }
+      int line = 0;
+      for (int i = 0; i < idx; i++) {
+        if (src.charAt(i) == '\n') {
+          line++;
+        }
+      }
+      // Block scalars start on the line after their indicator.
+      return new Location(ref.location().file(), ref.location().line() + line + 1, ref.location().column());
+    }
+  }
+}

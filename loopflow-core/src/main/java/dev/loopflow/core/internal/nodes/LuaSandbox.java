@@ -1,0 +1,191 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.expr.Values;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.luaj.vm2.Globals;
+import org.luaj.vm2.LoadState;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaTable;
+import org.luaj.vm2.LuaThread;
+import org.luaj.vm2.LuaValue;
+import org.luaj.vm2.Prototype;
+import org.luaj.vm2.Varargs;
+import org.luaj.vm2.compiler.LuaC;
+import org.luaj.vm2.lib.Bit32Lib;
+import org.luaj.vm2.lib.DebugLib;
+import org.luaj.vm2.lib.PackageLib;
+import org.luaj.vm2.lib.StringLib;
+import org.luaj.vm2.lib.TableLib;
+import org.luaj.vm2.lib.VarArgFunction;
+import org.luaj.vm2.lib.ZeroArgFunction;
+import org.luaj.vm2.lib.jse.JseBaseLib;
+import org.luaj.vm2.lib.jse.JseMathLib;
+
+/*
+ * Design notes.
+ *
+ * Scripts get fresh globals per execution holding only base, string, table, math and bit32 — never
+ * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
+ * load, loadstring, dofile, loadfile, collectgarbage, debug), and the string metatable is shared by all Lua
+ * states in the JVM, so it is never handed out writable. Runaway scripts are stopped by a debug count hook
+ * installed before `debug` is removed: after `maxInstructions` VM instructions it raises an error. Code is
+ * compiled once at load time (the Prototype is immutable); each run only binds it to new globals.
+ */
+final class LuaSandbox {
+  static final long DEFAULT_MAX_INSTRUCTIONS = 10_000_000L;
+  private static final Globals COMPILER = new Globals();
+
+  static {
+    LoadState.install(COMPILER);
+    LuaC.install(COMPILER);
+  }
+
+  private LuaSandbox() {}
+
+  /** Compiles; throws LuaError with the compiler's message (which includes the line). */
+  static Prototype compile(String code, String name) {
+    try {
+      return COMPILER.compilePrototype(new java.io.StringReader(code), name);
+    } catch (java.io.IOException e) {
+      throw new LuaError(e.getMessage());
+    }
+  }
+
+  record Result(Object value, String printed) {}
+
+  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
+    Globals g = new Globals();
+    g.load(new JseBaseLib());
+    g.load(new PackageLib());
+    g.load(new Bit32Lib());
+    g.load(new TableLib());
+    g.load(new StringLib());
+    g.load(new JseMathLib());
+    g.load(new DebugLib());
+    LuaValue sethook = g.get("debug").get("sethook");
+    for (String name : List.of("debug", "os", "io", "luajava", "require", "package", "load", "loadstring",
+        "dofile", "loadfile", "collectgarbage", "module")) {
+      g.set(name, LuaValue.NIL);
+    }
+    StringBuilder printed = new StringBuilder();
+    g.set("print", new VarArgFunction() {
+      @Override
+      public Varargs invoke(Varargs args) {
+        for (int i = 1; i <= args.narg(); i++) {
+          if (i > 1) {
+            printed.append('\t');
+          }
+          printed.append(args.arg(i).tojstring());
+        }
+        printed.append('\n');
+        return NONE;
+      }
+    });
+    bindings.forEach((k, v) -> g.set(k, toLua(v)));
+    LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
+    LuaThread thread = new LuaThread(g, chunk);
+    Thread caller = Thread.currentThread();
+    LuaValue hook = new ZeroArgFunction() {
+      @Override
+      public LuaValue call() {
+        if (caller.isInterrupted()) {
+          throw new LuaError("interrupted");
+        }
+        throw new LuaError("script exceeded its instruction limit (" + maxInstructions + " instructions)");
+      }
+    };
+    sethook.invoke(LuaValue.varargsOf(new LuaValue[] {thread, hook, LuaValue.EMPTYSTRING,
+        LuaValue.valueOf((int) Math.min(Integer.MAX_VALUE, maxInstructions))}));
+    Varargs result = thread.resume(LuaValue.NIL);
+    if (caller.isInterrupted()) {
+      throw new InterruptedException();
+    }
+    if (!result.arg1().toboolean()) {
+      throw new LuaError(result.arg(2).tojstring());
+    }
+    return new Result(toJava(result.arg(2)), printed.toString());
+  }
+
+  static LuaValue toLua(Object v) {
+    if (v == null) {
+      return LuaValue.NIL;
+    }
+    if (v instanceof Boolean b) {
+      return LuaValue.valueOf(b);
+    }
+    if (v instanceof Integer || v instanceof Long || v instanceof Short) {
+      long l = ((Number) v).longValue();
+      return l == (int) l ? LuaValue.valueOf((int) l) : LuaValue.valueOf((double) l);
+    }
+    if (v instanceof Number n) {
+      return LuaValue.valueOf(n.doubleValue());
+    }
+    if (v instanceof String s) {
+      return LuaValue.valueOf(s);
+    }
+    if (v instanceof Map<?, ?> m) {
+      LuaTable t = new LuaTable();
+      m.forEach((k, val) -> t.set(String.valueOf(k), toLua(val)));
+      return t;
+    }
+    if (v instanceof List<?> l) {
+      LuaTable t = new LuaTable();
+      for (int i = 0; i < l.size(); i++) {
+        t.set(i + 1, toLua(l.get(i)));
+      }
+      return t;
+    }
+    return LuaValue.valueOf(Values.text(v));
+  }
+
+  /** Tables with keys 1..n become lists; other tables become maps; integral numbers become Long. */
+  static Object toJava(LuaValue v) {
+    if (v.isnil()) {
+      return null;
+    }
+    if (v.isboolean()) {
+      return v.toboolean();
+    }
+    if (v.type() == LuaValue.TNUMBER) {
+      double d = v.todouble();
+      return d == Math.rint(d) && Math.abs(d) < 9.007199254740992E15 ? (Object) (long) d : (Object) d;
+    }
+    if (v.isstring()) {
+      return v.tojstring();
+    }
+    if (v.istable()) {
+      LuaTable t = (LuaTable) v;
+      int n = t.length();
+      int count = 0;
+      LuaValue k = LuaValue.NIL;
+      while (true) {
+        Varargs e = t.next(k);
+        if ((k = e.arg1()).isnil()) {
+          break;
+        }
+        count++;
+      }
+      if (n > 0 && n == count) {
+        List<Object> out = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+          out.add(toJava(t.get(i)));
+        }
+        return out;
+      }
+      Map<String, Object> out = new LinkedHashMap<>();
+      k = LuaValue.NIL;
+      while (true) {
+        Varargs e = t.next(k);
+        if ((k = e.arg1()).isnil()) {
+          break;
+        }
+        out.put(k.tojstring(), toJava(e.arg(2)));
+      }
+      return out;
+    }
+    return v.tojstring();
+  }
+}

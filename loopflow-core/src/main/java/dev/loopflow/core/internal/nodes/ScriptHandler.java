@@ -1,0 +1,170 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.luaj.vm2.LuaError;
+import org.luaj.vm2.Prototype;
+
+/**
+ * {@code script} ({@code run:}): inline code that sees {@code state} and {@code input} and returns a map
+ * merged into {@code state} (003). Lua runs in-process in a sandbox; Python and Node run as subprocesses with
+ * {@code {"state":…,"input":…}} as JSON on stdin and the returned value as JSON on stdout (the code's own
+ * prints go to the node's {@code stdout} field, not into the result). Without {@code language}, the code is
+ * recognized: Python by its statements ({@code import}, {@code def}, {@code try:}, a line ending in ':'),
+ * JavaScript by {@code const}/{@code let}/{@code =>}, otherwise Lua.
+ */
+final class ScriptHandler implements NodeHandler {
+  private static final Pattern PYTHON = Pattern.compile(
+      "(?m)^\\s*(import\\s|from\\s+\\S+\\s+import\\s|def\\s|class\\s|try:|except\\b|elif\\s|with\\s.*:\\s*$)|:\\s*$");
+  private static final Pattern JS = Pattern.compile("(?m)\\b(const|let|var)\\s+\\w+\\s*=|=>|console\\.|;\\s*$");
+
+  @Override
+  public String kind() {
+    return "script";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return Set.of("run", "code", "language", "max_instructions");
+  }
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    String field = cfg.has("run") ? "run" : "code";
+    if (cfg.has("run") && cfg.has("code")) {
+      cfg.error("code", "give 'run' or 'code', not both");
+      return null;
+    }
+    String code = cfg.requiredString(field);
+    String language = cfg.string("language");
+    Integer maxInstr = cfg.integer("max_instructions", 1000, Integer.MAX_VALUE);
+    if (code == null) {
+      return null;
+    }
+    if (language == null) {
+      language = detect(code);
+    }
+    long limit = maxInstr == null ? LuaSandbox.DEFAULT_MAX_INSTRUCTIONS : maxInstr;
+    return switch (language) {
+      case "lua" -> {
+        Prototype proto;
+        try {
+          proto = LuaSandbox.compile(code, cfg.id());
+        } catch (LuaError e) {
+          cfg.error(field, "Lua syntax error: " + e.getMessage());
+          yield null;
+        }
+        yield ctx -> runLua(ctx, proto, limit);
+      }
+      case "python" -> ctx -> runSubprocess(ctx, List.of("python3", "-c", pythonWrapper(code)), "python3");
+      case "node", "javascript", "js" -> ctx -> runSubprocess(ctx, List.of("node", "-e", nodeWrapper(code)), "node");
+      default -> {
+        cfg.error("language", "unknown script language '" + language + "'; expected lua, python or node");
+        yield null;
+      }
+    };
+  }
+
+  static String detect(String code) {
+    if (PYTHON.matcher(code).find() && !code.contains(" then") && !code.contains(" end")) {
+      return "python";
+    }
+    if (JS.matcher(code).find()) {
+      return "node";
+    }
+    return "lua";
+  }
+
+  private static Map<String, Object> bindings(NodeContext ctx) {
+    Map<String, Object> b = new LinkedHashMap<>();
+    b.put("state", Values.plain(ctx.scope().get("state")));
+    b.put("input", Values.plain(ctx.scope().get("input")));
+    if (ctx.scope().get("loop") != null) {
+      b.put("loop", Values.plain(ctx.scope().get("loop")));
+    }
+    return b;
+  }
+
+  private static NodeOutcome runLua(NodeContext ctx, Prototype proto, long limit) throws InterruptedException {
+    LuaSandbox.Result r;
+    try {
+      r = LuaSandbox.run(proto, bindings(ctx), limit);
+    } catch (LuaError e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error: " + e.getMessage(), ctx.position());
+    }
+    return outcome(r.value(), r.printed(), ctx);
+  }
+
+  private static NodeOutcome outcome(Object value, String printed, NodeContext ctx) {
+    Map<String, Object> patch = null;
+    if (value instanceof Map<?, ?> m) {
+      patch = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        patch.put(String.valueOf(e.getKey()), e.getValue());
+      }
+    } else if (value != null) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "a script must return a table/dict (merged into state) "
+          + "or nothing, returned " + Values.text(value), ctx.position());
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("stdout", printed);
+    return new NodeOutcome(value, fields, null, patch);
+  }
+
+  private static NodeOutcome runSubprocess(NodeContext ctx, List<String> command, String program) throws Exception {
+    Map<String, Object> b = bindings(ctx);
+    Processes.Result r;
+    try {
+      r = Processes.run(command, ctx.environment(), ctx.workingDirectory(), Json.compact(b));
+    } catch (java.io.IOException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "cannot start " + program + ": " + e.getMessage()
+          + " (is it installed and on PATH?)", ctx.position());
+    }
+    if (r.exitCode() != 0) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, program + " script failed (exit " + r.exitCode() + "): "
+          + ShellHandler.abbreviate(r.stderr().strip()), ctx.position());
+    }
+    String out = r.stdout().strip();
+    Object value = out.isEmpty() ? null : Json.parse(out);
+    return outcome(value, r.stderr(), ctx);
+  }
+
+  /*
+   * The user's code is the body of a function `main(state, input)` so that 003's top-level `return` works.
+   * While it runs, sys.stdout points at stderr, so print() cannot corrupt the JSON result.
+   */
+  static String pythonWrapper(String code) {
+    StringBuilder body = new StringBuilder();
+    for (String line : code.split("\n", -1)) {
+      body.append("    ").append(line).append('\n');
+    }
+    return "import sys, json\n"
+        + "__lf = json.load(sys.stdin)\n"
+        + "def __lf_main(state, input):\n" + body + "    return None\n"
+        + "__out = sys.stdout\n"
+        + "sys.stdout = sys.stderr\n"
+        + "__r = __lf_main(__lf.get('state') or {}, __lf.get('input') or {})\n"
+        + "sys.stdout = __out\n"
+        + "sys.stdout.write(json.dumps(__r))\n";
+  }
+
+  static String nodeWrapper(String code) {
+    return "const __lf = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+        + "const __log = console.log; console.log = (...a) => console.error(...a);\n"
+        + "Promise.resolve((async (state, input) => {\n" + code + "\n})(__lf.state || {}, __lf.input || {}))"
+        + ".then(r => { process.stdout.write(r === undefined ? '' : JSON.stringify(r)); })"
+        + ".catch(e => { console.error(e && e.stack || String(e)); process.exit(1); });\n";
+  }
+}

@@ -1,0 +1,114 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code shell}: a command as a string (run with {@code sh -c}; template values arrive as environment
+ * variables, see {@link ShellTemplate}) or as an argv list (each element rendered, no shell involved).
+ */
+final class ShellHandler implements NodeHandler {
+  @Override
+  public String kind() {
+    return "shell";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return Set.of("command", "bash", "env", "cwd", "shell");
+  }
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    String field = cfg.has("command") ? "command" : "bash";
+    if (cfg.has("command") && cfg.has("bash")) {
+      cfg.error("bash", "give 'command' or 'bash', not both");
+      return null;
+    }
+    if (!cfg.has(field)) {
+      cfg.error(null, "missing required field 'command'");
+      return null;
+    }
+    ShellTemplate script = null;
+    List<Template> argv = null;
+    Object raw = cfg.plain(field);
+    if (raw instanceof List<?> list) {
+      if (list.isEmpty()) {
+        cfg.error(field, "an argv list needs at least the program");
+        return null;
+      }
+      argv = new ArrayList<>();
+      for (Object o : list) {
+        argv.add(cfg.template(field, String.valueOf(o)));
+      }
+    } else {
+      String src = cfg.requiredString(field);
+      if (src == null) {
+        return null;
+      }
+      script = ShellTemplate.compile(cfg, field, src);
+    }
+    Map<String, Template> env = new LinkedHashMap<>();
+    Map<String, Object> envRaw = cfg.map("env");
+    if (envRaw != null) {
+      envRaw.forEach((k, v) -> env.put(k, cfg.template("env", v == null ? "" : String.valueOf(v))));
+    }
+    Template cwd = cfg.template("cwd");
+    String shell = cfg.has("shell") ? cfg.string("shell") : (field.equals("bash") ? "bash" : "sh");
+    ShellTemplate fScript = script;
+    List<Template> fArgv = argv;
+    return ctx -> execute(ctx, fScript, fArgv, env, cwd, shell);
+  }
+
+  private static NodeOutcome execute(NodeContext ctx, ShellTemplate script, List<Template> argv,
+      Map<String, Template> env, Template cwdT, String shell) throws Exception {
+    Map<String, String> environment = new LinkedHashMap<>(ctx.environment());
+    env.forEach((k, t) -> environment.put(k, Values.text(ctx.evaluate(t))));
+    List<String> command = new ArrayList<>();
+    if (argv != null) {
+      for (Template t : argv) {
+        command.add(Values.text(ctx.evaluate(t)));
+      }
+    } else {
+      for (int i = 0; i < script.args.size(); i++) {
+        environment.put(ShellTemplate.var(i + 1), Values.text(ctx.evaluate(script.args.get(i))));
+      }
+      command.add(shell);
+      command.add("-c");
+      command.add(ctx.render(script.script));
+    }
+    Path cwd = ctx.workingDirectory();
+    if (cwdT != null) {
+      cwd = cwd.resolve(ctx.render(cwdT));
+    }
+    Processes.Result r = Processes.run(command, environment, cwd, null);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("stdout", r.stdout());
+    fields.put("stderr", r.stderr());
+    fields.put("exitCode", r.exitCode());
+    if (r.exitCode() != 0) {
+      fields.put("output", Processes.chomp(r.stdout()));
+      String err = r.stderr().strip();
+      throw new NodeFailedException("command exited with status " + r.exitCode()
+          + (err.isEmpty() ? "" : ": " + abbreviate(err)), fields);
+    }
+    return new NodeOutcome(Processes.chomp(r.stdout()), fields, null, null);
+  }
+
+  static String abbreviate(String s) {
+    String last = s.length() > 500 ? "..." + s.substring(s.length() - 497) : s;
+    return last;
+  }
+}

@@ -1,0 +1,49 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import java.util.Set;
+
+/** {@code transform}: renders {@code template} (a single {{ expression }} keeps its type). */
+final class TransformHandler implements NodeHandler {
+  @Override
+  public String kind() {
+    return "transform";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return Set.of("template", "value", "expression");
+  }
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    int given = (cfg.has("template") ? 1 : 0) + (cfg.has("value") ? 1 : 0) + (cfg.has("expression") ? 1 : 0);
+    if (given != 1) {
+      cfg.error(null, given == 0 ? "missing required field 'template'"
+          : "give one of 'template', 'value' or 'expression'");
+      return null;
+    }
+    Template t;
+    if (cfg.has("expression")) {
+      String expr = cfg.requiredString("expression");
+      t = expr == null ? null : cfg.template("expression", "{{ " + expr + " }}");
+    } else {
+      String field = cfg.has("template") ? "template" : "value";
+      Object raw = cfg.plain(field);
+      t = raw instanceof String ? cfg.template(field) : null;
+      if (!(raw instanceof String)) {
+        Object constant = raw;
+        return ctx -> NodeOutcome.of(constant);
+      }
+    }
+    if (t == null) {
+      return null;
+    }
+    Template ft = t;
+    return ctx -> NodeOutcome.of(ctx.evaluate(ft));
+  }
+}

@@ -1,0 +1,73 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code validator}: checks {@code value} against {@code schema}. The result is {@code valid} and
+ * {@code errors}; with {@code fail_on_invalid: true} an invalid value fails the node. A string value that
+ * parses as JSON is validated as that JSON (LLM text is usually JSON in a string).
+ */
+final class ValidatorHandler implements NodeHandler {
+  @Override
+  public String kind() {
+    return "validator";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return Set.of("schema", "value", "fail_on_invalid");
+  }
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    Object schema = cfg.plain("schema");
+    if (schema == null) {
+      cfg.error(null, "missing required field 'schema'");
+    }
+    Template value = cfg.requiredTemplate("value");
+    Boolean fail = cfg.bool("fail_on_invalid");
+    JsonSchemas.Compiled compiled = null;
+    if (schema != null) {
+      try {
+        compiled = JsonSchemas.compile(schema);
+      } catch (IllegalArgumentException e) {
+        cfg.error("schema", e.getMessage());
+      }
+    }
+    if (compiled == null || value == null) {
+      return null;
+    }
+    JsonSchemas.Compiled s = compiled;
+    boolean failOnInvalid = Boolean.TRUE.equals(fail);
+    return ctx -> {
+      Object v = ctx.evaluate(value);
+      if (v instanceof String str) {
+        try {
+          v = Json.parse(str);
+        } catch (IllegalArgumentException notJson) {
+          // validate the string itself
+        }
+      }
+      List<String> errors = s.validate(v);
+      Map<String, Object> fields = new LinkedHashMap<>();
+      fields.put("valid", errors.isEmpty());
+      fields.put("errors", errors);
+      fields.put("value", v);
+      if (!errors.isEmpty() && failOnInvalid) {
+        throw new NodeFailedException("value does not match the schema: " + String.join("; ", errors), fields);
+      }
+      return new NodeOutcome(errors.isEmpty(), fields, null, null);
+    };
+  }
+}

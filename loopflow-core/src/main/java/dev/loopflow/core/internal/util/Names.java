@@ -1,0 +1,51 @@
+package dev.loopflow.core.internal.util;
+
+import java.util.Collection;
+
+/** "Did you mean" suggestions by edit distance. */
+public final class Names {
+  private Names() {}
+
+  /** The closest candidate within a distance that scales with the word, or null. */
+  public static String closest(String word, Collection<String> candidates) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    int limit = Math.max(1, Math.min(3, word.length() / 3 + 1));
+    for (String c : candidates) {
+      int d = distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
+      if (d < bestDistance && d <= limit) {
+        best = c;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** " (did you mean 'x'?)" or "". */
+  public static String suggest(String word, Collection<String> candidates) {
+    String c = closest(word, candidates);
+    return c == null ? "" : " (did you mean '" + c + "'?)";
+  }
+
+  static int distance(String a, String b) {
+    int[] prev = new int[b.length() + 1];
+    int[] cur = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      prev[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      cur[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+          cur[j] = Math.min(cur[j], prev[j - 2 < 0 ? 0 : j - 2] + 1);
+        }
+      }
+      int[] t = prev;
+      prev = cur;
+      cur = t;
+    }
+    return prev[b.length()];
+  }
+}

@@ -1,0 +1,2 @@
+/** Small shared helpers: name suggestions, durations. */
+package dev.loopflow.core.internal.util;

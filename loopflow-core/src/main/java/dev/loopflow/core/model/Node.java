@@ -1,0 +1,62 @@
+package dev.loopflow.core.model;
+
+import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeProgram;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A node of a workflow. The fields every kind shares are here; what the node does is its {@link Body}:
+ * either a work node compiled by a {@link dev.loopflow.core.spi.NodeHandler}, or one of the built-in control
+ * nodes, which the scheduler interprets itself (so the set of control nodes is closed and every switch over it
+ * is exhaustive).
+ *
+ * @param stateKey {@code output: key}: store the node's result into {@code state[key]}
+ * @param allowFailure a failure completes the node (status failed) without failing the run
+ */
+public record Node(String id, String kind, Body body, List<String> dependsOn, Condition when, String stateKey,
+    boolean allowFailure, Retry retry, Duration timeout, Location location) {
+
+  public Node {
+    dependsOn = List.copyOf(dependsOn);
+    retry = retry == null ? Retry.NONE : retry;
+  }
+
+  /** Retries on failure: attempts (1 = no retry) and the delay between attempts. */
+  public record Retry(int maxAttempts, Duration delay) {
+    public static final Retry NONE = new Retry(1, Duration.ZERO);
+  }
+
+  /** What a node does. */
+  public sealed interface Body permits Work, Router, Cancel, Input, Output {}
+
+  /** A node implemented by a handler. */
+  public record Work(NodeProgram program) implements Body {}
+
+  /**
+   * Picks one branch. Expression routes: ordered branch → condition (null condition = default). LLM routes:
+   * branch → description, chosen by {@code model}.
+   */
+  public record Router(Map<String, Condition> routes, Map<String, String> descriptions, String model,
+      Template instructions, Template value) implements Body {
+    public Router {
+      routes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(routes));
+      descriptions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(descriptions));
+    }
+
+    public boolean byLlm() {
+      return model != null;
+    }
+  }
+
+  /** Ends the run as cancelled, with a reason. */
+  public record Cancel(Template reason) implements Body {}
+
+  /** 000's input marker: passes the run's input (or {@code value}) through. */
+  public record Input(Template value) implements Body {}
+
+  /** 000's output marker: passes its value through and marks the workflow's result. */
+  public record Output(Template value) implements Body {}
+}

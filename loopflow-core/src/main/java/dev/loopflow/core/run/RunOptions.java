@@ -1,0 +1,132 @@
+package dev.loopflow.core.run;
+
+import dev.loopflow.core.event.EventListener;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Per-run settings, frozen when built. {@code options} carries extension settings by name (for example
+ * {@code llm.mock_script}); {@code environment} defaults to the process environment.
+ */
+public final class RunOptions {
+  private final String runId;
+  private final Map<String, Object> inputs;
+  private final List<EventListener> listeners;
+  private final Map<String, Object> options;
+  private final Map<String, String> environment;
+  private final Path workingDirectory;
+  private final Duration timeout;
+
+  private RunOptions(Builder b) {
+    this.runId = b.runId;
+    this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(b.inputs));
+    this.listeners = List.copyOf(b.listeners);
+    this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
+    this.environment = b.environment == null ? System.getenv() : Map.copyOf(b.environment);
+    this.workingDirectory = b.workingDirectory == null ? Path.of("").toAbsolutePath() : b.workingDirectory;
+    this.timeout = b.timeout;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static RunOptions defaults() {
+    return builder().build();
+  }
+
+  public String runId() {
+    return runId;
+  }
+
+  public Map<String, Object> inputs() {
+    return inputs;
+  }
+
+  public List<EventListener> listeners() {
+    return listeners;
+  }
+
+  public Map<String, Object> options() {
+    return options;
+  }
+
+  public Map<String, String> environment() {
+    return environment;
+  }
+
+  public Path workingDirectory() {
+    return workingDirectory;
+  }
+
+  /** Overrides the workflow's {@code limits.timeout} when set. */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  public static final class Builder {
+    private String runId;
+    private final Map<String, Object> inputs = new LinkedHashMap<>();
+    private final List<EventListener> listeners = new ArrayList<>();
+    private final Map<String, Object> options = new LinkedHashMap<>();
+    private Map<String, String> environment;
+    private Path workingDirectory;
+    private Duration timeout;
+
+    public Builder runId(String id) {
+      if (id == null || id.isBlank()) {
+        throw new IllegalArgumentException("runId must be a non-empty string, was '" + id + "'");
+      }
+      this.runId = id;
+      return this;
+    }
+
+    public Builder input(String name, Object value) {
+      inputs.put(Objects.requireNonNull(name, "input name"), value);
+      return this;
+    }
+
+    public Builder inputs(Map<String, ?> values) {
+      values.forEach(this::input);
+      return this;
+    }
+
+    public Builder listener(EventListener l) {
+      listeners.add(Objects.requireNonNull(l, "listener"));
+      return this;
+    }
+
+    public Builder option(String name, Object value) {
+      options.put(Objects.requireNonNull(name, "option name"), value);
+      return this;
+    }
+
+    public Builder environment(Map<String, String> env) {
+      this.environment = Objects.requireNonNull(env, "environment");
+      return this;
+    }
+
+    public Builder workingDirectory(Path dir) {
+      this.workingDirectory = Objects.requireNonNull(dir, "workingDirectory").toAbsolutePath();
+      return this;
+    }
+
+    public Builder timeout(Duration t) {
+      if (t != null && (t.isZero() || t.isNegative())) {
+        throw new IllegalArgumentException("timeout must be positive, was " + t);
+      }
+      this.timeout = t;
+      return this;
+    }
+
+    public RunOptions build() {
+      return new RunOptions(this);
+    }
+  }
+}

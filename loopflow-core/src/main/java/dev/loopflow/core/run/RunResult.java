@@ -1,0 +1,39 @@
+package dev.loopflow.core.run;
+
+import dev.loopflow.core.spi.Usage;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The outcome of a run, identical to what {@code loopflow run --json} prints (SPEC §9). {@code nodes} holds
+ * every node of the workflow in definition order, each with at least its {@code status}.
+ */
+public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
+    Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
+
+  /** The SPEC §9 JSON object as plain maps, ready for Jackson. */
+  public Map<String, Object> toJson() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("run_id", runId);
+    m.put("status", status.json());
+    m.put("output", output);
+    m.put("state", state);
+    m.put("nodes", nodes);
+    Map<String, Object> u = new LinkedHashMap<>();
+    u.put("input_tokens", usage.inputTokens());
+    u.put("output_tokens", usage.outputTokens());
+    u.put("cost_usd", usage.costUsd());
+    u.put("llm_calls", usage.llmCalls());
+    m.put("usage", u);
+    if (error == null) {
+      m.put("error", null);
+    } else {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("code", error.code());
+      e.put("message", error.message());
+      e.put("node", error.node());
+      m.put("error", e);
+    }
+    return m;
+  }
+}

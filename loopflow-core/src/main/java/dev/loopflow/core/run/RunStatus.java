@@ -1,0 +1,14 @@
+package dev.loopflow.core.run;
+
+/** A run's status; the JSON form is the lower-case name. */
+public enum RunStatus {
+  RUNNING, COMPLETED, FAILED, PAUSED, CANCELLED;
+
+  public String json() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  public boolean isTerminal() {
+    return this != RUNNING && this != PAUSED;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.loopflow.llm.provider;
+
+/**
+ * The outcome of a successful {@link ChatCall}.
+ *
+ * @param text         the assistant's text; for structured output, the JSON document
+ * @param inputTokens  prompt tokens as reported by the provider, 0 when it reports none
+ * @param outputTokens completion tokens as reported by the provider, 0 when it reports none
+ * @param model        the model that answered, as the provider names it (often a dated snapshot of the
+ *                     requested alias), else the requested model
+ * @param provider     the provider id, e.g. {@code openai}
+ * @param attempts     how many HTTP attempts the call took, 1 when no retry was needed
+ */
+public record ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts) {
+
+    public ChatReply {
+        if (text == null) {
+            throw new IllegalArgumentException("text must not be null");
+        }
+        if (inputTokens < 0) {
+            throw new IllegalArgumentException("inputTokens must be >= 0 but was " + inputTokens);
+        }
+        if (outputTokens < 0) {
+            throw new IllegalArgumentException("outputTokens must be >= 0 but was " + outputTokens);
+        }
+        if (attempts < 1) {
+            throw new IllegalArgumentException("attempts must be >= 1 but was " + attempts);
+        }
+    }
+
+    public long totalTokens() {
+        return inputTokens + outputTokens;
+    }
+}

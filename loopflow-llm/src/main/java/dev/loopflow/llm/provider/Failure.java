@@ -1,0 +1,179 @@
+package dev.loopflow.llm.provider;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.langchain4j.exception.UnresolvedModelServerException;
+import dev.langchain4j.exception.UnsupportedFeatureException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.UnresolvedAddressException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * One failed attempt, classified.
+ *
+ * <p>LangChain4j wraps transport errors in its own exception hierarchy, differently per provider, so the
+ * classification looks through the whole cause chain for the evidence that matters (our
+ * {@link HttpStatusException}, a timeout, an I/O error) instead of trusting the outermost type.
+ */
+record Failure(ProviderException.Kind kind, Integer status, String detail, Optional<Duration> retryAfter, Throwable cause) {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final int EXCERPT_LENGTH = 300;
+
+    static Failure of(Throwable error, Clock clock) {
+        Optional<HttpStatusException> http = find(error, HttpStatusException.class);
+        if (http.isPresent()) {
+            HttpStatusException e = http.get();
+            return new Failure(kindOf(e.statusCode()), e.statusCode(), excerpt(e.body()),
+                    RetryAfter.from(e.headers(), clock), error);
+        }
+        if (Thread.currentThread().isInterrupted()
+                || has(error, t -> t instanceof InterruptedException
+                        || t instanceof InterruptedIOException && !(t instanceof java.net.SocketTimeoutException)
+                        || t instanceof ClosedByInterruptException)) {
+            return failure(ProviderException.Kind.CANCELLED, error);
+        }
+        if (has(error, t -> t instanceof HttpTimeoutException
+                || t instanceof dev.langchain4j.exception.TimeoutException
+                || t instanceof java.net.SocketTimeoutException)) {
+            return failure(ProviderException.Kind.TIMEOUT, error);
+        }
+        if (has(error, t -> t instanceof JsonProcessingException)) {
+            return failure(ProviderException.Kind.INVALID_RESPONSE, error);
+        }
+        if (has(error, t -> t instanceof IOException
+                || t instanceof UnresolvedAddressException
+                || t instanceof UnresolvedModelServerException)) {
+            return failure(ProviderException.Kind.NETWORK, error);
+        }
+        if (has(error, t -> t instanceof UnsupportedFeatureException || t instanceof IllegalArgumentException)) {
+            return failure(ProviderException.Kind.CLIENT_ERROR, error);
+        }
+        if (error instanceof dev.langchain4j.exception.InternalServerException) {
+            // Raised by LangChain4j itself (not from an HTTP status) when a 2xx body lacks the expected parts.
+            return failure(ProviderException.Kind.INVALID_RESPONSE, error);
+        }
+        return failure(ProviderException.Kind.UNKNOWN, error);
+    }
+
+    static ProviderException.Kind kindOf(int status) {
+        if (status == 429) {
+            return ProviderException.Kind.RATE_LIMITED;
+        }
+        if (status == 408) {
+            return ProviderException.Kind.TIMEOUT;
+        }
+        if (status == 401 || status == 403) {
+            return ProviderException.Kind.AUTH;
+        }
+        if (status >= 500) {
+            return ProviderException.Kind.SERVER_ERROR;
+        }
+        return ProviderException.Kind.CLIENT_ERROR;
+    }
+
+    /** The exception a caller sees once no attempt is left. */
+    ProviderException toException(ProviderSettings settings, int attempts, Duration timeout) {
+        String provider = settings.provider().id();
+        String tries = attempts + (attempts == 1 ? " attempt" : " attempts");
+        String message = switch (kind) {
+            case TIMEOUT -> status != null
+                    ? provider + " returned HTTP " + status + " after " + tries + ": " + detail
+                    : provider + " did not answer within " + human(timeout) + " (" + tries + ")";
+            case NETWORK -> provider + " could not be reached at " + settings.baseUrl() + " after " + tries + ": "
+                    + detail;
+            case CANCELLED -> provider + " call was interrupted after " + tries;
+            case INVALID_RESPONSE -> provider + " returned a response that could not be read after " + tries + ": "
+                    + detail;
+            case UNKNOWN -> provider + " call failed after " + tries + ": " + detail;
+            default -> status != null
+                    ? provider + " returned HTTP " + status + " after " + tries + ": " + detail
+                    : provider + " rejected the request: " + detail;
+        };
+        return new ProviderException(kind, provider, status, attempts, message, cause);
+    }
+
+    private static Failure failure(ProviderException.Kind kind, Throwable error) {
+        return new Failure(kind, null, describe(error), Optional.empty(), error);
+    }
+
+    /** The most specific message in the chain: wrappers tend to repeat or hide the useful one. */
+    private static String describe(Throwable error) {
+        Throwable deepest = error;
+        String message = null;
+        Set<Throwable> seen = new HashSet<>();
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            deepest = t;
+            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+                message = t.getMessage();
+            }
+        }
+        String text = message == null ? deepest.getClass().getSimpleName() : message;
+        return excerpt(text);
+    }
+
+    /**
+     * The error message from a provider error body ({@code {"error":{"message":...}}} for OpenAI and
+     * Anthropic, {@code {"error":"..."}} for Ollama), else the body itself, shortened for a one-line message.
+     */
+    static String excerpt(String body) {
+        if (body == null || body.isBlank()) {
+            return "(empty body)";
+        }
+        String text = body;
+        try {
+            JsonNode json = MAPPER.readTree(body);
+            JsonNode error = json == null ? null : json.path("error");
+            if (error != null && error.path("message").isTextual()) {
+                text = error.path("message").asText();
+            } else if (error != null && error.isTextual()) {
+                text = error.asText();
+            } else if (json != null && json.path("message").isTextual()) {
+                text = json.path("message").asText();
+            }
+        } catch (JsonProcessingException notJson) {
+            // an HTML error page or plain text: show it as it is
+        }
+        String collapsed = text.strip().replaceAll("\\s+", " ");
+        return collapsed.length() <= EXCERPT_LENGTH ? collapsed : collapsed.substring(0, EXCERPT_LENGTH) + "…";
+    }
+
+    private static String human(Duration duration) {
+        if (duration.toMillis() < 1000) {
+            return duration.toMillis() + "ms";
+        }
+        if (duration.toMillis() % 1000 == 0) {
+            return duration.toSeconds() + "s";
+        }
+        return duration.toMillis() / 1000.0 + "s";
+    }
+
+    private static <T extends Throwable> Optional<T> find(Throwable error, Class<T> type) {
+        Set<Throwable> seen = new HashSet<>();
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return Optional.of(type.cast(t));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean has(Throwable error, Predicate<Throwable> test) {
+        Set<Throwable> seen = new HashSet<>();
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+            if (test.test(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

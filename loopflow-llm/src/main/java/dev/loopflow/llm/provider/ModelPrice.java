@@ -1,0 +1,37 @@
+package dev.loopflow.llm.provider;
+
+import java.math.BigDecimal;
+
+/** List price of a model in USD per one million tokens. */
+public record ModelPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion) {
+
+    private static final int PER_MILLION = 6;
+
+    public ModelPrice {
+        requireNonNegative("inputPerMillion", inputPerMillion);
+        requireNonNegative("outputPerMillion", outputPerMillion);
+    }
+
+    public static ModelPrice of(String inputPerMillion, String outputPerMillion) {
+        return new ModelPrice(new BigDecimal(inputPerMillion), new BigDecimal(outputPerMillion));
+    }
+
+    /** The exact USD cost of the given token counts; exact because decimal prices divide by 10^6 exactly. */
+    public BigDecimal cost(long inputTokens, long outputTokens) {
+        if (inputTokens < 0) {
+            throw new IllegalArgumentException("inputTokens must be >= 0 but was " + inputTokens);
+        }
+        if (outputTokens < 0) {
+            throw new IllegalArgumentException("outputTokens must be >= 0 but was " + outputTokens);
+        }
+        return inputPerMillion.multiply(BigDecimal.valueOf(inputTokens))
+                .add(outputPerMillion.multiply(BigDecimal.valueOf(outputTokens)))
+                .movePointLeft(PER_MILLION);
+    }
+
+    private static void requireNonNegative(String field, BigDecimal value) {
+        if (value == null || value.signum() < 0) {
+            throw new IllegalArgumentException(field + " must be a non-negative amount but was " + value);
+        }
+    }
+}

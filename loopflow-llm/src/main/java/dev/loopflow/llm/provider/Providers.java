@@ -1,0 +1,108 @@
+package dev.loopflow.llm.provider;
+
+import dev.langchain4j.model.anthropic.AnthropicChatModel;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.ollama.OllamaChatModel;
+import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiChatRequestParameters;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/** Creates {@link ChatClient}s. */
+public final class Providers {
+
+    // Anthropic requires max_tokens; 4096 is the largest value every Claude model accepts.
+    static final int ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+    // OpenAI-compatible servers that ignore authentication still expect an Authorization header.
+    static final String PLACEHOLDER_API_KEY = "not-needed";
+
+    private Providers() {}
+
+    /** A client for the endpoint described by {@code settings}. */
+    public static ChatClient client(ProviderSettings settings) {
+        Objects.requireNonNull(settings, "settings must not be null");
+        return switch (settings.provider()) {
+            case OPENAI -> openAi(settings);
+            case ANTHROPIC -> anthropic(settings);
+            case OLLAMA -> ollama(settings);
+        };
+    }
+
+    /** A client configured from environment variables; see {@link ProviderSettings#fromEnvironment}. */
+    public static ChatClient fromEnvironment(String provider, Map<String, String> environment) {
+        return client(ProviderSettings.fromEnvironment(provider, environment));
+    }
+
+    private static ChatClient openAi(ProviderSettings settings) {
+        OpenAiChatModel model = OpenAiChatModel.builder()
+                .httpClientBuilder(ProviderHttpClient.builder())
+                .baseUrl(settings.baseUrl())
+                .apiKey(settings.apiKey() != null ? settings.apiKey() : PLACEHOLDER_API_KEY)
+                .timeout(settings.timeout())
+                .maxRetries(0)
+                .build();
+        return new LangChainChatClient(settings, model, call -> {
+            OpenAiChatRequestParameters.Builder parameters = OpenAiChatRequestParameters.builder()
+                    .modelName(call.model())
+                    .temperature(call.temperature());
+            // Reasoning models reject the legacy max_tokens; other OpenAI-compatible servers may not know
+            // max_completion_tokens, so the newer field is only used where it is required.
+            if (isReasoningModel(call.model())) {
+                parameters.maxCompletionTokens(call.maxTokens());
+            } else {
+                parameters.maxOutputTokens(call.maxTokens());
+            }
+            if (call.jsonSchema() != null) {
+                parameters.responseFormat(Schemas.responseFormat(call.jsonSchema()));
+            }
+            return parameters.build();
+        });
+    }
+
+    private static ChatClient anthropic(ProviderSettings settings) {
+        AnthropicChatModel model = AnthropicChatModel.builder()
+                .httpClientBuilder(ProviderHttpClient.builder())
+                .baseUrl(settings.baseUrl())
+                .apiKey(settings.apiKey())
+                .timeout(settings.timeout())
+                .maxTokens(ANTHROPIC_DEFAULT_MAX_TOKENS)
+                .maxRetries(0)
+                .build();
+        return new LangChainChatClient(settings, model, call -> {
+            var parameters = ChatRequestParameters.builder()
+                    .modelName(call.model())
+                    .temperature(call.temperature())
+                    .maxOutputTokens(call.maxTokens());
+            if (call.jsonSchema() != null) {
+                parameters.responseFormat(Schemas.responseFormat(Schemas.closeObjects(call.jsonSchema())));
+            }
+            return parameters.build();
+        });
+    }
+
+    private static ChatClient ollama(ProviderSettings settings) {
+        OllamaChatModel model = OllamaChatModel.builder()
+                .httpClientBuilder(ProviderHttpClient.builder())
+                .baseUrl(settings.baseUrl())
+                .timeout(settings.timeout())
+                .maxRetries(0)
+                .build();
+        return new LangChainChatClient(settings, model, call -> {
+            var parameters = ChatRequestParameters.builder()
+                    .modelName(call.model())
+                    .temperature(call.temperature())
+                    .maxOutputTokens(call.maxTokens());
+            if (call.jsonSchema() != null) {
+                parameters.responseFormat(Schemas.responseFormat(call.jsonSchema()));
+            }
+            return parameters.build();
+        });
+    }
+
+    /** OpenAI's o-series and gpt-5 family, which accept only {@code max_completion_tokens}. */
+    static boolean isReasoningModel(String model) {
+        String name = model.toLowerCase(Locale.ROOT);
+        return name.matches("o\\d.*") || name.startsWith("gpt-5");
+    }
+}

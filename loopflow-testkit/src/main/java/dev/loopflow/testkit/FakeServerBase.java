@@ -1,0 +1,225 @@
+package dev.loopflow.testkit;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * The HTTP plumbing and scripting shared by the fake servers; subclasses only know their wire format.
+ *
+ * <p>Built on the JDK's {@link HttpServer} with one virtual thread per exchange: delayed replies then block
+ * only a virtual thread, so a benchmark can keep hundreds of slow calls in flight without a thread pool limit.
+ */
+abstract class FakeServerBase implements FakeServer {
+
+    private static final Reply INITIAL_DEFAULT = Reply.text("ok");
+    // The listen backlog must absorb a burst of simultaneous connects from a concurrent benchmark.
+    private static final int BACKLOG = 1024;
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final Queue<Reply> queue = new ConcurrentLinkedQueue<>();
+    private final List<RecordedRequest> recorded = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong ids = new AtomicLong();
+    private volatile Reply defaultReply = INITIAL_DEFAULT;
+    private volatile Function<RecordedRequest, Reply> responder;
+
+    FakeServerBase() {
+        try {
+            InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
+            server = HttpServer.create(new InetSocketAddress(loopback, 0), BACKLOG);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot bind a fake server to 127.0.0.1", e);
+        }
+        executor = Executors.newVirtualThreadPerTaskExecutor();
+        server.setExecutor(executor);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** Whether the request is a chat completion, answered from the script. */
+    abstract boolean isCompletion(RecordedRequest request);
+
+    /** Renders a scripted text reply in the provider's success shape. */
+    abstract String render(RecordedRequest request, Reply.Text text, long id);
+
+    /** Answers a request that is not a completion; 404 unless the provider has more endpoints. */
+    Reply.Http answerOther(RecordedRequest request) {
+        return Reply.error(404, "no fake endpoint for " + request.method() + " " + request.path());
+    }
+
+    /** The model to echo back: the requested one, so clients see what they asked for. */
+    static String modelOf(RecordedRequest request) {
+        String model = request.model();
+        return model == null ? "fake-model" : model;
+    }
+
+    @Override
+    public URI rootUri() {
+        return URI.create("http://127.0.0.1:" + port());
+    }
+
+    @Override
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    @Override
+    public FakeServer enqueue(Reply... replies) {
+        for (Reply reply : replies) {
+            queue.add(Objects.requireNonNull(reply, "reply must not be null"));
+        }
+        return this;
+    }
+
+    @Override
+    public FakeServer defaultReply(Reply reply) {
+        this.defaultReply = Objects.requireNonNull(reply, "reply must not be null");
+        return this;
+    }
+
+    @Override
+    public FakeServer respondWith(Function<RecordedRequest, Reply> responder) {
+        this.responder = responder;
+        return this;
+    }
+
+    @Override
+    public List<RecordedRequest> requests() {
+        synchronized (recorded) {
+            return List.copyOf(recorded);
+        }
+    }
+
+    @Override
+    public RecordedRequest lastRequest() {
+        synchronized (recorded) {
+            if (recorded.isEmpty()) {
+                throw new NoSuchElementException("the fake server at " + rootUri() + " has received no request");
+            }
+            return recorded.get(recorded.size() - 1);
+        }
+    }
+
+    @Override
+    public int requestCount() {
+        synchronized (recorded) {
+            return recorded.size();
+        }
+    }
+
+    @Override
+    public FakeServer reset() {
+        queue.clear();
+        synchronized (recorded) {
+            recorded.clear();
+        }
+        defaultReply = INITIAL_DEFAULT;
+        responder = null;
+        return this;
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            server.stop(0);
+            // Interrupts exchanges still sleeping in a delayed reply so that closing never waits for them.
+            executor.shutdownNow();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + baseUrl() + "]";
+    }
+
+    private void handle(HttpExchange exchange) {
+        try (exchange) {
+            RecordedRequest request = read(exchange);
+            synchronized (recorded) {
+                recorded.add(request);
+            }
+            Reply reply = isCompletion(request) ? next(request) : answerOther(request);
+            send(exchange, request, reply);
+        } catch (IOException e) {
+            // The client gave up (typically its timeout fired during a delayed reply); nothing to answer.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static RecordedRequest read(HttpExchange exchange) throws IOException {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        URI uri = exchange.getRequestURI();
+        return new RecordedRequest(
+                exchange.getRequestMethod().toUpperCase(java.util.Locale.ROOT),
+                uri.getPath(),
+                uri.getRawQuery(),
+                exchange.getRequestHeaders(),
+                body,
+                Json.parseOrMissing(body));
+    }
+
+    private Reply next(RecordedRequest request) {
+        Reply queued = queue.poll();
+        if (queued != null) {
+            return queued;
+        }
+        Function<RecordedRequest, Reply> current = responder;
+        if (current != null) {
+            Reply computed = current.apply(request);
+            if (computed != null) {
+                return computed;
+            }
+        }
+        return defaultReply;
+    }
+
+    private void send(HttpExchange exchange, RecordedRequest request, Reply reply)
+            throws IOException, InterruptedException {
+        switch (reply) {
+            case Reply.Delayed delayed -> {
+                Thread.sleep(delayed.delay());
+                send(exchange, request, delayed.then());
+            }
+            case Reply.Http http -> write(exchange, http.status(), http.headers(), http.body());
+            case Reply.Text text -> write(
+                    exchange,
+                    200,
+                    Map.of("Content-Type", "application/json"),
+                    render(request, text, ids.incrementAndGet()));
+        }
+    }
+
+    private static void write(HttpExchange exchange, int status, Map<String, String> headers, String body)
+            throws IOException {
+        headers.forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        // -1 tells HttpServer "no body" (Content-Length: 0); 0 would mean chunked.
+        exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+        if (bytes.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        }
+    }
+}

@@ -1,0 +1,14 @@
+/**
+ * Fake LLM provider servers for tests and benchmarks.
+ *
+ * <p>{@link dev.loopflow.testkit.FakeOpenAiServer}, {@link dev.loopflow.testkit.FakeAnthropicServer} and
+ * {@link dev.loopflow.testkit.FakeOllamaServer} are real HTTP servers bound to {@code 127.0.0.1} on a free port.
+ * They speak just enough of each provider's wire protocol for production clients to talk to them unmodified,
+ * so tests exercise the real serialisation, HTTP and retry code rather than a mocked interface.
+ *
+ * <p>Every server shares the {@link dev.loopflow.testkit.FakeServer} scripting API: replies are taken from a
+ * FIFO queue of {@link dev.loopflow.testkit.Reply} values, then from an optional responder function, then from
+ * a default reply. Every request is recorded as a {@link dev.loopflow.testkit.RecordedRequest} in arrival order.
+ * Requests are served on virtual threads, so hundreds of concurrent (and deliberately slow) calls are cheap.
+ */
+package dev.loopflow.testkit;
