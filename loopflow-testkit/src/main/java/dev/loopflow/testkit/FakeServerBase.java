@@ -158,7 +158,13 @@ abstract class FakeServerBase implements FakeServer {
             synchronized (recorded) {
                 recorded.add(request);
             }
-            Reply reply = isCompletion(request) ? next(request) : answerOther(request);
+            Reply reply;
+            try {
+                reply = isCompletion(request) ? next(request) : answerOther(request);
+            } catch (RuntimeException e) {
+                // A broken responder is a bug in the test; say so on the wire rather than dropping the connection.
+                reply = Reply.error(500, "fake server responder failed: " + e);
+            }
             send(exchange, request, reply);
         } catch (IOException e) {
             // The client gave up (typically its timeout fired during a delayed reply); nothing to answer.

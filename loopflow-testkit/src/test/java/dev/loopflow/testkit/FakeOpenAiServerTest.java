@@ -89,6 +89,18 @@ class FakeOpenAiServerTest {
     }
 
     @Test
+    void failingResponderIsReportedAsA500() {
+        server.respondWith(request -> {
+            throw new IllegalStateException("boom");
+        });
+
+        HttpResponse<String> response = Http.post(server.baseUrl() + "/chat/completions", "{}");
+
+        assertThat(response.statusCode()).isEqualTo(500);
+        assertThat(Http.json(response).at("/error/message").asText()).contains("boom");
+    }
+
+    @Test
     void sendsScriptedErrorsWithHeaders() {
         server.enqueue(Reply.rateLimited(Duration.ofSeconds(1)), Reply.serverError());
 

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -58,7 +59,7 @@ final class LangChainChatClient implements ChatClient {
                 retry.sleeper().sleep(retry.delayBefore(attempt, failure.retryAfter()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new Failure(ProviderException.Kind.CANCELLED, null, "", java.util.Optional.empty(), e)
+                throw new Failure(ProviderException.Kind.CANCELLED, null, "", Optional.empty(), e)
                         .toException(settings, attempt, timeout);
             }
         }

@@ -2,7 +2,12 @@ package dev.loopflow.llm.provider;
 
 import java.math.BigDecimal;
 
-/** List price of a model in USD per one million tokens. */
+/**
+ * List price of a model in USD per one million tokens.
+ *
+ * <p>Amounts are kept in canonical form (no trailing zeros) so that equal prices are equal records however
+ * they were written: {@code 2.50} in one file and {@code 2.5} in another.
+ */
 public record ModelPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion) {
 
     private static final int PER_MILLION = 6;
@@ -10,6 +15,8 @@ public record ModelPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion
     public ModelPrice {
         requireNonNegative("inputPerMillion", inputPerMillion);
         requireNonNegative("outputPerMillion", outputPerMillion);
+        inputPerMillion = canonical(inputPerMillion);
+        outputPerMillion = canonical(outputPerMillion);
     }
 
     public static ModelPrice of(String inputPerMillion, String outputPerMillion) {
@@ -27,6 +34,12 @@ public record ModelPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion
         return inputPerMillion.multiply(BigDecimal.valueOf(inputTokens))
                 .add(outputPerMillion.multiply(BigDecimal.valueOf(outputTokens)))
                 .movePointLeft(PER_MILLION);
+    }
+
+    private static BigDecimal canonical(BigDecimal amount) {
+        BigDecimal stripped = amount.stripTrailingZeros();
+        // stripTrailingZeros turns 10 into 1E+1; keep integers plain.
+        return stripped.scale() < 0 ? stripped.setScale(0) : stripped;
     }
 
     private static void requireNonNegative(String field, BigDecimal value) {

@@ -1,0 +1,184 @@
+package dev.loopflow.cli;
+
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.EventListener;
+import dev.loopflow.core.model.Node;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunResult;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Live progress on stderr. On a terminal it redraws a table (node, status, elapsed, tokens, cost); otherwise
+ * it prints one line per node state change, which is what logs and CI want. LLM calls answered by the mock
+ * provider are marked "mock".
+ */
+abstract class Progress implements EventListener {
+  final PrintWriter err;
+  final Workflow wf;
+  Instant start;
+
+  Progress(PrintWriter err, Workflow wf) {
+    this.err = err;
+    this.wf = wf;
+  }
+
+  static Progress create(PrintWriter err, Workflow wf) {
+    return isTerminal() && System.getenv("LOOPFLOW_PLAIN_PROGRESS") == null ? new Live(err, wf) : new Lines(err, wf);
+  }
+
+  static boolean isTerminal() {
+    java.io.Console c = System.console();
+    if (c == null) {
+      return false;
+    }
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
+    } catch (ReflectiveOperationException e) {
+      return true;
+    }
+  }
+
+  void finish(RunResult r) {}
+
+  static String money(Double usd) {
+    return usd == null ? "" : String.format(Locale.ROOT, "$%.4f", usd);
+  }
+
+  static String secs(Duration d) {
+    return String.format(Locale.ROOT, "%.2fs", d.toMillis() / 1000.0);
+  }
+
+  /** One line per state change. */
+  static final class Lines extends Progress {
+    Lines(PrintWriter err, Workflow wf) {
+      super(err, wf);
+    }
+
+    @Override
+    public synchronized void onEvent(Event e) {
+      if (start == null) {
+        start = e.at();
+      }
+      String t = "[" + String.format(Locale.ROOT, "%7s", secs(Duration.between(start, e.at()))) + "] ";
+      String line = switch (e) {
+        case Event.RunStarted s -> "run " + s.runId() + " started: " + s.workflow();
+        case Event.NodeStarted s -> pad(s.node().path()) + " started" + (s.attempt() > 1 ? " (attempt "
+            + s.attempt() + ")" : "");
+        case Event.NodeCompleted c -> pad(c.node().path()) + " completed in " + c.durationMillis() + "ms"
+            + (c.inputTokens() + c.outputTokens() > 0 ? "  tokens " + c.inputTokens() + "+" + c.outputTokens() : "")
+            + (c.costUsd() == null ? "" : "  " + money(c.costUsd()));
+        case Event.NodeFailed f -> pad(f.node().path()) + " failed" + (f.allowed() ? " (allowed)" : "") + ": "
+            + f.message();
+        case Event.NodeSkipped s -> pad(s.node().path()) + " skipped (" + s.reason() + ")";
+        case Event.NodeCancelled c -> pad(c.node().path()) + " cancelled";
+        case Event.NodeRetrying r -> pad(r.node().path()) + " retrying (attempt " + r.attempt() + "): "
+            + r.message();
+        case Event.RouterSelected r -> pad(r.node().path()) + " chose branch '" + r.branch() + "'";
+        case Event.LlmCalled c -> pad(c.node().path()) + " llm " + c.provider() + ":" + c.model()
+            + (c.mock() ? " (mock)" : "") + " tokens " + c.inputTokens() + "+" + c.outputTokens()
+            + (c.costUsd() == null ? "" : " " + money(c.costUsd()));
+        case Event.RunFinished f -> "run " + f.status() + (f.errorCode() == null ? "" : " [" + f.errorCode() + "]")
+            + "  tokens " + f.inputTokens() + "+" + f.outputTokens()
+            + (f.costUsd() == null ? "" : "  " + money(f.costUsd())) + "  llm calls " + f.llmCalls();
+      };
+      err.println(t + line);
+      err.flush();
+    }
+
+    private static String pad(String s) {
+      return String.format(Locale.ROOT, "%-20s", s);
+    }
+  }
+
+  /** A table redrawn in place with ANSI cursor movement. */
+  static final class Live extends Progress {
+    private final Map<String, String[]> rows = new LinkedHashMap<>();
+    private final Map<String, Instant> started = new LinkedHashMap<>();
+    private int drawn;
+    private boolean mock;
+    private long tokens;
+    private Double cost;
+
+    Live(PrintWriter err, Workflow wf) {
+      super(err, wf);
+      for (Node n : wf.nodes()) {
+        rows.put(n.id(), new String[] {n.id(), "pending", "", "", ""});
+      }
+    }
+
+    @Override
+    public synchronized void onEvent(Event e) {
+      if (start == null) {
+        start = e.at();
+      }
+      switch (e) {
+        case Event.NodeStarted s -> {
+          started.put(s.node().path(), s.at());
+          row(s.node().path())[1] = "running";
+        }
+        case Event.NodeCompleted c -> {
+          String[] r = row(c.node().path());
+          r[1] = "completed";
+          r[2] = c.durationMillis() + "ms";
+          if (c.inputTokens() + c.outputTokens() > 0) {
+            r[3] = c.inputTokens() + "+" + c.outputTokens();
+          }
+          r[4] = money(c.costUsd());
+        }
+        case Event.NodeFailed f -> row(f.node().path())[1] = f.allowed() ? "failed (allowed)" : "failed";
+        case Event.NodeSkipped s -> row(s.node().path())[1] = "skipped";
+        case Event.NodeCancelled c -> row(c.node().path())[1] = "cancelled";
+        case Event.NodeRetrying r -> row(r.node().path())[1] = "retrying";
+        case Event.LlmCalled c -> {
+          mock |= c.mock();
+          tokens += c.inputTokens() + c.outputTokens();
+          if (c.costUsd() != null) {
+            cost = (cost == null ? 0 : cost) + c.costUsd();
+          }
+        }
+        default -> { }
+      }
+      draw(e.at());
+    }
+
+    private String[] row(String path) {
+      return rows.computeIfAbsent(path, p -> new String[] {p, "pending", "", "", ""});
+    }
+
+    private void draw(Instant now) {
+      StringBuilder sb = new StringBuilder();
+      if (drawn > 0) {
+        sb.append("\033[").append(drawn).append("F");
+      }
+      int lines = 0;
+      sb.append(String.format(Locale.ROOT, "\033[2K%-24s %-16s %10s %12s %10s%n", "NODE", "STATUS", "ELAPSED",
+          "TOKENS", "COST"));
+      lines++;
+      for (String[] r : rows.values()) {
+        String elapsed = r[2];
+        if (r[1].equals("running") && started.containsKey(r[0])) {
+          elapsed = secs(Duration.between(started.get(r[0]), now));
+        }
+        sb.append(String.format(Locale.ROOT, "\033[2K%-24s %-16s %10s %12s %10s%n", r[0], r[1], elapsed, r[3], r[4]));
+        lines++;
+      }
+      sb.append(String.format(Locale.ROOT, "\033[2K%s  elapsed %s  tokens %d  cost %s%n", mock ? "[mock llm]" : "",
+          secs(Duration.between(start, now)), tokens, cost == null ? "-" : money(cost)));
+      lines++;
+      drawn = lines;
+      err.print(sb);
+      err.flush();
+    }
+
+    @Override
+    void finish(RunResult r) {
+      err.println("run " + r.runId() + " " + r.status().json());
+      err.flush();
+    }
+  }
+}

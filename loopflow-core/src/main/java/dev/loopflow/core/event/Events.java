@@ -1,0 +1,48 @@
+package dev.loopflow.core.event;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.loopflow.core.model.NodePosition;
+import java.lang.reflect.RecordComponent;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields. */
+public final class Events {
+  private static final ObjectMapper MAPPER = JsonMapper.builder().addModule(new JavaTimeModule())
+      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
+
+  private Events() {}
+
+  public static Map<String, Object> toMap(Event e) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("type", e.type());
+    for (RecordComponent c : e.getClass().getRecordComponents()) {
+      try {
+        Object v = c.getAccessor().invoke(e);
+        if (v instanceof NodePosition p) {
+          m.put("node", p.nodeId());
+          m.put("path", p.path());
+          if (!p.loops().isEmpty()) {
+            m.put("loops", p.loops());
+          }
+        } else {
+          m.put(c.getName(), v instanceof java.time.Instant i ? i.toString() : v);
+        }
+      } catch (ReflectiveOperationException ex) {
+        throw new IllegalStateException(ex);
+      }
+    }
+    return m;
+  }
+
+  public static String toJson(Event e) {
+    try {
+      return MAPPER.writeValueAsString(toMap(e));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+      throw new IllegalStateException(ex);
+    }
+  }
+}

@@ -1,0 +1,249 @@
+package dev.loopflow.llm;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.spi.Usage;
+import dev.loopflow.llm.provider.ChatCall;
+import dev.loopflow.llm.provider.ChatClient;
+import dev.loopflow.llm.provider.ChatMessage;
+import dev.loopflow.llm.provider.ChatReply;
+import dev.loopflow.llm.provider.Pricing;
+import dev.loopflow.llm.provider.ProviderException;
+import dev.loopflow.llm.provider.Providers;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * {@code llm}: one chat call. Result fields: {@code text} (alias {@code content}), {@code json} (alias
+ * {@code structuredOutput}; the reply parsed as JSON when it is JSON, validated against {@code output_schema}
+ * when one is given), {@code provider}, {@code model}, {@code mock}, {@code usage}. {@code output} is the JSON
+ * value when {@code output_schema} is set and the text otherwise.
+ */
+public final class LlmHandler implements NodeHandler {
+  private static final Map<String, ChatClient> CLIENTS = new ConcurrentHashMap<>();
+  private static final Pricing PRICING = Pricing.defaults();
+
+  @Override
+  public String kind() {
+    return "llm";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return Set.of("prompt", "messages", "system", "model", "provider", "temperature", "max_tokens",
+        "output_schema", "session", "mock");
+  }
+
+  private record Compiled(Template prompt, List<Map.Entry<String, Template>> messages, Template system,
+      String model, String provider, Double temperature, Integer maxTokens, String schemaText,
+      JsonSchemas.Compiled schema, String session, Object mock, String nodeId) {}
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    Template prompt = cfg.template("prompt");
+    List<Map.Entry<String, Template>> messages = new ArrayList<>();
+    List<Object> raw = cfg.list("messages");
+    if (raw != null) {
+      for (int i = 0; i < raw.size(); i++) {
+        if (!(raw.get(i) instanceof Map<?, ?> m) || !(m.get("content") instanceof String content)) {
+          cfg.error("messages", "message " + (i + 1) + " needs {role, content} with content a string");
+          continue;
+        }
+        String role = m.get("role") == null ? "user" : String.valueOf(m.get("role"));
+        if (!Set.of("user", "assistant", "system").contains(role)) {
+          cfg.error("messages", "message " + (i + 1) + " has unknown role '" + role + "'; expected user, assistant "
+              + "or system");
+          continue;
+        }
+        Template t = cfg.template("messages", content);
+        if (t != null) {
+          messages.add(Map.entry(role, t));
+        }
+      }
+    }
+    if (prompt == null && messages.isEmpty() && !cfg.has("prompt") && !cfg.has("messages")) {
+      cfg.error(null, "missing required field 'prompt' (or 'messages')");
+    }
+    Template system = cfg.has("system") ? cfg.template("system")
+        : cfg.defaults().get("system") instanceof String s ? cfg.template("system", s) : null;
+    String provider = cfg.string("provider");
+    if (provider != null && !Set.of("openai", "anthropic", "ollama", "mock").contains(provider)) {
+      cfg.error("provider", "unknown provider '" + provider + "'; expected openai, anthropic, ollama or mock");
+    }
+    String model = cfg.has("model") ? cfg.string("model")
+        : cfg.defaults().get("model") instanceof String s ? s : null;
+    ModelSpec spec = ModelSpec.parse(model, provider, Map.of());
+    if (spec == null) {
+      cfg.error(null, "missing 'model' (set it on the node or in defaults.model, e.g. \"openai:gpt-4o-mini\")");
+    } else if (spec.provider() == null) {
+      cfg.error("model", "cannot tell the provider of model '" + model + "'; write it as provider:model, e.g. "
+          + "\"ollama:" + model + "\"");
+    }
+    Double temperature = cfg.has("temperature") ? cfg.number("temperature")
+        : cfg.defaults().get("temperature") instanceof Number n ? n.doubleValue() : null;
+    Integer maxTokens = cfg.has("max_tokens") ? cfg.integer("max_tokens", 1, Integer.MAX_VALUE)
+        : cfg.defaults().get("max_tokens") instanceof Number n ? n.intValue() : null;
+    Object schemaRaw = cfg.plain("output_schema");
+    JsonSchemas.Compiled schema = null;
+    if (schemaRaw != null) {
+      try {
+        schema = JsonSchemas.compile(schemaRaw);
+      } catch (IllegalArgumentException e) {
+        cfg.error("output_schema", e.getMessage());
+      }
+    }
+    Compiled c = new Compiled(prompt, messages, system, model, provider, temperature, maxTokens,
+        schemaRaw == null ? null : (schemaRaw instanceof String s ? s : Json.compact(schemaRaw)), schema,
+        cfg.string("session"), cfg.plain("mock"), cfg.id());
+    return ctx -> execute(ctx, c);
+  }
+
+  private static NodeOutcome execute(NodeContext ctx, Compiled c) throws Exception {
+    ModelSpec spec = ModelSpec.parse(c.model(), c.provider(), ctx.environment());
+    boolean mock = "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
+    String provider = mock ? "mock" : spec.provider();
+    String system = c.system() == null ? null : ctx.render(c.system());
+    List<ChatMessage> messages = new ArrayList<>();
+    NodeContext.Conversation session = c.session() == null ? null : ctx.conversation(c.session());
+    if (session != null) {
+      for (NodeContext.Conversation.Turn t : session.turns()) {
+        messages.add(new ChatMessage(role(t.role()), t.content()));
+      }
+    }
+    List<ChatMessage> fresh = new ArrayList<>();
+    for (Map.Entry<String, Template> m : c.messages()) {
+      if (m.getKey().equals("system")) {
+        system = (system == null ? "" : system + "\n") + ctx.render(m.getValue());
+      } else {
+        fresh.add(new ChatMessage(role(m.getKey()), ctx.render(m.getValue())));
+      }
+    }
+    if (c.prompt() != null) {
+      fresh.add(new ChatMessage(ChatMessage.Role.USER, ctx.render(c.prompt())));
+    }
+    messages.addAll(fresh);
+    ctx.llm().beforeCall(provider, spec.model());
+    long t0 = System.nanoTime();
+    String text;
+    long in;
+    long out;
+    int attempts = 1;
+    String model = spec.model();
+    if (mock) {
+      StringBuilder all = new StringBuilder();
+      fresh.forEach(m -> all.append(m.content()).append('\n'));
+      MockLlm.Answer a = MockLlm.answer(ctx, ctx.position().nodeId(), c.mock(), all.toString().strip());
+      text = a.text();
+      in = a.inputTokens();
+      out = a.outputTokens();
+    } else {
+      ChatCall call = new ChatCall(spec.model(), system, messages, c.temperature(), c.maxTokens(), c.schemaText(),
+          ctx.remaining() == null ? null : positive(ctx.remaining()));
+      ChatReply reply;
+      try {
+        reply = client(provider, ctx.environment()).chat(call);
+      } catch (ProviderException e) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, e.getMessage(), ctx.position(), e);
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
+      }
+      text = reply.text() == null ? "" : reply.text();
+      in = reply.inputTokens();
+      out = reply.outputTokens();
+      attempts = reply.attempts();
+      if (reply.model() != null && !reply.model().isBlank()) {
+        model = reply.model();
+      }
+    }
+    Double cost = mock ? Double.valueOf(0.0)
+        : PRICING.cost(provider, spec.model(), in, out).map(BigDecimal::doubleValue).orElse(null);
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    ctx.llm().afterCall(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts, ms));
+    if (session != null) {
+      fresh.forEach(m -> session.append(new NodeContext.Conversation.Turn(m.role().name().toLowerCase(), m.content())));
+      session.append(new NodeContext.Conversation.Turn("assistant", text));
+    }
+    Object json = parseJson(text);
+    if (c.schema() != null) {
+      if (json == null) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply is not JSON but output_schema requires "
+            + "it: " + abbreviate(text), ctx.position());
+      }
+      List<String> errors = c.schema().validate(json);
+      if (!errors.isEmpty()) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply does not match output_schema: "
+            + String.join("; ", errors), ctx.position());
+      }
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("text", text);
+    fields.put("content", text);
+    fields.put("json", json);
+    fields.put("structuredOutput", json);
+    fields.put("provider", provider);
+    fields.put("model", model);
+    fields.put("mock", mock);
+    Map<String, Object> usage = new LinkedHashMap<>();
+    usage.put("input_tokens", in);
+    usage.put("output_tokens", out);
+    usage.put("cost_usd", cost);
+    fields.put("usage", usage);
+    return new NodeOutcome(c.schema() != null ? json : text, fields, Usage.ofCall(in, out, cost), null);
+  }
+
+  private static Duration positive(Duration d) {
+    return d.isNegative() || d.isZero() ? Duration.ofMillis(1) : d;
+  }
+
+  private static ChatMessage.Role role(String r) {
+    return switch (r) {
+      case "assistant" -> ChatMessage.Role.ASSISTANT;
+      case "system" -> ChatMessage.Role.SYSTEM;
+      default -> ChatMessage.Role.USER;
+    };
+  }
+
+  static ChatClient client(String provider, Map<String, String> env) {
+    String key = provider + "|" + env.getOrDefault(provider.toUpperCase() + "_BASE_URL", "") + "|"
+        + Integer.toHexString(env.getOrDefault(provider.toUpperCase() + "_API_KEY", "").hashCode());
+    return CLIENTS.computeIfAbsent(key, k -> Providers.fromEnvironment(provider, env));
+  }
+
+  /** The reply as JSON when it is JSON (a ```json fenced block counts), else null. */
+  static Object parseJson(String text) {
+    String t = text.strip();
+    if (t.startsWith("```")) {
+      int nl = t.indexOf('\n');
+      int end = t.lastIndexOf("```");
+      if (nl > 0 && end > nl) {
+        t = t.substring(nl + 1, end).strip();
+      }
+    }
+    if (!(t.startsWith("{") || t.startsWith("["))) {
+      return null;
+    }
+    try {
+      return Json.parse(t);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() > 200 ? s.substring(0, 197) + "..." : s;
+  }
+}
