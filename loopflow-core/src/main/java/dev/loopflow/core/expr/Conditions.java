@@ -41,6 +41,11 @@ final class Conditions {
     Map.Entry<String, ?> e = form.entrySet().iterator().next();
     String op = e.getKey();
     Object arg = e.getValue();
+    if (!OPERATORS.contains(op)) {
+      String hint = dev.loopflow.core.internal.util.Names.suggest(op, OPERATORS);
+      throw new TemplateSyntaxException("unknown operator '" + op + "'" + hint + "; expected one of "
+          + new java.util.TreeSet<>(OPERATORS), 0);
+    }
     return switch (op) {
       case "not" -> {
         Condition inner = compileAny(arg, "not");
@@ -168,7 +173,7 @@ final class Conditions {
   }
 
   private static Condition node(String source, Set<String> roots, java.util.function.Predicate<Map<String, Object>> p) {
-    Set<String> r = Set.copyOf(roots);
+    Set<String> r = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
     return new Condition() {
       @Override
       public boolean test(Map<String, Object> scope) {

@@ -176,7 +176,7 @@ final class Jinja {
           || e.getReason() == TemplateError.ErrorReason.MISSING) {
         String msg = cleanMessage(e.getMessage());
         if (isSyntax(msg)) {
-          throw new TemplateSyntaxException(msg, Math.max(0, e.getLineno()));
+          throw new TemplateSyntaxException(explainSyntax(msg), Math.max(0, e.getLineno()));
         }
       }
     }
@@ -187,6 +187,40 @@ final class Jinja {
     return m.contains("syntax error") || m.contains("missing end tag") || m.contains("error parsing")
         || m.contains("unclosed") || m.contains("unknown tag") || m.contains("tag not found")
         || m.contains("missing") && m.contains("tag") || m.contains("unexpected");
+  }
+
+  private static final Pattern EL_SYNTAX = Pattern.compile(
+      "(?s)Error parsing '(.*)': syntax error at position \\d+, encountered '(.*?)', expected (.*)");
+  private static final Pattern MISSING_END = Pattern.compile(
+      "(?s)(?:Syntax error in '.*?': )?Missing end tag: (\\w+) for tag defined as: (.*)");
+
+  /*
+   * Jinjava's parser messages talk about its internals: positions count the "#{" it wraps expressions in,
+   * the end of an expression is "encountered '}'", and expected tokens are grammar names. Rephrase the common
+   * ones in the user's terms.
+   */
+  static String explainSyntax(String msg) {
+    Matcher el = EL_SYNTAX.matcher(msg);
+    if (el.matches()) {
+      String expr = el.group(1).strip();
+      String found = el.group(2);
+      String expected = el.group(3).strip();
+      String what = found.equals("}") ? "the expression ends too early" : "unexpected '" + found + "'";
+      String want = expected.contains("<IDENTIFIER>") ? ", expected a value"
+          : expected.equals("'}'") ? "" : ", expected " + expected.replace("|", " or ");
+      return "syntax error in '" + expr + "': " + what + want;
+    }
+    Matcher end = MISSING_END.matcher(msg);
+    if (end.matches()) {
+      return "'" + end.group(2).strip() + "' is never closed (missing {% " + end.group(1) + " %})";
+    }
+    if (msg.equals("Unclosed token")) {
+      return "a '{{' or '{%' is never closed (missing '}}' or '%}')";
+    }
+    if (msg.equals("Missing start tag")) {
+      return "an end tag has no matching start tag";
+    }
+    return msg;
   }
 
   static String cleanMessage(String message) {

@@ -11,7 +11,7 @@ final class JinjaCondition implements Condition {
   JinjaCondition(String source, String expression, Set<String> roots) {
     this.source = source;
     this.expression = expression;
-    this.roots = Set.copyOf(roots);
+    this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
   }
 
   @Override

@@ -13,7 +13,7 @@ final class JinjaTemplate implements Template {
 
   JinjaTemplate(String source, Set<String> roots, boolean literal, String singleExpression, Node tree) {
     this.source = source;
-    this.roots = Set.copyOf(roots);
+    this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
     this.literal = literal;
     this.singleExpression = singleExpression;
     this.tree = tree;

@@ -60,6 +60,14 @@ public interface NodeConfig {
   /** Reports a problem on a field (or on the node when field is null). */
   void error(String field, String message);
 
+  /**
+   * Reports a problem at a line of a multi-line field value (1-based within the value, such as the line of a
+   * script a compiler complains about); a single-line value is reported at the field.
+   */
+  default void error(String field, int lineInValue, String message) {
+    error(field, message);
+  }
+
   /** The workflow's {@code defaults} block (e.g. {@code model}). */
   Map<String, Object> defaults();
 }

@@ -4,6 +4,7 @@ import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.GraphPlan;
+import dev.loopflow.core.internal.util.Durations;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
@@ -240,8 +241,8 @@ final class Scheduler implements RunHandle {
       Instant now = clock.instant();
       if (deadlineAt != null && !now.isBefore(deadlineAt) && stopStatus == null) {
         stopStatus = RunStatus.FAILED;
-        failure = new RunError(ErrorCode.TIMEOUT.code(), "run timed out after " + Duration.between(started, now)
-            .toSeconds() + "s (limits.timeout); running: " + running.keySet(), null);
+        failure = new RunError(ErrorCode.TIMEOUT.code(), "run timed out after " + Durations.format(timeout)
+            + " (limits.timeout); running: " + running.keySet(), null);
         interruptAll();
         continue;
       }
@@ -250,7 +251,7 @@ final class Scheduler implements RunHandle {
           running.remove(r.node().id());
           r.future().cancel(true);
           String id = r.node().id();
-          String message = "node '" + id + "' timed out after " + r.node().timeout().toSeconds() + "s";
+          String message = "node '" + id + "' timed out after " + Durations.format(r.node().timeout());
           runner.recordTimeout(r.node(), message);
           if (r.node().allowFailure()) {
             release(id, remaining, ready);

@@ -75,12 +75,22 @@ final class NodeConfigImpl implements NodeConfig {
   }
 
   String path(String field) {
-    return field == null ? pathPrefix : pathPrefix + "." + field;
+    return field == null ? pathPrefix : pathPrefix.isEmpty() ? field : pathPrefix + "." + field;
   }
 
   @Override
   public void error(String field, String message) {
     problems.add(field == null ? location : location(field), path(field), message);
+  }
+
+  @Override
+  public void error(String field, int lineInValue, String message) {
+    YNode n = field == null ? null : node(field);
+    if (n instanceof YNode.YScalar s && s.value() instanceof String src) {
+      problems.add(within(location(field), lineInValue, src), path(field), message);
+    } else {
+      error(field, message);
+    }
   }
 
   private void typeError(String field, String expected, YNode n) {
@@ -131,7 +141,11 @@ final class NodeConfigImpl implements NodeConfig {
     Location at = location(field);
     try {
       Template t = Expressions.template(source);
-      refs.add(new TemplateRef(t.roots(), at, path(field), source));
+      // A part of a field's text (a shell command's {{ }}, a list item) is located within the whole value.
+      YNode whole = node(field);
+      String refSource = whole instanceof YNode.YScalar s && s.value() instanceof String full && full.contains(source)
+          ? full : source;
+      refs.add(new TemplateRef(t.roots(), at, path(field), refSource));
       return t;
     } catch (TemplateSyntaxException e) {
       problems.add(within(at, e.line(), source), path(field), "template syntax error: " + e.getMessage());
@@ -139,8 +153,9 @@ final class NodeConfigImpl implements NodeConfig {
     }
   }
 
+  /** The line of a template's {@code templateLine} in the file; a multi-line value is a block scalar. */
   static Location within(Location at, int templateLine, String source) {
-    if (templateLine <= 1 || source.indexOf('\n') < 0) {
+    if (templateLine < 1 || source.indexOf('\n') < 0) {
       return at;
     }
     return new Location(at.file(), at.line() + templateLine, at.column());

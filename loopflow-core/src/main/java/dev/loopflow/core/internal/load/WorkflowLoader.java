@@ -107,6 +107,7 @@ public final class WorkflowLoader {
     final List<TemplateRef> refs = new ArrayList<>();
     final Map<String, Location> nodeIds = new LinkedHashMap<>();
     final Map<String, Node.Router> routers = new HashMap<>();
+    final Map<String, Node> compiled = new HashMap<>();
     Map<String, Object> defaults = Map.of();
 
     Pass(YNode.YMap top, String file, String text, Problems problems) {
@@ -212,7 +213,8 @@ public final class WorkflowLoader {
           Object type = plain.get("type");
           if (type != null && !(type instanceof String t && INPUT_TYPES.contains(t))) {
             problems.add(schema.get("type").location(), p + ".type", "unknown input type '" + type + "'"
-                + (type instanceof String t ? Names.suggest(t, INPUT_TYPES) : ""));
+                + (type instanceof String t ? Names.suggest(t, INPUT_TYPES) : "") + "; expected one of "
+                + new TreeSet<>(INPUT_TYPES));
             continue;
           }
           out.put(e.key(), new InputSpec(e.key(), (String) type, plain, plain.containsKey("default"),
@@ -329,6 +331,7 @@ public final class WorkflowLoader {
         Node node = node(seq.items().get(i), i, ids.get(i));
         if (node != null) {
           out.add(node);
+          compiled.put(node.id(), node);
         }
       }
       return out;
@@ -383,7 +386,8 @@ public final class WorkflowLoader {
       NodeConfigImpl cfg = new NodeConfigImpl(id == null ? "?" : id, kind, m.location(), path, fields, problems,
           refs, defaults);
       if (NOT_YET.contains(kind)) {
-        Location at = m.get("type") != null ? m.get("type").location() : m.location();
+        Location at = m.get("type") != null ? m.get("type").location()
+            : m.has(kind) ? m.entries().get(kind).keyLocation() : m.location();
         problems.add(at, path, "node kind '" + kind + "' is not supported yet");
         return null;
       }
@@ -397,7 +401,14 @@ public final class WorkflowLoader {
         Set<String> kinds = new TreeSet<>(handlers.keySet());
         kinds.addAll(CONTROL_FIELDS.keySet());
         kinds.addAll(NOT_YET);
-        Location at = m.get("type") != null ? m.get("type").location() : m.location();
+        Location at = m.get("type") != null ? m.get("type").location()
+            : m.get("uses") != null ? m.get("uses").location()
+            : m.has("prompt") ? m.entries().get("prompt").keyLocation() : m.location();
+        if (kind.equals("llm")) {
+          // llm nodes come from the loopflow-llm module; say so rather than calling the kind unknown.
+          problems.add(at, path, "node kind 'llm' needs the loopflow-llm module, which is not on the class path");
+          return null;
+        }
         problems.add(at, path + ".type", "unknown node kind '" + kind + "'" + Names.suggest(kind, kinds));
         return null;
       }
@@ -658,6 +669,9 @@ public final class WorkflowLoader {
             : LoaderSupport.compileCondition(m.get("when"), path + ".when", problems, refs);
         String branch = m.get("branch") == null ? null
             : LoaderSupport.string(m.get("branch"), "branch", path + ".branch", problems);
+        if (branch != null && from != null) {
+          checkBranch(from, to, branch, m.get("branch").location(), path + ".branch");
+        }
         YNode maxNode = m.get("maxIterations") != null ? m.get("maxIterations") : m.get("max_iterations");
         Integer max = maxNode == null ? null
             : LoaderSupport.integer(maxNode, "maxIterations", 1, 1000, path + ".maxIterations", problems);
@@ -675,6 +689,24 @@ public final class WorkflowLoader {
         }
       }
       return out;
+    }
+
+    /** An edge naming a branch must leave a router that has that branch (routers are loaded before edges). */
+    void checkBranch(String from, String to, String branch, Location at, String path) {
+      Node source = compiled.get(from);
+      if (source == null) {
+        return; // unknown, or already reported as invalid
+      }
+      if (!(source.body() instanceof Node.Router r)) {
+        problems.add(at, path, "edge " + from + " -> " + (to == null ? "?" : to) + " names branch '" + branch
+            + "' but '" + from + "' is not a router");
+        return;
+      }
+      Set<String> branches = r.byLlm() ? r.descriptions().keySet() : r.routes().keySet();
+      if (!branches.contains(branch)) {
+        problems.add(at, path, "router '" + from + "' has no branch '" + branch + "'"
+            + Names.suggest(branch, branches) + "; its branches are " + branches);
+      }
     }
 
     String endpoint(YNode.YMap m, String field, String path) {
@@ -718,20 +750,68 @@ public final class WorkflowLoader {
       }
     }
 
+    /**
+     * Where a template reads {@code root}: the line of its first use inside {{ }} / {% %} (block scalars start on
+     * the line after their indicator) and, when the file text is at hand, the column of that use in the file.
+     */
     Location locate(TemplateRef ref, String root) {
+      Location at = ref.location();
       String src = ref.source();
-      int idx = src.indexOf(root);
-      if (idx < 0 || src.indexOf('\n') < 0) {
-        return ref.location();
-      }
-      int line = 0;
-      for (int i = 0; i < idx; i++) {
-        if (src.charAt(i) == '\n') {
-          line++;
+      java.util.regex.Pattern word = java.util.regex.Pattern.compile("(?<![\\w.])" + java.util.regex.Pattern.quote(root)
+          + "(?!\\w)");
+      boolean delimited = src.contains("{{") || src.contains("{%");
+      java.util.regex.Matcher m = word.matcher(src);
+      int idx = -1;
+      while (m.find()) {
+        if (!delimited || insideTag(src, m.start())) {
+          idx = m.start();
+          break;
         }
       }
-      // Block scalars start on the line after their indicator.
-      return new Location(ref.location().file(), ref.location().line() + line + 1, ref.location().column());
+      if (idx < 0) {
+        return at;
+      }
+      int lineInSrc = 0;
+      for (int i = 0; i < idx; i++) {
+        if (src.charAt(i) == '\n') {
+          lineInSrc++;
+        }
+      }
+      boolean block = src.indexOf('\n') >= 0;
+      int fileLine = block ? at.line() + lineInSrc + 1 : at.line();
+      int srcLineStart = src.lastIndexOf('\n', idx - 1) + 1;
+      int before = 0;
+      java.util.regex.Matcher c = word.matcher(src.substring(srcLineStart, idx));
+      while (c.find()) {
+        before++;
+      }
+      String lineText = fileLine(fileLine);
+      if (lineText != null) {
+        java.util.regex.Matcher f = word.matcher(lineText);
+        int from = block ? 0 : Math.max(0, at.column() - 1);
+        int seen = 0;
+        while (from <= lineText.length() && f.find(from)) {
+          if (seen++ == before) {
+            return new Location(at.file(), fileLine, f.start() + 1);
+          }
+          from = f.end();
+        }
+      }
+      return new Location(at.file(), fileLine, at.column());
+    }
+
+    private boolean insideTag(String src, int idx) {
+      int open = Math.max(src.lastIndexOf("{{", idx), src.lastIndexOf("{%", idx));
+      int close = Math.max(src.lastIndexOf("}}", idx), src.lastIndexOf("%}", idx));
+      return open >= 0 && open > close;
+    }
+
+    private String fileLine(int line) {
+      if (text == null || line < 1) {
+        return null;
+      }
+      String[] lines = text.split("\n", -1);
+      return line <= lines.length ? lines[line - 1] : null;
     }
   }
 }

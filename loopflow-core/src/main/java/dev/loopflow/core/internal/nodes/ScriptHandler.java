@@ -28,6 +28,8 @@ import org.luaj.vm2.Prototype;
 final class ScriptHandler implements NodeHandler {
   private static final Pattern PYTHON = Pattern.compile(
       "(?m)^\\s*(import\\s|from\\s+\\S+\\s+import\\s|def\\s|class\\s|try:|except\\b|elif\\s|with\\s.*:\\s*$)|:\\s*$");
+  /** luaj's compiler message: {@code [string "name"]:LINE: message}. */
+  private static final Pattern LUA_ERROR = Pattern.compile("(?s)\\[string \"[^\"]*\"\\]:(\\d+): (.*)");
   private static final Pattern JS = Pattern.compile("(?m)\\b(const|let|var)\\s+\\w+\\s*=|=>|console\\.|;\\s*$");
 
   @Override
@@ -63,7 +65,13 @@ final class ScriptHandler implements NodeHandler {
         try {
           proto = LuaSandbox.compile(code, cfg.id());
         } catch (LuaError e) {
-          cfg.error(field, "Lua syntax error: " + e.getMessage());
+          java.util.regex.Matcher m = LUA_ERROR.matcher(String.valueOf(e.getMessage()));
+          if (m.matches()) {
+            cfg.error(field, Integer.parseInt(m.group(1)), "Lua syntax error on line " + m.group(1) + " of the script: "
+                + m.group(2).replaceAll("unexpected symbol \\d+ \\((.+)\\)", "unexpected symbol '$1'"));
+          } else {
+            cfg.error(field, "Lua syntax error: " + e.getMessage());
+          }
           yield null;
         }
         yield ctx -> runLua(ctx, proto, limit);

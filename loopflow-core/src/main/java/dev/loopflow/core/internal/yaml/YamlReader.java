@@ -26,8 +26,12 @@ public final class YamlReader {
 
   /** The parsed document, or null when the text is not usable YAML (the reason is added to problems). */
   public static YNode read(String text, String file, List<Problem> problems) {
-    if (text == null || text.isBlank() || onlyComments(text)) {
+    if (text == null || text.isBlank()) {
       problems.add(new Problem(new Location(file, 1, 1), "", "the file is empty"));
+      return null;
+    }
+    if (onlyComments(text)) {
+      problems.add(new Problem(new Location(file, 1, 1), "", "the file is empty (it holds only comments)"));
       return null;
     }
     try (YAMLParser p = (YAMLParser) FACTORY.createParser(text)) {
@@ -44,6 +48,10 @@ public final class YamlReader {
       }
       return root;
     } catch (JsonProcessingException e) {
+      if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblemMark() != null) {
+        problems.add(syntaxProblem(file, m));
+        return null;
+      }
       JsonLocation l = e.getLocation();
       Location where = l == null ? new Location(file, 1, 1) : loc(file, l);
       problems.add(new Problem(where, "", "not valid YAML: " + firstLine(e.getOriginalMessage())));
@@ -149,6 +157,29 @@ public final class YamlReader {
       }
     }
     return true;
+  }
+
+  /*
+   * SnakeYAML reports two places: where the problem is (the problem mark) and the construct being read
+   * (the context mark, often lines earlier). Jackson's own location is neither reliably, so the problem is
+   * reported at the problem mark, with the context in words.
+   */
+  private static Problem syntaxProblem(String file, org.yaml.snakeyaml.error.MarkedYAMLException m) {
+    org.yaml.snakeyaml.error.Mark pm = m.getProblemMark();
+    org.yaml.snakeyaml.error.Mark cm = m.getContextMark();
+    Location where = new Location(file, pm.getLine() + 1, pm.getColumn() + 1);
+    String problem = m.getProblem() == null ? "syntax error" : m.getProblem().strip();
+    String context = m.getContext() == null ? null : m.getContext().strip();
+    String startedAt = cm == null ? "" : " started at line " + (cm.getLine() + 1) + ", column " + (cm.getColumn() + 1);
+    String message;
+    if (problem.contains("(TAB)")) {
+      message = "a tab character cannot be used for indentation (indent with spaces)";
+    } else if (problem.startsWith("expected <block end>") && cm != null) {
+      message = "inconsistent indentation: this line does not line up with the block" + startedAt;
+    } else {
+      message = problem + (context == null ? "" : " (" + context + startedAt + ")");
+    }
+    return new Problem(where, "", "not valid YAML: " + message);
   }
 
   private static String firstLine(String s) {
