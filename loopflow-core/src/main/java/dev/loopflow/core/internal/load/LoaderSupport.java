@@ -72,7 +72,10 @@ final class LoaderSupport {
     if (n instanceof YNode.YScalar s && s.value() != null && !(s.value() instanceof Boolean)) {
       return s.value().toString();
     }
-    problems.add(n.location(), path, "'" + field + "' must be a string, found " + n.describe());
+    // YAML reads an unquoted yes/no/on/off/true/false as a boolean.
+    problems.add(n.location(), path, "'" + field + "' must be a string, found " + n.describe()
+        + (n instanceof YNode.YScalar s && s.value() instanceof Boolean ? " (put it in quotes if you meant the text)"
+            : ""));
     return null;
   }
 

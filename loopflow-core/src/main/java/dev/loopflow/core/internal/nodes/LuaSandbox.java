@@ -8,6 +8,7 @@ import java.util.Map;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaError;
+import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaThread;
 import org.luaj.vm2.LuaValue;
@@ -29,8 +30,9 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  *
  * Scripts get fresh globals per execution holding only base, string, table, math and bit32 — never
  * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
- * load, loadstring, dofile, loadfile, collectgarbage, debug), and the string metatable is shared by all Lua
- * states in the JVM, so it is never handed out writable. Runaway scripts are stopped by a debug count hook
+ * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
+ * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
+ * Runaway scripts are stopped by a debug count hook
  * installed before `debug` is removed: after `maxInstructions` VM instructions it raises an error. Code is
  * compiled once at load time (the Prototype is immutable); each run only binds it to new globals.
  */
@@ -56,20 +58,74 @@ final class LuaSandbox {
 
   record Result(Object value, String printed) {}
 
+  /** Globals removed from the sandbox; reading one raises an error that names it. */
+  static final List<String> REMOVED = List.of("debug", "os", "io", "luajava", "require", "package", "load",
+      "loadstring", "dofile", "loadfile", "collectgarbage", "module");
+
+  /*
+   * Strings share one metatable per JVM (LuaString.s_metatable), and loading StringLib replaces it with one whose
+   * __index is that run's `string` table, so a script that changed `string` or getmetatable('') changed strings
+   * for every other script. Instead the metatable is built once: its __index is a function over a table of the
+   * library functions that no script can reach, and __metatable hides it from getmetatable. Each run gets its own
+   * copy of `string`.
+   */
+  private static final LuaTable STRING_FUNCTIONS = new LuaTable();
+  private static final LuaTable STRING_METATABLE = new LuaTable();
+
+  static {
+    Globals lib = new Globals();
+    lib.load(new JseBaseLib());
+    lib.load(new PackageLib());
+    lib.load(new StringLib());
+    copyInto(lib.get("string"), STRING_FUNCTIONS);
+    STRING_METATABLE.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
+      @Override
+      public LuaValue call(LuaValue self, LuaValue key) {
+        return STRING_FUNCTIONS.get(key);
+      }
+    });
+    STRING_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
+  }
+
+  private static void copyInto(LuaValue from, LuaTable to) {
+    LuaValue k = LuaValue.NIL;
+    while (true) {
+      Varargs e = from.next(k);
+      if ((k = e.arg1()).isnil()) {
+        break;
+      }
+      to.set(k, e.arg(2));
+    }
+  }
+
   static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
     Globals g = new Globals();
     g.load(new JseBaseLib());
     g.load(new PackageLib());
     g.load(new Bit32Lib());
     g.load(new TableLib());
-    g.load(new StringLib());
     g.load(new JseMathLib());
     g.load(new DebugLib());
+    LuaTable string = new LuaTable();
+    copyInto(STRING_FUNCTIONS, string);
+    g.set("string", string);
+    LuaString.s_metatable = STRING_METATABLE;
     LuaValue sethook = g.get("debug").get("sethook");
-    for (String name : List.of("debug", "os", "io", "luajava", "require", "package", "load", "loadstring",
-        "dofile", "loadfile", "collectgarbage", "module")) {
+    for (String name : REMOVED) {
       g.set(name, LuaValue.NIL);
     }
+    LuaTable globalsMeta = new LuaTable();
+    globalsMeta.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
+      @Override
+      public LuaValue call(LuaValue self, LuaValue key) {
+        if (key.isstring() && REMOVED.contains(key.tojstring())) {
+          throw new LuaError("'" + key.tojstring() + "' is not available in scripts (the sandbox offers the base "
+              + "functions, string, table, math and bit32)");
+        }
+        return NIL;
+      }
+    });
+    g.setmetatable(globalsMeta);
     StringBuilder printed = new StringBuilder();
     g.set("print", new VarArgFunction() {
       @Override
@@ -104,9 +160,22 @@ final class LuaSandbox {
       throw new InterruptedException();
     }
     if (!result.arg1().toboolean()) {
-      throw new LuaError(result.arg(2).tojstring());
+      throw new LuaError(cleanError(result.arg(2).tojstring()));
     }
     return new Result(toJava(result.arg(2)), printed.toString());
+  }
+
+  private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
+
+  /** Drops luaj's stack traceback and turns its {@code chunk:LINE} prefix into {@code line LINE:}. */
+  static String cleanError(String message) {
+    String m = message == null ? "error" : message;
+    int tb = m.indexOf("\nstack traceback:");
+    if (tb >= 0) {
+      m = m.substring(0, tb);
+    }
+    java.util.regex.Matcher pos = POSITION.matcher(m.strip());
+    return pos.matches() ? "line " + pos.group(1) + ": " + pos.group(2) : m.strip();
   }
 
   static LuaValue toLua(Object v) {

@@ -110,7 +110,9 @@ final class ScriptHandler implements NodeHandler {
     try {
       r = LuaSandbox.run(proto, bindings(ctx), limit);
     } catch (LuaError e) {
-      throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error: " + e.getMessage(), ctx.position());
+      String m = String.valueOf(e.getMessage());
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error" + (m.startsWith("line ") ? " on " : ": ") + m,
+          ctx.position());
     }
     return outcome(r.value(), r.printed(), ctx);
   }
