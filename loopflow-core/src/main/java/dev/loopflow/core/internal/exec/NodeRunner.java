@@ -89,19 +89,27 @@ final class NodeRunner {
         if (e.code() == ErrorCode.CANCELLED || Thread.currentThread().isInterrupted()) {
           return cancelled(node, pos, started, usage, a);
         }
-        if (e.code() != ErrorCode.BUDGET_EXCEEDED && attempt < attempts && retry(node, pos, a, e.getMessage())) {
-          continue;
+        if (e.code() != ErrorCode.BUDGET_EXCEEDED && attempt < attempts) {
+          if (retry(node, pos, a, e.getMessage())) {
+            continue;
+          }
+          return cancelled(node, pos, started, usage, a); // interrupted while waiting to retry
         }
         return failed(node, pos, started, usage, a, e.code().code(), e.getMessage(),
             e instanceof dev.loopflow.core.NodeFailedException nfe ? nfe.partialResult() : Map.of());
-      } catch (Exception | StackOverflowError e) {
+      } catch (Exception | Error e) {
+        // Errors too (an AssertionError in a Java node, a library's Error): a node that ends without an outcome
+        // would leave the scheduler waiting for it forever.
         usage = usage.plus(ctx.usage());
         if (Thread.currentThread().isInterrupted()) {
           return cancelled(node, pos, started, usage, a);
         }
         String msg = e.getMessage() == null ? e.toString() : e.getMessage();
-        if (attempt < attempts && retry(node, pos, a, msg)) {
-          continue;
+        if (attempt < attempts) {
+          if (retry(node, pos, a, msg)) {
+            continue;
+          }
+          return cancelled(node, pos, started, usage, a); // interrupted while waiting to retry
         }
         return failed(node, pos, started, usage, a, ErrorCode.NODE_FAILED.code(), msg, Map.of());
       }

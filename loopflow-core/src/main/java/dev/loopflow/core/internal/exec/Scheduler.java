@@ -50,8 +50,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * skipping propagates downstream without special cases. Ready nodes run in definition order as
  * `limits.concurrency` slots free up.
  *
- * Failure, cancellation and timeout all stop dispatching and interrupt running nodes; nodes that never
- * started end as not_run. Every terminal path goes through finish(), which journals the run record.
+ * Failure, cancellation and timeout all stop dispatching and interrupt running nodes, which get a bounded
+ * time to stop (drainInterrupted) before they are recorded as cancelled; nodes that never started end as
+ * not_run. Every terminal path goes through finish(), which journals the run record.
  */
 final class Scheduler implements RunHandle {
   private final String runId;
@@ -185,7 +186,9 @@ final class Scheduler implements RunHandle {
         Future<?> f = executor.submit(() -> inbox.offer(new Completion(id, runner.execute(node))));
         running.put(id, new Running(f, nodeDeadline, node));
       }
-      if (running.isEmpty() && (ready.isEmpty() || stopStatus != null)) {
+      // Once the run is stopping, interrupted nodes get a bounded time to report (drainInterrupted): a node that
+      // ignores its interrupt must not keep the run from ending.
+      if (stopStatus != null || running.isEmpty() && ready.isEmpty()) {
         break;
       }
       Object msg;

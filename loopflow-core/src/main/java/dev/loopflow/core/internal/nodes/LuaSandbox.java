@@ -10,7 +10,6 @@ import org.luaj.vm2.LoadState;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.LuaString;
 import org.luaj.vm2.LuaTable;
-import org.luaj.vm2.LuaThread;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
@@ -33,7 +32,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
  * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
  * Runaway scripts are stopped by a debug count hook
- * installed before `debug` is removed: after `maxInstructions` VM instructions it raises an error. Code is
+ * installed before `debug` is removed: it stops the script once `maxInstructions` VM instructions have run
+ * (checked every HOOK_INTERVAL instructions), or as soon as the node's thread is interrupted. Code is
  * compiled once at load time (the Prototype is immutable); each run only binds it to new globals.
  */
 final class LuaSandbox {
@@ -142,27 +142,55 @@ final class LuaSandbox {
     });
     bindings.forEach((k, v) -> g.set(k, toLua(v)));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
-    LuaThread thread = new LuaThread(g, chunk);
-    Thread caller = Thread.currentThread();
+    // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
+    // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
+    // instructions and enforces the instruction limit. The hook stops the script with an Error, which pcall
+    // cannot catch, so a script cannot swallow its own cancellation or limit.
+    Thread self = Thread.currentThread();
+    long step = Math.min(maxInstructions, HOOK_INTERVAL);
+    long[] executed = {0};
     LuaValue hook = new ZeroArgFunction() {
       @Override
       public LuaValue call() {
-        if (caller.isInterrupted()) {
-          throw new LuaError("interrupted");
+        if (self.isInterrupted()) {
+          throw new Stop(null);
         }
-        throw new LuaError("script exceeded its instruction limit (" + maxInstructions + " instructions)");
+        executed[0] += step;
+        if (executed[0] >= maxInstructions) {
+          throw new Stop("script exceeded its instruction limit (" + maxInstructions + " instructions)");
+        }
+        return NONE;
       }
     };
-    sethook.invoke(LuaValue.varargsOf(new LuaValue[] {thread, hook, LuaValue.EMPTYSTRING,
-        LuaValue.valueOf((int) Math.min(Integer.MAX_VALUE, maxInstructions))}));
-    Varargs result = thread.resume(LuaValue.NIL);
-    if (caller.isInterrupted()) {
+    sethook.invoke(LuaValue.varargsOf(hook, LuaValue.EMPTYSTRING, LuaValue.valueOf((int) step)));
+    Varargs result;
+    try {
+      result = chunk.invoke(LuaValue.NONE);
+    } catch (Stop stop) {
+      if (stop.getMessage() == null) {
+        throw new InterruptedException();
+      }
+      throw new LuaError(stop.getMessage());
+    } catch (LuaError e) {
+      if (self.isInterrupted()) {
+        throw new InterruptedException();
+      }
+      throw new LuaError(cleanError(e.getMessage()));
+    }
+    if (self.isInterrupted()) {
       throw new InterruptedException();
     }
-    if (!result.arg1().toboolean()) {
-      throw new LuaError(cleanError(result.arg(2).tojstring()));
+    return new Result(toJava(result.arg1()), printed.toString());
+  }
+
+  /** How often (in VM instructions) the hook checks for interruption and the instruction limit. */
+  static final long HOOK_INTERVAL = 10_000;
+
+  /** Stops a script from its hook; an Error, so that the script's pcall cannot catch it. */
+  private static final class Stop extends Error {
+    Stop(String message) {
+      super(message, null, false, false);
     }
-    return new Result(toJava(result.arg(2)), printed.toString());
   }
 
   private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");

@@ -11,7 +11,8 @@ import java.util.List;
  * variable ("${LOOPFLOW_ARG_n}", quoted to suit the quoting context it sits in), and the expression is
  * compiled separately. At run time each expression is rendered and passed as that variable's value, so the
  * shell only ever sees the value as data: no word splitting, no globbing, no command substitution, whatever
- * the value holds. {% %} tags stay in the template and keep working.
+ * the value holds. {% %} tags stay in the template and keep working. The quoting context is tracked through
+ * backslash escapes and $( ) command substitutions, which start a fresh context even inside double quotes.
  */
 final class ShellTemplate {
   final Template script;
@@ -30,6 +31,8 @@ final class ShellTemplate {
     StringBuilder out = new StringBuilder();
     List<Template> args = new ArrayList<>();
     char quote = 0;
+    // Quote contexts enclosing each open $( and '(' markers for plain parentheses inside one.
+    java.util.ArrayDeque<Character> parens = new java.util.ArrayDeque<>();
     int i = 0;
     boolean ok = true;
     while (i < source.length()) {
@@ -63,9 +66,35 @@ final class ShellTemplate {
         i = end + 2;
         continue;
       }
+      if (c == '\\' && quote != '\'' && i + 1 < source.length() && !source.startsWith("{{", i + 1)
+          && !source.startsWith("{%", i + 1)) {
+        // An escaped character (\" or \' outside single quotes) neither opens nor closes a quote.
+        out.append(c).append(source.charAt(i + 1));
+        i += 2;
+        continue;
+      }
+      if (quote != '\'' && source.startsWith("$(", i)) {
+        // A command substitution starts a new quoting context, even inside double quotes.
+        parens.push(quote);
+        quote = 0;
+        out.append("$(");
+        i += 2;
+        continue;
+      }
+      if (quote == 0 && !parens.isEmpty() && (c == '(' || c == ')')) {
+        if (c == '(') {
+          parens.push('(');
+        } else {
+          char outer = parens.pop();
+          quote = outer == '(' ? 0 : outer;
+        }
+        out.append(c);
+        i++;
+        continue;
+      }
       if (quote == 0 && (c == '"' || c == '\'')) {
         quote = c;
-      } else if (quote == c && (c == '\'' || source.charAt(i - 1) != '\\')) {
+      } else if (quote == c) {
         quote = 0;
       }
       out.append(c);
