@@ -7,10 +7,7 @@ import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.BranchChooser;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.Usage;
-import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.llm.provider.ChatMessage;
-import dev.loopflow.llm.provider.ChatReply;
-import dev.loopflow.llm.provider.Pricing;
 import java.util.List;
 import java.util.Map;
 
@@ -36,40 +33,21 @@ public final class LlmBranchChooser implements BranchChooser, Loopflow.ServicePr
     prompt.append("\nInput:\n").append(Values.text(value)).append("\n\nAnswer with the branch name on the first "
         + "line, then a short reason.");
     ModelSpec spec = ModelSpec.parse(model, null, ctx.environment());
-    boolean mock = "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
-    String provider = mock ? "mock" : spec.provider();
-    ctx.llm().beforeCall(provider, spec.model());
-    long t0 = System.nanoTime();
-    String text;
-    long in;
-    long out;
-    int attempts = 1;
-    if (mock) {
-      MockLlm.Answer a = MockLlm.answer(ctx, ctx.position().nodeId(), null, prompt.toString());
-      text = a.text().startsWith("[mock]") ? routes.keySet().iterator().next() + "\n(mock: first branch)" : a.text();
-      in = a.inputTokens();
-      out = a.outputTokens();
-    } else {
-      ChatReply reply = LlmHandler.client(provider, ctx.environment()).chat(new ChatCall(spec.model(), null,
-          List.of(new ChatMessage(ChatMessage.Role.USER, prompt.toString())), 0.0, 200, null, null));
-      text = reply.text();
-      in = reply.inputTokens();
-      out = reply.outputTokens();
-      attempts = reply.attempts();
-    }
-    Double cost = mock ? Double.valueOf(0.0) : Pricing.defaults().cost(provider, spec.model(), in, out)
-        .map(java.math.BigDecimal::doubleValue).orElse(null);
-    ctx.llm().afterCall(new NodeContext.LlmCall(provider, spec.model(), in, out, cost, mock, attempts,
-        (System.nanoTime() - t0) / 1_000_000));
+    List<ChatMessage> question = List.of(new ChatMessage(ChatMessage.Role.USER, prompt.toString()));
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, null, question, question, 0.0, 200, null, null);
+    // With no mock script the mock echoes its prompt; for a router that means "take the first branch".
+    String text = r.mock() && r.text().startsWith("[mock]")
+        ? routes.keySet().iterator().next() + "\n(mock: first branch)" : r.text();
+    Usage usage = Usage.ofCall(r.inputTokens(), r.outputTokens(), r.costUsd());
     String first = text.strip().split("\n", 2)[0].strip().replaceAll("^[\"'`*]+|[\"'`*.:]+$", "");
     for (String b : routes.keySet()) {
       if (b.equalsIgnoreCase(first)) {
-        return new Choice(b, text.strip(), Usage.ofCall(in, out, cost));
+        return new Choice(b, text.strip(), usage);
       }
     }
     for (String b : routes.keySet()) {
       if (text.toLowerCase().contains(b.toLowerCase())) {
-        return new Choice(b, text.strip(), Usage.ofCall(in, out, cost));
+        return new Choice(b, text.strip(), usage);
       }
     }
     throw new LoopflowException(ErrorCode.NODE_FAILED, "the model chose no known branch " + routes.keySet()

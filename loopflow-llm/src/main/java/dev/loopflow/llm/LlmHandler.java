@@ -11,21 +11,12 @@ import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.spi.Usage;
-import dev.loopflow.llm.provider.ChatCall;
-import dev.loopflow.llm.provider.ChatClient;
 import dev.loopflow.llm.provider.ChatMessage;
-import dev.loopflow.llm.provider.ChatReply;
-import dev.loopflow.llm.provider.Pricing;
-import dev.loopflow.llm.provider.ProviderException;
-import dev.loopflow.llm.provider.Providers;
-import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code llm}: one chat call. Result fields: {@code text} (alias {@code content}), {@code json} (alias
@@ -34,9 +25,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * value when {@code output_schema} is set and the text otherwise.
  */
 public final class LlmHandler implements NodeHandler {
-  private static final Map<String, ChatClient> CLIENTS = new ConcurrentHashMap<>();
-  private static final Pricing PRICING = Pricing.defaults();
-
   @Override
   public String kind() {
     return "llm";
@@ -114,8 +102,6 @@ public final class LlmHandler implements NodeHandler {
 
   private static NodeOutcome execute(NodeContext ctx, Compiled c) throws Exception {
     ModelSpec spec = ModelSpec.parse(c.model(), c.provider(), ctx.environment());
-    boolean mock = "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
-    String provider = mock ? "mock" : spec.provider();
     String system = c.system() == null ? null : ctx.render(c.system());
     List<ChatMessage> messages = new ArrayList<>();
     NodeContext.Conversation session = c.session() == null ? null : ctx.conversation(c.session());
@@ -136,43 +122,9 @@ public final class LlmHandler implements NodeHandler {
       fresh.add(new ChatMessage(ChatMessage.Role.USER, ctx.render(c.prompt())));
     }
     messages.addAll(fresh);
-    ctx.llm().beforeCall(provider, spec.model());
-    long t0 = System.nanoTime();
-    String text;
-    long in;
-    long out;
-    int attempts = 1;
-    String model = spec.model();
-    if (mock) {
-      StringBuilder all = new StringBuilder();
-      fresh.forEach(m -> all.append(m.content()).append('\n'));
-      MockLlm.Answer a = MockLlm.answer(ctx, ctx.position().nodeId(), c.mock(), all.toString().strip());
-      text = a.text();
-      in = a.inputTokens();
-      out = a.outputTokens();
-    } else {
-      ChatCall call = new ChatCall(spec.model(), system, messages, c.temperature(), c.maxTokens(), c.schemaText(),
-          ctx.remaining() == null ? null : positive(ctx.remaining()));
-      ChatReply reply;
-      try {
-        reply = client(provider, ctx.environment()).chat(call);
-      } catch (ProviderException e) {
-        throw new LoopflowException(ErrorCode.NODE_FAILED, e.getMessage(), ctx.position(), e);
-      } catch (IllegalArgumentException | IllegalStateException e) {
-        throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
-      }
-      text = reply.text() == null ? "" : reply.text();
-      in = reply.inputTokens();
-      out = reply.outputTokens();
-      attempts = reply.attempts();
-      if (reply.model() != null && !reply.model().isBlank()) {
-        model = reply.model();
-      }
-    }
-    Double cost = mock ? Double.valueOf(0.0)
-        : PRICING.cost(provider, spec.model(), in, out).map(BigDecimal::doubleValue).orElse(null);
-    long ms = (System.nanoTime() - t0) / 1_000_000;
-    ctx.llm().afterCall(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts, ms));
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, system, messages, fresh, c.temperature(), c.maxTokens(),
+        c.schemaText(), c.mock());
+    String text = r.text();
     if (session != null) {
       fresh.forEach(m -> session.append(new NodeContext.Conversation.Turn(m.role().name().toLowerCase(), m.content())));
       session.append(new NodeContext.Conversation.Turn("assistant", text));
@@ -194,19 +146,15 @@ public final class LlmHandler implements NodeHandler {
     fields.put("content", text);
     fields.put("json", json);
     fields.put("structuredOutput", json);
-    fields.put("provider", provider);
-    fields.put("model", model);
-    fields.put("mock", mock);
+    fields.put("provider", r.provider());
+    fields.put("model", r.model());
+    fields.put("mock", r.mock());
     Map<String, Object> usage = new LinkedHashMap<>();
-    usage.put("input_tokens", in);
-    usage.put("output_tokens", out);
-    usage.put("cost_usd", cost);
+    usage.put("input_tokens", r.inputTokens());
+    usage.put("output_tokens", r.outputTokens());
+    usage.put("cost_usd", r.costUsd());
     fields.put("usage", usage);
-    return new NodeOutcome(c.schema() != null ? json : text, fields, Usage.ofCall(in, out, cost), null);
-  }
-
-  private static Duration positive(Duration d) {
-    return d.isNegative() || d.isZero() ? Duration.ofMillis(1) : d;
+    return new NodeOutcome(c.schema() != null ? json : text, fields, Usage.ofCall(r.inputTokens(), r.outputTokens(), r.costUsd()), null);
   }
 
   private static ChatMessage.Role role(String r) {
@@ -215,12 +163,6 @@ public final class LlmHandler implements NodeHandler {
       case "system" -> ChatMessage.Role.SYSTEM;
       default -> ChatMessage.Role.USER;
     };
-  }
-
-  static ChatClient client(String provider, Map<String, String> env) {
-    String key = provider + "|" + env.getOrDefault(provider.toUpperCase() + "_BASE_URL", "") + "|"
-        + Integer.toHexString(env.getOrDefault(provider.toUpperCase() + "_API_KEY", "").hashCode());
-    return CLIENTS.computeIfAbsent(key, k -> Providers.fromEnvironment(provider, env));
   }
 
   /** The reply as JSON when it is JSON (a ```json fenced block counts), else null. */
