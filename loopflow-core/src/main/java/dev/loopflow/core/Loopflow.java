@@ -97,6 +97,37 @@ public final class Loopflow {
     }
   }
 
+  /**
+   * Continues a paused run of {@code workflow} (the same workflow it started with), answering the gate it waits
+   * at with {@code input} (may be null when it waits for nothing). Returns at once, like {@link #start}.
+   */
+  public RunHandle resume(Workflow workflow, String runId, String input, RunOptions options) {
+    dev.loopflow.core.store.RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
+        ErrorCode.USAGE, "no run '" + runId + "' in this store"));
+    if (rec.status() == dev.loopflow.core.run.RunStatus.COMPLETED
+        || rec.status() == dev.loopflow.core.run.RunStatus.CANCELLED) {
+      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' is " + rec.status().json()
+          + " and cannot be resumed");
+    }
+    String hash = dev.loopflow.core.internal.exec.Hashes.sha256(workflow.source());
+    if (rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
+      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' started from a different version of "
+          + "workflow '" + rec.workflow() + "'; resume it with the workflow it started with");
+    }
+    return engine.resume(workflow, rec, input, options);
+  }
+
+  /** Resumes with the run's journaled workflow source and default options. */
+  public RunHandle resume(String runId, String input) {
+    dev.loopflow.core.store.RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
+        ErrorCode.USAGE, "no run '" + runId + "' in this store"));
+    if (rec.source() == null) {
+      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' was built in code; pass its Workflow to "
+          + "resume(workflow, runId, input, options)");
+    }
+    return resume(parse(rec.source(), rec.file()), runId, input, RunOptions.builder().build());
+  }
+
   public RunResult run(Workflow workflow, Map<String, ?> inputs) {
     return run(workflow, RunOptions.builder().inputs(inputs).build());
   }

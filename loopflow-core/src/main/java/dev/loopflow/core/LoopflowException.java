@@ -40,4 +40,9 @@ public class LoopflowException extends RuntimeException {
   public String nodeId() {
     return position == null ? null : position.nodeId();
   }
+
+  /** Code-specific data as it appears in a run's error object (e.g. a loop edge's endpoints); empty by default. */
+  public java.util.Map<String, Object> details() {
+    return java.util.Map.of();
+  }
 }

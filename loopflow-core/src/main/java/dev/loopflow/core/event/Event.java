@@ -82,4 +82,47 @@ public sealed interface Event {
       return "llm.call";
     }
   }
+
+  /** A loop begins (before its first pass, or before its condition is first tested). */
+  record LoopStarted(String runId, long seq, Instant at, NodePosition node, String construct, int max)
+      implements Event {
+    public String type() {
+      return "loop.started";
+    }
+  }
+
+  /**
+   * A pass begins. {@code iteration} is 1-based; {@code index} (0-based) and {@code total} are 000's names for
+   * the same facts. {@code conditionResult} is the while_loop condition that admitted this pass (null for other
+   * constructs); {@code item} marks an iterator's item pass.
+   */
+  record LoopIteration(String runId, long seq, Instant at, NodePosition node, String construct, int iteration,
+      int index, int max, int total, String inputPreview, Boolean conditionResult) implements Event {
+    public String type() {
+      return "loop.iteration";
+    }
+  }
+
+  /** 001's loop-back: the loop edge from {@code edgeFrom} to {@code edgeTo} fired for the {@code iteration}th time. */
+  record LoopIterate(String runId, long seq, Instant at, NodePosition node, String edgeFrom, String edgeTo,
+      int iteration, int maxIterations) implements Event {
+    public String type() {
+      return "loop.iterate";
+    }
+  }
+
+  /** A loop ended, normally or not: passes run, why, and what all its passes cost. */
+  record LoopCompleted(String runId, long seq, Instant at, NodePosition node, String construct, int iterationsRun,
+      String exitReason, long inputTokens, long outputTokens, Double costUsd, int llmCalls) implements Event {
+    public String type() {
+      return "loop.completed";
+    }
+  }
+
+  /** The run stopped to wait for a person (an interactive loop gate or an approval). */
+  record RunPaused(String runId, long seq, Instant at, NodePosition node, String message) implements Event {
+    public String type() {
+      return "run.paused";
+    }
+  }
 }

@@ -85,4 +85,28 @@ public final class Values {
     }
     return current;
   }
+
+  /** A value's JSON type with an article, for messages: "an array", "a string", "null". */
+  public static String describe(Object value) {
+    Object v = plain(value);
+    if (v == null) {
+      return "null";
+    }
+    if (v instanceof String) {
+      return "a string";
+    }
+    if (v instanceof java.util.List<?>) {
+      return "an array";
+    }
+    if (v instanceof Map<?, ?>) {
+      return "an object";
+    }
+    if (v instanceof Boolean) {
+      return "a boolean";
+    }
+    if (v instanceof Number) {
+      return "a number";
+    }
+    return "a " + v.getClass().getSimpleName();
+  }
 }

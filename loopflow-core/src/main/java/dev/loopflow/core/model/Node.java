@@ -30,7 +30,7 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
   }
 
   /** What a node does. */
-  public sealed interface Body permits Work, Router, Cancel, Input, Output {}
+  public sealed interface Body permits Work, Router, Cancel, Input, Output, Loop, Marker {}
 
   /** A node implemented by a handler. */
   public record Work(NodeProgram program) implements Body {}
@@ -59,4 +59,22 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
 
   /** 000's output marker: passes its value through and marks the workflow's result. */
   public record Output(Template value) implements Body {}
+
+  /**
+   * A loop node: {@code loop} (000), {@code while_loop} (003), {@code loop_group} (004) or {@code iterator}.
+   * {@code body} holds the nested body of while_loop and loop_group; the graph-form constructs (loop, iterator)
+   * take their body from the edges between them and their paired exit/aggregator, so theirs is empty.
+   *
+   * @param input first pass's {@code loop.input}; null = the output of the node feeding the loop
+   * @param budget spending limit over all passes of this loop; {@link Budget#NONE} when absent
+   */
+  public record Loop(LoopConfig config, int maxIterations, Edge.OnExhausted onExhausted, Budget budget,
+      Template input, List<Node> body) implements Body {
+    public Loop {
+      body = List.copyOf(body);
+    }
+  }
+
+  /** 000's exit and aggregator markers: pass the paired loop's result through. */
+  public record Marker(String pairedWith) implements Body {}
 }

@@ -1,8 +1,8 @@
 package dev.loopflow.core.run;
 
-/** A node's status in a run result; every node of the workflow has one. */
+/** A node's status in a run result; every node of the workflow has one. {@code PAUSED}: waiting for a person. */
 public enum NodeStatus {
-  COMPLETED, FAILED, SKIPPED, CANCELLED, NOT_RUN;
+  COMPLETED, FAILED, SKIPPED, CANCELLED, NOT_RUN, PAUSED;
 
   public String json() {
     return name().toLowerCase(java.util.Locale.ROOT);

@@ -9,7 +9,15 @@ import java.util.Map;
  * every node of the workflow in definition order, each with at least its {@code status}.
  */
 public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
-    Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
+    Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Pause pause) {
+
+  /** Where a paused run waits (a position path such as {@code fix[2].gate}) and what it asks the person. */
+  public record Pause(String at, String message) {}
+
+  public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
+      Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
+    this(runId, status, output, state, nodes, usage, error, null);
+  }
 
   /** The SPEC §9 JSON object as plain maps, ready for Jackson. */
   public Map<String, Object> toJson() {
@@ -32,6 +40,10 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
       e.put("code", error.code());
       e.put("message", error.message());
       e.put("node", error.node());
+      if (error.path() != null && !error.path().equals(error.node())) {
+        e.put("path", error.path());
+      }
+      e.putAll(error.details());
       m.put("error", e);
     }
     return m;

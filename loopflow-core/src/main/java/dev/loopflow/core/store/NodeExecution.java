@@ -6,7 +6,11 @@ import dev.loopflow.core.spi.Usage;
 import java.time.Instant;
 import java.util.Map;
 
-/** One execution of one node at one position: its result fields, usage and error. */
+/**
+ * One execution of one node at one position: its result fields, usage and error, and what it merged into the
+ * run's {@code state} ({@code statePatch}, null when nothing), which is what a resumed run needs to restore it
+ * without running it again.
+ */
 public record NodeExecution(String runId, NodePosition position, String kind, NodeStatus status, int attempts,
     Instant startedAt, Instant finishedAt, Map<String, Object> result, Usage usage, String errorCode,
-    String errorMessage) {}
+    String errorMessage, Map<String, Object> statePatch) {}

@@ -42,9 +42,10 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void coderReviewerOf001ReportsOnlyThatLoopEdgesAreNotSupportedYet() {
-    assertThat(problems("001_coder_reviewer.yaml")).containsExactly(
-        "seeds/001_coder_reviewer.yaml:36:11: edges[1].type: loop edges are not supported yet");
+  void coderReviewerOf001LoadsWithItsLoopEdgeAsWritten() {
+    Workflow wf = engine.parse(seed("001_coder_reviewer.yaml"), "seeds/001_coder_reviewer.yaml");
+    assertThat(wf.edges()).filteredOn(e -> e.isLoop()).singleElement()
+        .satisfies(e -> assertThat(e.maxIterations()).isEqualTo(3));
   }
 
   @Test
@@ -66,21 +67,27 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void whileLoopBasicOf003ReportsOnlyTheUnsupportedKindWithItsLocation() {
-    assertThat(problems("003_while_loop_basic.yaml")).containsExactly(
-        "seeds/003_while_loop_basic.yaml:5:11: nodes.count_loop: node kind 'while_loop' is not supported yet");
+  void whileLoopBasicOf003RunsToCountThree() {
+    Workflow wf = engine.parse(seed("003_while_loop_basic.yaml"), "seeds/003_while_loop_basic.yaml");
+    RunResult r = engine.run(wf, Map.of("count", 0));
+    assertThat(r.error()).isNull();
+    assertThat(r.state()).containsEntry("count", 3L);
+    assertThat(r.nodes().get("count_loop")).containsEntry("exit_reason", "condition_false").containsEntry("count", 3);
   }
 
   @Test
-  void whileLoopMaxIterationsOf003ReportsOnlyTheUnsupportedKind() {
-    assertThat(problems("003_while_loop_max_iterations.yaml")).containsExactly(
-        "seeds/003_while_loop_max_iterations.yaml:5:11: nodes.never_ends: node kind 'while_loop' is not supported yet");
+  void whileLoopMaxIterationsOf003FailsAtTheBoundAsItsCompletionNotesSay() {
+    Workflow wf = engine.parse(seed("003_while_loop_max_iterations.yaml"), "seeds/003_while_loop_max_iterations.yaml");
+    RunResult r = engine.run(wf, Map.of());
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().code()).isEqualTo("max_iterations_exceeded");
+    assertThat(r.error().message()).contains("while_loop 'never_ends' exceeded max_iterations (5)");
+    assertThat(r.state()).containsEntry("iterations", 5L);
   }
 
   @Test
-  void refineUntilValidOf003ReportsTheUnsupportedKindAndItsMissingNode() {
+  void refineUntilValidOf003ReportsOnlyItsMissingNode() {
     assertThat(problems("003_refine_until_valid.yaml")).containsExactly(
-        "seeds/003_refine_until_valid.yaml:5:11: nodes.refine_until_valid: node kind 'while_loop' is not supported yet",
         "seeds/003_refine_until_valid.yaml:31:9: edges[1].to: unknown node 'use_result'",
         "seeds/003_refine_until_valid.yaml:32:11: edges[2].from: unknown node 'use_result'");
   }

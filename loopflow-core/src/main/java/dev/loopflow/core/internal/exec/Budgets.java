@@ -12,13 +12,23 @@ import dev.loopflow.core.spi.Usage;
  */
 final class Budgets {
   private final Budget budget;
+  private final String owner;
   private Usage used = Usage.NONE;
 
   Budgets(Budget budget) {
+    this(budget, null);
+  }
+
+  /** A loop's budget: {@code owner} names the loop in the error. */
+  Budgets(Budget budget, String owner) {
     this.budget = budget;
+    this.owner = owner;
   }
 
   synchronized void beforeCall(NodePosition at) {
+    if (budget.isEmpty()) {
+      return;
+    }
     if (budget.maxLlmCalls() != null && used.llmCalls() + 1 > budget.maxLlmCalls()) {
       throw exceeded("max_llm_calls " + budget.maxLlmCalls() + " reached (" + used.llmCalls() + " calls made)", at);
     }
@@ -39,8 +49,8 @@ final class Budgets {
     return used;
   }
 
-  private static LoopflowException exceeded(String what, NodePosition at) {
-    return new LoopflowException(ErrorCode.BUDGET_EXCEEDED, "budget exceeded: " + what + "; the next LLM call in '"
-        + at.path() + "' was not made", at);
+  private LoopflowException exceeded(String what, NodePosition at) {
+    return new LoopflowException(ErrorCode.BUDGET_EXCEEDED, (owner == null ? "budget exceeded: " : "budget of "
+        + owner + " exceeded: ") + what + "; the next LLM call in '" + at.path() + "' was not made", at);
   }
 }

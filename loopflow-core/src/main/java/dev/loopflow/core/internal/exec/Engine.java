@@ -3,7 +3,10 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import java.util.List;
 import java.time.Clock;
 import java.util.Map;
 import java.util.UUID;
@@ -26,8 +29,27 @@ public final class Engine {
 
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options) {
     String runId = options.runId() != null ? options.runId() : newRunId();
-    Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor);
+    Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
+        RunContext.Replay.NONE, 0);
     Thread.ofVirtual().name("loopflow-run-" + runId).start(scheduler::run);
+    return scheduler;
+  }
+
+  /**
+   * Continues a paused (or interrupted) run from its journal: executions that completed are restored, not
+   * repeated, and {@code input} answers the gate the run paused at. The caller checks that {@code workflow} is
+   * the one the run started with.
+   */
+  public RunHandle resume(Workflow workflow, RunRecord run, String input, RunOptions options) {
+    List<NodeExecution> rows = store.nodeExecutions(run.runId());
+    long lastSeq = 0;
+    for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
+      lastSeq = Math.max(lastSeq, e.seq());
+    }
+    RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input);
+    Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options, store, services, clock,
+        executor, run, replay, lastSeq);
+    Thread.ofVirtual().name("loopflow-run-" + run.runId()).start(scheduler::run);
     return scheduler;
   }
 

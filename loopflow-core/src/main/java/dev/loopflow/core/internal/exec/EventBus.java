@@ -15,10 +15,17 @@ final class EventBus {
   private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
   private final Clock clock;
   private long seq;
+  private boolean closed;
 
-  EventBus(Clock clock, List<EventListener> initial) {
+  EventBus(Clock clock, List<EventListener> initial, long lastSeq) {
     this.clock = clock;
+    this.seq = lastSeq;
     listeners.addAll(initial);
+  }
+
+  /** After the run has finished nothing more is published: a node that ignored its interrupt stays silent. */
+  synchronized void close() {
+    closed = true;
   }
 
   void subscribe(EventListener l) {
@@ -30,6 +37,9 @@ final class EventBus {
   }
 
   synchronized void publish(Factory factory) {
+    if (closed) {
+      return;
+    }
     Event e = factory.make(++seq, clock.instant());
     for (EventListener l : listeners) {
       try {

@@ -9,115 +9,159 @@ import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
-import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.spi.BranchChooser;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
-import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.run.RunError;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 /**
  * Executes one node: retries, the exhaustive dispatch over node bodies, result shaping, state updates,
  * events and the journal row. Runs on the node's virtual thread.
  */
 final class NodeRunner {
-  private final String runId;
-  private final Workflow workflow;
-  private final RunState state;
-  private final EventBus bus;
-  private final Budgets budgets;
-  private final RunOptions options;
-  private final Map<Class<?>, Object> services;
-  private final RunStore store;
-  private final Supplier<Instant> deadline;
+  private final RunContext ctx;
 
-  /** How a node execution ended, as reported to the coordinator. */
+  /** How a unit's execution ended, as reported to its coordinator. */
   sealed interface Outcome {
+    /** {@code cancelRun}: a cancel node asks to end the run, with this reason. */
     record Completed(String cancelRun) implements Outcome {}
 
-    record Failed(String code, String message, boolean allowed) implements Outcome {}
+    record Failed(RunError error, boolean allowed) implements Outcome {}
 
-    record Cancelled() implements Outcome {}
+    /** Interrupted, or a body ended the run as cancelled ({@code error} says where; null when interrupted). */
+    record Cancelled(RunError error) implements Outcome {}
+
+    /** The run paused inside this unit (an interactive loop gate); nothing after it ran. */
+    record Paused() implements Outcome {}
   }
 
-  NodeRunner(String runId, Workflow workflow, RunState state, EventBus bus, Budgets budgets, RunOptions options,
-      Map<Class<?>, Object> services, AtomicInteger steps, RunStore store, Supplier<Instant> deadline) {
-    this.runId = runId;
-    this.workflow = workflow;
-    this.state = state;
-    this.bus = bus;
-    this.budgets = budgets;
-    this.options = options;
-    this.services = services;
-    this.store = store;
-    this.deadline = deadline;
+  NodeRunner(RunContext ctx) {
+    this.ctx = ctx;
   }
 
-  Outcome execute(Node node) {
-    NodePosition pos = NodePosition.top(node.id());
-    Instant started = bus.now();
-    int attempts = node.retry().maxAttempts();
+  Outcome execute(Node node, Frame frame, ExecGraph graph) {
+    NodePosition pos = frame.position(node.id());
+    NodeExecution replayed = ctx.replay.row(pos);
+    if (replayed != null && !(node.body() instanceof Node.Loop) && restore(node, frame, replayed)) {
+      return replayed.status() == NodeStatus.COMPLETED ? new Outcome.Completed(null)
+          : new Outcome.Failed(new RunError(replayed.errorCode(), replayed.errorMessage(), node.id(), pos.path(),
+              Map.of()), true);
+    }
+    Instant started = ctx.bus.now();
+    int attempts = node.body() instanceof Node.Loop ? 1 : node.retry().maxAttempts();
     Usage usage = Usage.NONE;
     for (int attempt = 1; ; attempt++) {
       int a = attempt;
-      bus.publish((seq, at) -> new Event.NodeStarted(runId, seq, at, pos, node.kind(), a));
-      NodeContextImpl ctx = new NodeContextImpl(pos, state.scope());
+      if (!(node.body() instanceof Node.Loop) || replayed == null) {
+        ctx.bus.publish((seq, at) -> new Event.NodeStarted(ctx.runId, seq, at, pos, node.kind(), a));
+      }
+      NodeContextImpl nctx = new NodeContextImpl(pos, frame, ctx.state.scope(frame));
       try {
-        Shaped shaped = run(node, ctx);
-        usage = usage.plus(ctx.usage());
+        Shaped shaped = run(node, nctx, frame, graph);
+        usage = usage.plus(nctx.usage()).plus(shaped.innerUsage);
         Map<String, Object> result = shaped.result;
         result.put("status", NodeStatus.COMPLETED.json());
         Object stateValue = node.kind().equals("llm") ? Values.plain(result) : shaped.output;
-        state.complete(node.id(), result, shaped.statePatch, node.stateKey(), stateValue, NodeStatus.COMPLETED);
-        long ms = Duration.between(started, bus.now()).toMillis();
+        ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(), stateValue,
+            NodeStatus.COMPLETED);
+        long ms = Duration.between(started, ctx.bus.now()).toMillis();
         Usage u = usage;
-        bus.publish((seq, at) -> new Event.NodeCompleted(runId, seq, at, pos, node.kind(), ms,
+        ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
             preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
-        journal(node, pos, NodeStatus.COMPLETED, a, started, result, u, null, null);
+        if (replayed == null) {
+          journal(node, pos, NodeStatus.COMPLETED, a, started, result, u, null, null, shaped.statePatch);
+        }
         return new Outcome.Completed(shaped.cancelRun);
+      } catch (LoopRunner.Paused p) {
+        return new Outcome.Paused();
+      } catch (LoopRunner.BodyStopped b) {
+        usage = usage.plus(nctx.usage()).plus(b.usage());
+        return stopped(node, pos, frame, started, usage, b);
       } catch (InterruptedException e) {
-        return cancelled(node, pos, started, usage.plus(ctx.usage()), a);
+        return cancelled(node, pos, frame, started, usage.plus(nctx.usage()), a);
       } catch (LoopflowException e) {
-        usage = usage.plus(ctx.usage());
+        usage = usage.plus(nctx.usage());
         if (e.code() == ErrorCode.CANCELLED || Thread.currentThread().isInterrupted()) {
-          return cancelled(node, pos, started, usage, a);
+          return cancelled(node, pos, frame, started, usage, a);
         }
         if (e.code() != ErrorCode.BUDGET_EXCEEDED && attempt < attempts) {
           if (retry(node, pos, a, e.getMessage())) {
             continue;
           }
-          return cancelled(node, pos, started, usage, a); // interrupted while waiting to retry
+          return cancelled(node, pos, frame, started, usage, a); // interrupted while waiting to retry
         }
-        return failed(node, pos, started, usage, a, e.code().code(), e.getMessage(),
-            e instanceof dev.loopflow.core.NodeFailedException nfe ? nfe.partialResult() : Map.of());
+        return failed(node, pos, frame, started, usage, a, e.code().code(), e.getMessage(),
+            e instanceof dev.loopflow.core.NodeFailedException nfe ? nfe.partialResult() : Map.of(), e.details());
       } catch (Exception | Error e) {
         // Errors too (an AssertionError in a Java node, a library's Error): a node that ends without an outcome
-        // would leave the scheduler waiting for it forever.
-        usage = usage.plus(ctx.usage());
+        // would leave its coordinator waiting for it forever.
+        usage = usage.plus(nctx.usage());
         if (Thread.currentThread().isInterrupted()) {
-          return cancelled(node, pos, started, usage, a);
+          return cancelled(node, pos, frame, started, usage, a);
         }
         String msg = e.getMessage() == null ? e.toString() : e.getMessage();
         if (attempt < attempts) {
           if (retry(node, pos, a, msg)) {
             continue;
           }
-          return cancelled(node, pos, started, usage, a); // interrupted while waiting to retry
+          return cancelled(node, pos, frame, started, usage, a); // interrupted while waiting to retry
         }
-        return failed(node, pos, started, usage, a, ErrorCode.NODE_FAILED.code(), msg, Map.of());
+        return failed(node, pos, frame, started, usage, a, ErrorCode.NODE_FAILED.code(), msg, Map.of(), Map.of());
       }
     }
   }
 
+  /** Restores a journaled execution instead of running it again. False when it cannot be restored. */
+  private boolean restore(Node node, Frame frame, NodeExecution row) {
+    if (row.status() == NodeStatus.FAILED && !node.allowFailure()) {
+      return false; // a failure that failed the run: run it again
+    }
+    Map<String, Object> result = new LinkedHashMap<>(row.result());
+    Object output = result.get("output");
+    Object stateValue = node.kind().equals("llm") ? Values.plain(result) : output;
+    if (row.status() == NodeStatus.COMPLETED) {
+      ctx.state.complete(frame, node.id(), result, row.statePatch(), node.stateKey(), stateValue,
+          NodeStatus.COMPLETED);
+    } else {
+      frame.mark(node.id(), NodeStatus.FAILED, result);
+    }
+    for (Budgets b : frame.budgets) {
+      b.add(row.usage());
+    }
+    return true;
+  }
+
+  /** A loop whose body failed, was cancelled or hit its bound. */
+  private Outcome stopped(Node node, NodePosition pos, Frame frame, Instant started, Usage usage,
+      LoopRunner.BodyStopped b) {
+    Map<String, Object> result = new LinkedHashMap<>(b.partial());
+    long ms = Duration.between(started, ctx.bus.now()).toMillis();
+    if (b.cancelled()) {
+      result.put("status", NodeStatus.CANCELLED.json());
+      frame.mark(node.id(), NodeStatus.CANCELLED, result);
+      ctx.bus.publish((seq, at) -> new Event.NodeCancelled(ctx.runId, seq, at, pos, node.kind()));
+      journal(node, pos, NodeStatus.CANCELLED, 1, started, result, usage, "cancelled", "cancelled", null);
+      return new Outcome.Cancelled(b.error());
+    }
+    RunError e = b.error();
+    result.put("status", NodeStatus.FAILED.json());
+    result.put("error", errorMap(e.code(), e.message()));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
+    ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, e.code(),
+        e.message(), node.allowFailure()));
+    journal(node, pos, NodeStatus.FAILED, 1, started, result, usage, e.code(), e.message(), null);
+    return new Outcome.Failed(e, node.allowFailure());
+  }
+
   private boolean retry(Node node, NodePosition pos, int attempt, String message) {
-    bus.publish((seq, at) -> new Event.NodeRetrying(runId, seq, at, pos, node.kind(), attempt + 1, message));
+    ctx.bus.publish((seq, at) -> new Event.NodeRetrying(ctx.runId, seq, at, pos, node.kind(), attempt + 1, message));
     try {
       Thread.sleep(node.retry().delay().toMillis());
       return true;
@@ -127,54 +171,85 @@ final class NodeRunner {
     }
   }
 
-  private Outcome failed(Node node, NodePosition pos, Instant started, Usage usage, int attempts, String code,
-      String message, Map<String, Object> partial) {
-    String full = node.kind() + " node '" + node.id() + "' failed: " + message;
+  private Outcome failed(Node node, NodePosition pos, Frame frame, Instant started, Usage usage, int attempts,
+      String code, String message, Map<String, Object> partial, Map<String, Object> details) {
+    String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", NodeStatus.FAILED.json());
     partial.forEach((k, v) -> result.put(k, Values.plain(v)));
-    result.put("error", Map.of("code", code, "message", message));
-    state.mark(node.id(), NodeStatus.FAILED, result);
-    long ms = Duration.between(started, bus.now()).toMillis();
-    bus.publish((seq, at) -> new Event.NodeFailed(runId, seq, at, pos, node.kind(), ms, code, message,
+    result.put("error", errorMap(code, message));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
+    long ms = Duration.between(started, ctx.bus.now()).toMillis();
+    ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, code, message,
         node.allowFailure()));
-    journal(node, pos, NodeStatus.FAILED, attempts, started, result, usage, code, message);
-    return new Outcome.Failed(code, code.equals(ErrorCode.NODE_FAILED.code()) ? full : message, node.allowFailure());
+    journal(node, pos, NodeStatus.FAILED, attempts, started, result, usage, code, message, null);
+    return new Outcome.Failed(new RunError(code, code.equals(ErrorCode.NODE_FAILED.code()) ? full : message,
+        node.id(), pos.path(), details), node.allowFailure());
   }
 
-  private Outcome cancelled(Node node, NodePosition pos, Instant started, Usage usage, int attempts) {
-    recordCancelled(node);
+  private static Map<String, Object> errorMap(String code, String message) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("code", code);
+    m.put("message", message);
+    return m;
+  }
+
+  private Outcome cancelled(Node node, NodePosition pos, Frame frame, Instant started, Usage usage, int attempts) {
+    recordCancelled(node, frame);
     journal(node, pos, NodeStatus.CANCELLED, attempts, started, Map.of("status", "cancelled"), usage, "cancelled",
-        "cancelled while running");
-    return new Outcome.Cancelled();
+        "cancelled while running", null);
+    return new Outcome.Cancelled(null);
   }
 
-  void recordCancelled(Node node) {
-    if (state.status(node.id()) == null) {
-      state.mark(node.id(), NodeStatus.CANCELLED, Map.of("status", "cancelled"));
-      bus.publish((seq, at) -> new Event.NodeCancelled(runId, seq, at, NodePosition.top(node.id()), node.kind()));
+  void recordCancelled(Node node, Frame frame) {
+    if (frame.ownStatus(node.id()) == null || frame.ownStatus(node.id()) == NodeStatus.PAUSED) {
+      frame.mark(node.id(), NodeStatus.CANCELLED, Map.of("status", "cancelled"));
+      NodePosition pos = frame.position(node.id());
+      ctx.bus.publish((seq, at) -> new Event.NodeCancelled(ctx.runId, seq, at, pos, node.kind()));
     }
   }
 
-  void recordTimeout(Node node, String message) {
+  void recordTimeout(Node node, Frame frame, String message) {
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", NodeStatus.FAILED.json());
-    result.put("error", Map.of("code", ErrorCode.TIMEOUT.code(), "message", message));
-    state.mark(node.id(), NodeStatus.FAILED, result);
-    bus.publish((seq, at) -> new Event.NodeFailed(runId, seq, at, NodePosition.top(node.id()), node.kind(), 0,
+    result.put("error", errorMap(ErrorCode.TIMEOUT.code(), message));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
+    NodePosition pos = frame.position(node.id());
+    ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), 0,
         ErrorCode.TIMEOUT.code(), message, node.allowFailure()));
   }
 
-  private void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
-      Map<String, Object> result, Usage usage, String code, String message) {
-    store.recordNodeExecution(new NodeExecution(runId, pos, node.kind(), status, attempts, started, bus.now(),
-        result, usage, code, message));
+  /** A node whose edge or {@code when} condition threw: recorded as failed, never silently skipped. */
+  void recordConditionFailure(Node node, Frame frame, String message) {
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("status", NodeStatus.FAILED.json());
+    result.put("error", errorMap(ErrorCode.NODE_FAILED.code(), message));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
+    NodePosition pos = frame.position(node.id());
+    ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), 0,
+        ErrorCode.NODE_FAILED.code(), message, false));
   }
 
-  private record Shaped(Map<String, Object> result, Object output, Map<String, Object> statePatch,
-      String cancelRun) {}
+  void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
+      Map<String, Object> result, Usage usage, String code, String message, Map<String, Object> statePatch) {
+    ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), status, attempts, started, ctx.bus.now(), result,
+        usage, code, message, statePatch == null ? null : castMap(Values.plain(statePatch))));
+  }
 
-  private Shaped run(Node node, NodeContextImpl ctx) throws Exception {
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> castMap(Object o) {
+    return (Map<String, Object>) o;
+  }
+
+  /** A node's shaped result; {@code innerUsage}: what a loop's body spent (not counted in the loop's own context). */
+  record Shaped(Map<String, Object> result, Object output, Map<String, Object> statePatch, String cancelRun,
+      Usage innerUsage) {
+    Shaped(Map<String, Object> result, Object output, Map<String, Object> statePatch, String cancelRun) {
+      this(result, output, statePatch, cancelRun, Usage.NONE);
+    }
+  }
+
+  private Shaped run(Node node, NodeContextImpl ctx, Frame frame, ExecGraph graph) throws Exception {
     return switch (node.body()) {
       case Node.Work w -> {
         NodeOutcome o = w.program().execute(ctx);
@@ -190,7 +265,20 @@ final class NodeRunner {
         }
         yield new Shaped(result, out, o.statePatch(), null);
       }
-      case Node.Router r -> router(node, r, ctx);
+      case Node.Router r -> router(node, r, ctx, frame, graph);
+      case Node.Loop l -> this.ctx.loops.node(node, l, frame, graph, ctx);
+      case Node.Marker m -> {
+        Map<String, Object> loopResult = frame.result(m.pairedWith());
+        Map<String, Object> result = new LinkedHashMap<>();
+        if (loopResult != null) {
+          loopResult.forEach((k, v) -> {
+            if (!k.equals("status")) {
+              result.put(k, v);
+            }
+          });
+        }
+        yield new Shaped(result, result.get("output"), null, null);
+      }
       case Node.Cancel c -> {
         String reason = c.reason() == null ? "cancelled by node '" + node.id() + "'" : ctx.render(c.reason());
         Map<String, Object> result = new LinkedHashMap<>();
@@ -199,13 +287,13 @@ final class NodeRunner {
         yield new Shaped(result, reason, null, reason);
       }
       case Node.Input in -> {
-        Object v = in.value() == null ? state.inputs : ctx.evaluate(in.value());
+        Object v = in.value() == null ? this.ctx.state.inputs : ctx.evaluate(in.value());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("output", Values.plain(v));
         yield new Shaped(result, Values.plain(v), null, null);
       }
       case Node.Output out -> {
-        Object v = out.value() == null ? feedingOutput(node, ctx) : ctx.evaluate(out.value());
+        Object v = out.value() == null ? feedingOutput(node, frame, graph) : ctx.evaluate(out.value());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("output", Values.plain(v));
         yield new Shaped(result, Values.plain(v), null, null);
@@ -213,8 +301,8 @@ final class NodeRunner {
     };
   }
 
-  private Shaped router(Node node, Node.Router r, NodeContextImpl ctx) {
-    Object value = r.value() == null ? feedingOutput(node, ctx) : ctx.evaluate(r.value());
+  private Shaped router(Node node, Node.Router r, NodeContextImpl ctx, Frame frame, ExecGraph graph) {
+    Object value = r.value() == null ? feedingOutput(node, frame, graph) : ctx.evaluate(r.value());
     String branch = null;
     String reason = null;
     if (r.byLlm()) {
@@ -240,7 +328,7 @@ final class NodeRunner {
       }
     }
     String chosen = branch;
-    bus.publish((seq, at) -> new Event.RouterSelected(runId, seq, at, ctx.position(), chosen));
+    this.ctx.bus.publish((seq, at) -> new Event.RouterSelected(this.ctx.runId, seq, at, ctx.position(), chosen));
     Map<String, Object> result = new LinkedHashMap<>();
     Map<String, Object> output = new LinkedHashMap<>();
     output.put("selectedBranch", branch);
@@ -254,51 +342,45 @@ final class NodeRunner {
     return new Shaped(result, output, null, null);
   }
 
-  /** The output of the node feeding this one: its first completed predecessor, else the run's input. */
-  private Object feedingOutput(Node node, NodeContextImpl ctx) {
-    for (String dep : predecessors(node)) {
-      Map<String, Object> r = state.result(dep);
+  /**
+   * The output of the node feeding this one: its first completed predecessor (a router contributes its value);
+   * in a loop body with no such predecessor, the pass's {@code loop.input}; else the run's input.
+   */
+  Object feedingOutput(Node node, Frame frame, ExecGraph graph) {
+    for (ExecGraph.Incoming in : graph.incoming(node.id())) {
+      if (in.from().equals(graph.entry())) {
+        break;
+      }
+      Map<String, Object> r = frame.result(in.from());
       if (r != null && "completed".equals(r.get("status"))) {
-        return r.get("output");
+        return r.containsKey("selectedBranch") ? r.get("value") : r.get("output");
       }
     }
-    return state.inputs;
-  }
-
-  private java.util.List<String> predecessors(Node node) {
-    java.util.List<String> out = new java.util.ArrayList<>(node.dependsOn());
-    for (var e : workflow.edges()) {
-      if (!e.isLoop() && e.to().equals(node.id()) && !e.from().equals("__start__")) {
-        out.add(e.from());
-      }
+    Map<String, Object> loop = frame.loopVars();
+    if (loop != null) {
+      return loop.get("input");
     }
-    if (out.isEmpty()) {
-      int idx = workflow.nodes().indexOf(node);
-      boolean declared = workflow.nodes().stream().anyMatch(n -> !n.dependsOn().isEmpty())
-          || workflow.edges().stream().anyMatch(e -> !e.isLoop());
-      if (!declared && idx > 0) {
-        out.add(workflow.nodes().get(idx - 1).id());
-      }
-    }
-    return out;
+    return ctx.state.inputs;
   }
 
   /** The workflow's result: the {@code output} template, else an output node's value, else the last output. */
   Object workflowOutput() {
+    Workflow workflow = ctx.workflow;
+    Frame top = ctx.state.top;
     if (workflow.output() != null) {
       try {
-        return Values.plain(workflow.output().evaluate(state.scope()));
+        return Values.plain(workflow.output().evaluate(ctx.state.scope(top)));
       } catch (RuntimeException e) {
         return null;
       }
     }
     for (Node n : workflow.nodes()) {
-      if (n.body() instanceof Node.Output && state.status(n.id()) == NodeStatus.COMPLETED) {
-        return state.result(n.id()).get("output");
+      if (n.body() instanceof Node.Output && top.ownStatus(n.id()) == NodeStatus.COMPLETED) {
+        return top.ownResult(n.id()).get("output");
       }
     }
-    String last = state.lastCompleted();
-    return last == null ? null : state.result(last).get("output");
+    String last = top.lastCompleted();
+    return last == null ? null : top.ownResult(last).get("output");
   }
 
   static Map<String, Object> usageMap(Usage u) {
@@ -318,11 +400,13 @@ final class NodeRunner {
   /** The context handed to one node execution. */
   final class NodeContextImpl implements NodeContext {
     private final NodePosition position;
+    private final Frame frame;
     private final Map<String, Object> scope;
     private Usage usage = Usage.NONE;
 
-    NodeContextImpl(NodePosition position, Map<String, Object> scope) {
+    NodeContextImpl(NodePosition position, Frame frame, Map<String, Object> scope) {
       this.position = position;
+      this.frame = frame;
       this.scope = scope;
     }
 
@@ -332,7 +416,7 @@ final class NodeRunner {
 
     @Override
     public String runId() {
-      return runId;
+      return ctx.runId;
     }
 
     @Override
@@ -362,33 +446,33 @@ final class NodeRunner {
 
     @Override
     public Map<String, Object> defaults() {
-      return workflow.defaults();
+      return ctx.workflow.defaults();
     }
 
     @Override
     public Object workflowBlock(String name) {
-      return workflow.blocks().get(name);
+      return ctx.workflow.blocks().get(name);
     }
 
     @Override
     public java.util.Optional<Object> option(String name) {
-      return java.util.Optional.ofNullable(options.options().get(name));
+      return java.util.Optional.ofNullable(ctx.options.options().get(name));
     }
 
     @Override
     public Map<String, String> environment() {
-      return options.environment();
+      return ctx.options.environment();
     }
 
     @Override
     public java.nio.file.Path workingDirectory() {
-      return options.workingDirectory();
+      return ctx.options.workingDirectory();
     }
 
     @Override
     public Duration remaining() {
-      Instant d = deadline.get();
-      return d == null ? null : Duration.between(bus.now(), d);
+      Instant d = ctx.deadline;
+      return d == null ? null : Duration.between(ctx.bus.now(), d);
     }
 
     @Override
@@ -404,7 +488,9 @@ final class NodeRunner {
         @Override
         public void beforeCall(String provider, String model) {
           checkCancelled();
-          budgets.beforeCall(position);
+          for (Budgets b : frame.budgets) {
+            b.beforeCall(position);
+          }
         }
 
         @Override
@@ -413,9 +499,11 @@ final class NodeRunner {
           synchronized (NodeContextImpl.this) {
             usage = usage.plus(u);
           }
-          budgets.add(u);
-          bus.publish((seq, at) -> new Event.LlmCalled(runId, seq, at, position, call.provider(), call.model(),
-              call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
+          for (Budgets b : frame.budgets) {
+            b.add(u);
+          }
+          ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
+              call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
               call.durationMillis()));
         }
       };
@@ -423,12 +511,12 @@ final class NodeRunner {
 
     @Override
     public Conversation conversation(String name) {
-      return state.conversation(name);
+      return ctx.state.conversation(frame.sessionScope == null ? name : name + "@" + frame.sessionScope);
     }
 
     @Override
     public <T> java.util.Optional<T> service(Class<T> type) {
-      return java.util.Optional.ofNullable(type.cast(services.get(type)));
+      return java.util.Optional.ofNullable(type.cast(ctx.services.get(type)));
     }
   }
 }

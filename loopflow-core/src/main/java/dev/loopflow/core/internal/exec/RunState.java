@@ -13,72 +13,68 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The mutable data of one run: state, each node's latest result and status, sessions. Everything a node may
- * read is handed out as a read-only snapshot of the top-level maps (O(keys), never a deep copy), so nodes
- * running concurrently cannot see each other's half-written data.
+ * The run-wide data of one run: the shared {@code state}, LLM sessions, and the top frame of node results.
+ * Everything a node may read is handed out as a read-only snapshot of the top-level maps (O(keys), never a deep
+ * copy), so nodes running concurrently cannot see each other's half-written data.
  */
 final class RunState {
   final Workflow workflow;
   final Map<String, Object> inputs;
+  final Frame top;
   private final Map<String, Object> state = new LinkedHashMap<>();
-  private final Map<String, Map<String, Object>> results = new LinkedHashMap<>();
-  private final Map<String, NodeStatus> statuses = new LinkedHashMap<>();
   private final Map<String, ConversationImpl> conversations = new ConcurrentHashMap<>();
-  private String lastCompleted;
+  private final Map<String, Map<String, Object>> regionResults = new ConcurrentHashMap<>();
 
-  RunState(Workflow workflow, Map<String, Object> inputs) {
+  RunState(Workflow workflow, Map<String, Object> inputs, Budgets runBudget) {
     this.workflow = workflow;
     this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
+    this.top = Frame.top(runBudget);
     state.putAll(inputs);
   }
 
-  synchronized Map<String, Object> scope() {
-    Map<String, Object> scope = new HashMap<>(results.size() + 8);
-    for (Map.Entry<String, Map<String, Object>> e : results.entrySet()) {
-      scope.put(e.getKey(), e.getValue());
-    }
+  Map<String, Object> scope(Frame frame) {
+    Map<String, Object> scope = new HashMap<>(32);
+    frame.collect(scope);
     scope.put("input", inputs);
     scope.put("flow", Map.of("input", inputs, "name", workflow.name()));
-    scope.put("state", Collections.unmodifiableMap(new LinkedHashMap<>(state)));
+    synchronized (this) {
+      scope.put("state", Collections.unmodifiableMap(new LinkedHashMap<>(state)));
+    }
+    Map<String, Object> loop = frame.loopVars();
+    if (loop != null) {
+      scope.put("loop", loop);
+    }
     return Collections.unmodifiableMap(scope);
   }
 
-  synchronized void complete(String id, Map<String, Object> result, Map<String, Object> statePatch, String stateKey,
-      Object stateValue, NodeStatus status) {
-    results.put(id, Collections.unmodifiableMap(result));
-    statuses.put(id, status);
-    if (statePatch != null) {
-      state.putAll(statePatch);
+  void complete(Frame frame, String id, Map<String, Object> result, Map<String, Object> statePatch,
+      String stateKey, Object stateValue, NodeStatus status) {
+    synchronized (this) {
+      if (statePatch != null) {
+        state.putAll(statePatch);
+      }
+      if (stateKey != null) {
+        state.put(stateKey, stateValue);
+      }
     }
-    if (stateKey != null) {
-      state.put(stateKey, stateValue);
-    }
-    if (status == NodeStatus.COMPLETED) {
-      lastCompleted = id;
-    }
-  }
-
-  synchronized void mark(String id, NodeStatus status, Map<String, Object> result) {
-    statuses.put(id, status);
-    if (result != null) {
-      results.put(id, Collections.unmodifiableMap(result));
-    }
-  }
-
-  synchronized NodeStatus status(String id) {
-    return statuses.get(id);
-  }
-
-  synchronized Map<String, Object> result(String id) {
-    return results.get(id);
-  }
-
-  synchronized String lastCompleted() {
-    return lastCompleted;
+    frame.complete(id, result, status);
   }
 
   synchronized Map<String, Object> stateCopy() {
     return castMap(Values.plain(state));
+  }
+
+  synchronized Map<String, Object> stateView() {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(state));
+  }
+
+  /** Loop-edge regions have no node of their own; their loop results are reported on the edge's source node. */
+  void regionResult(String sourceNode, Map<String, Object> result) {
+    regionResults.put(sourceNode, result);
+  }
+
+  Map<String, Object> regionResult(String sourceNode) {
+    return regionResults.get(sourceNode);
   }
 
   @SuppressWarnings("unchecked")

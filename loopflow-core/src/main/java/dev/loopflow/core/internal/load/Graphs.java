@@ -1,6 +1,10 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.plan.GraphPlan;
+import dev.loopflow.core.model.LoopConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Location;
 import dev.loopflow.core.model.Node;
@@ -31,5 +35,58 @@ final class Graphs {
       problems.add(at, "edges", "dependency cycle: " + String.join(" -> ", cycle)
           + " (forward edges must be acyclic; use a loop to repeat work)");
     }
+  }
+
+  /**
+   * Pairs every loop/iterator with its exit/aggregator (000) and checks loop edges and nesting, in this list and in
+   * every nested body; returns the nodes with their pairings filled in.
+   */
+  static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems) {
+    List<ExecGraph.Issue> issues = new ArrayList<>();
+    List<ExecGraph.Construct> cs = ExecGraph.constructs(nodes, edges, issues);
+    for (ExecGraph.Issue i : issues) {
+      Location at = i.where() instanceof Node n ? n.location() : i.where() instanceof Edge e ? e.location()
+          : Location.UNKNOWN;
+      String path = i.where() instanceof Node n ? "nodes." + n.id() : "edges";
+      problems.add(at, path, i.message());
+    }
+    Map<String, String> pairOf = new HashMap<>();
+    Map<String, String> loopOf = new HashMap<>();
+    for (ExecGraph.Construct c : cs) {
+      if (c.loopNode() != null) {
+        pairOf.put(c.loopNode().id(), c.pairId());
+        loopOf.put(c.pairId(), c.loopNode().id());
+      }
+    }
+    List<Node> out = new ArrayList<>();
+    for (Node n : nodes) {
+      Node.Body b = n.body();
+      if (b instanceof Node.Loop l) {
+        LoopConfig cfg = switch (l.config()) {
+          case LoopConfig.Refine r -> new LoopConfig.Refine(pairOf.getOrDefault(n.id(), r.exitId()), r.exitCondition(),
+              r.stabilityThreshold(), r.feedbackMode());
+          case LoopConfig.Iterate it -> new LoopConfig.Iterate(pairOf.getOrDefault(n.id(), it.aggregatorId()),
+              it.items(), it.concurrency(), it.continueOnError());
+          default -> l.config();
+        };
+        List<Node> body = l.body().isEmpty() ? l.body() : pair(l.body(), List.of(), problems);
+        b = new Node.Loop(cfg, l.maxIterations(), l.onExhausted(), l.budget(), l.input(), body);
+        if (cfg instanceof LoopConfig.Refine r && r.exitCondition() == LoopConfig.ExitCondition.EVALUATOR) {
+          ExecGraph.Construct c = cs.stream().filter(x -> x.loopNode() != null && x.loopNode().id().equals(n.id()))
+              .findFirst().orElse(null);
+          boolean router = c != null && nodes.stream().anyMatch(x -> c.inner().contains(x.id())
+              && x.body() instanceof Node.Router);
+          if (c != null && !router) {
+            problems.add(n.location(), "nodes." + n.id(), "loop '" + n.id() + "' uses exitCondition evaluator, "
+                + "but its body has no router to choose 'done' or 'continue'");
+          }
+        }
+      } else if (b instanceof Node.Marker && loopOf.containsKey(n.id())) {
+        b = new Node.Marker(loopOf.get(n.id()));
+      }
+      out.add(b == n.body() ? n : new Node(n.id(), n.kind(), b, n.dependsOn(), n.when(), n.stateKey(),
+          n.allowFailure(), n.retry(), n.timeout(), n.location()));
+    }
+    return out;
   }
 }

@@ -11,6 +11,7 @@ import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.Location;
+import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.NodeHandler;
@@ -36,8 +37,9 @@ public final class WorkflowLoader {
   static final Set<String> COMMON_NODE_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
       "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
   /** Node kinds the language defines but this version does not run yet. */
-  static final Set<String> NOT_YET = Set.of("agent", "approval", "loop", "exit", "while_loop", "loop_group",
-      "iterator", "aggregator");
+  static final Set<String> NOT_YET = Set.of("agent", "approval");
+  /** Loop constructs, interpreted by the loop core. */
+  static final Set<String> LOOP_KINDS = Set.of("loop", "while_loop", "loop_group", "iterator");
   static final Map<String, String> KIND_ALIASES = Map.of("llm.call", "llm", "claude.agent", "llm", "bash", "shell",
       "lua", "script", "python", "script", "code", "script");
   /** Shorthand keys and the kind each implies, in the order they are tried. */
@@ -49,7 +51,16 @@ public final class WorkflowLoader {
       "router", Set.of("routes", "value", "model", "instructions", "prompt"),
       "cancel", Set.of("reason", "cancel"),
       "input", Set.of("value"),
-      "output", Set.of("value"));
+      "output", Set.of("value"),
+      "exit", Set.of(),
+      "aggregator", Set.of(),
+      "loop", Set.of("input", "maxIterations", "max_iterations", "exitCondition", "exit_condition",
+          "stabilityThreshold", "stability_threshold", "feedbackMode", "feedback_mode", "on_exhausted", "budget",
+          "exit"),
+      "while_loop", Set.of("condition", "max_iterations", "maxIterations", "body", "on_exhausted", "budget"),
+      "loop_group", Set.of("nodes", "until", "until_command", "until_bash", "max_iterations", "maxIterations",
+          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget"),
+      "iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget"));
 
   private final Map<String, NodeHandler> handlers;
 
@@ -106,6 +117,10 @@ public final class WorkflowLoader {
     final Problems problems;
     final List<TemplateRef> refs = new ArrayList<>();
     final Map<String, Location> nodeIds = new LinkedHashMap<>();
+    /** The scope whose nodes are being loaded: the top level, or a loop body. */
+    Scope scope;
+    final Map<TemplateRef, Scope> refScopes = new java.util.IdentityHashMap<>();
+    Duration defaultTimeout;
     final Map<String, Node.Router> routers = new HashMap<>();
     final Map<String, Node> compiled = new HashMap<>();
     Map<String, Object> defaults = Map.of();
@@ -157,7 +172,10 @@ public final class WorkflowLoader {
       String description = top.get("description") == null ? null
           : LoaderSupport.string(top.get("description"), "description", "description", problems);
       defaults = defaults(top.get("defaults"));
-      Budget budget = budget(top.get("budget"));
+      if (top.get("defaults") instanceof YNode.YMap dm && dm.get("timeout") != null) {
+        defaultTimeout = LoaderSupport.duration(dm.get("timeout"), "timeout", "defaults.timeout", new Problems());
+      }
+      Budget budget = budget(top.get("budget"), "budget");
       Limits limits = limits(top.get("limits"));
       List<Node> nodes = nodes(top.get("nodes"));
       List<Edge> edges = edges(top.get("edges"));
@@ -180,6 +198,7 @@ public final class WorkflowLoader {
       }
       checkReferences();
       Graphs.check(nodes, edges, routers, problems, file);
+      nodes = Graphs.pair(nodes, edges, problems);
       return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
           blocks);
     }
@@ -258,28 +277,28 @@ public final class WorkflowLoader {
       return plain;
     }
 
-    Budget budget(YNode n) {
+    Budget budget(YNode n, String path) {
       if (n == null) {
         return Budget.NONE;
       }
       if (!(n instanceof YNode.YMap m)) {
-        problems.add(n.location(), "budget", "expected a mapping, found " + n.describe());
+        problems.add(n.location(), path, "expected a mapping, found " + n.describe());
         return Budget.NONE;
       }
       Set<String> known = Set.of("max_usd", "max_tokens", "max_llm_calls");
       for (YNode.YMap.Entry e : m.entries().values()) {
         if (!known.contains(e.key())) {
-          problems.add(e.keyLocation(), "budget." + e.key(), "unknown field '" + e.key() + "'"
+          problems.add(e.keyLocation(), path + "." + e.key(), "unknown field '" + e.key() + "'"
               + Names.suggest(e.key(), known));
         }
       }
       Double usd = m.get("max_usd") == null ? null
-          : LoaderSupport.number(m.get("max_usd"), "max_usd", 0, "budget.max_usd", problems);
+          : LoaderSupport.number(m.get("max_usd"), "max_usd", 0, path + ".max_usd", problems);
       Long tokens = m.get("max_tokens") == null ? null
-          : LoaderSupport.longValue(m.get("max_tokens"), "max_tokens", 0, "budget.max_tokens", problems);
+          : LoaderSupport.longValue(m.get("max_tokens"), "max_tokens", 0, path + ".max_tokens", problems);
       Integer calls = m.get("max_llm_calls") == null ? null
           : LoaderSupport.integer(m.get("max_llm_calls"), "max_llm_calls", 0, Integer.MAX_VALUE,
-              "budget.max_llm_calls", problems);
+              path + ".max_llm_calls", problems);
       return new Budget(usd, tokens, calls);
     }
 
@@ -322,23 +341,56 @@ public final class WorkflowLoader {
         problems.add(n.location(), "nodes", "a workflow needs at least one node");
         return out;
       }
-      // First pass: identities, so edges and templates can refer to any node regardless of order.
+      scope = new Scope(null, null, null, "nodes", nodeIds);
+      return nodeList(seq);
+    }
+
+    /** Loads the nodes of the current scope: identities first, so any node may refer to any other. */
+    List<Node> nodeList(YNode.YSeq seq) {
+      List<Node> out = new ArrayList<>();
       List<String> ids = new ArrayList<>();
       for (int i = 0; i < seq.items().size(); i++) {
         ids.add(identity(seq.items().get(i), i));
       }
       for (int i = 0; i < seq.items().size(); i++) {
+        int before = refs.size();
         Node node = node(seq.items().get(i), i, ids.get(i));
+        for (int r = before; r < refs.size(); r++) {
+          refScopes.putIfAbsent(refs.get(r), scope);
+        }
         if (node != null) {
           out.add(node);
-          compiled.put(node.id(), node);
+          if (scope.parent == null) {
+            compiled.put(node.id(), node);
+          }
         }
       }
       return out;
     }
 
+    /** Loads a loop's nested body ({@code body:} or {@code nodes:}) as its own scope. */
+    List<Node> body(YNode n, String loopId, String construct, String path) {
+      if (!(n instanceof YNode.YSeq seq)) {
+        problems.add(n.location(), path, "expected a list of nodes, found " + n.describe());
+        return List.of();
+      }
+      if (seq.items().isEmpty()) {
+        problems.add(n.location(), path, construct + " '" + loopId + "' needs at least one node in its "
+            + path.substring(path.lastIndexOf('.') + 1));
+        return List.of();
+      }
+      Scope outer = scope;
+      scope = new Scope(outer, loopId, construct, path, new LinkedHashMap<>());
+      lastBody = scope;
+      try {
+        return nodeList(seq);
+      } finally {
+        scope = outer;
+      }
+    }
+
     String identity(YNode n, int index) {
-      String path = "nodes[" + index + "]";
+      String path = scope.path + "[" + index + "]";
       if (!(n instanceof YNode.YMap m)) {
         problems.add(n.location(), path, "expected a node (a mapping with id and type), found " + n.describe());
         return null;
@@ -364,12 +416,12 @@ public final class WorkflowLoader {
         problems.add(idNode.location(), path + ".id", "node id '" + id + "' is reserved");
         return null;
       }
-      if (nodeIds.containsKey(id)) {
-        problems.add(idNode.location(), path + ".id", "duplicate node id '" + id + "' (first defined at line "
-            + nodeIds.get(id).line() + ")");
+      if (scope.ids.containsKey(id)) {
+        problems.add(idNode.location(), path + ".id", scope.prefix() + "duplicate node id '" + id
+            + "' (first defined at line " + scope.ids.get(id).line() + ")");
         return null;
       }
-      nodeIds.put(id, idNode.location());
+      scope.ids.put(id, idNode.location());
       return id;
     }
 
@@ -377,11 +429,16 @@ public final class WorkflowLoader {
       if (!(n instanceof YNode.YMap m)) {
         return null;
       }
-      String path = id == null ? "nodes[" + index + "]" : "nodes." + id;
+      String path = id == null ? scope.path + "[" + index + "]" : scope.path + "." + id;
       Map<String, YNode.YMap.Entry> fields = new LinkedHashMap<>(m.entries());
       String kind = kind(m, path, fields);
       if (kind == null) {
         return null;
+      }
+      if (scope.parent != null) {
+        Sugar.rewrite(fields, scope.ids.keySet(), path, problems);
+      } else {
+        Sugar.reject(fields, path, problems);
       }
       NodeConfigImpl cfg = new NodeConfigImpl(id == null ? "?" : id, kind, m.location(), path, fields, problems,
           refs, defaults);
@@ -420,11 +477,15 @@ public final class WorkflowLoader {
       }
       List<String> deps = dependsOn(m, path);
       Condition when = m.get("when") == null ? null : cfg.condition("when");
-      String stateKey = m.get("output") == null ? null : cfg.string("output");
+      String stateKey = m.get("output") == null || kind.equals("loop_group") ? null : cfg.string("output");
       Boolean allowFailure = cfg.bool("allow_failure");
       Duration timeout = cfg.duration("timeout");
+      if (timeout == null && defaultTimeout != null && handler != null) {
+        timeout = defaultTimeout; // defaults.timeout bounds work nodes; a loop is bounded by its passes
+      }
       Node.Retry retry = retry(m.get("retry"), path + ".retry");
-      Node.Body body = handler != null ? work(handler, cfg) : control(kind, cfg);
+      Node.Body body = handler != null ? work(handler, cfg)
+          : LOOP_KINDS.contains(kind) ? loop(kind, id, cfg, fields, path) : control(kind, cfg);
       if (body == null || id == null) {
         return null;
       }
@@ -472,6 +533,9 @@ public final class WorkflowLoader {
       }
       for (Map.Entry<String, String> sh : SHORTHANDS.entrySet()) {
         if (m.has(sh.getKey())) {
+          if (sh.getKey().equals("loop_group") && m.get("loop_group") instanceof YNode.YMap) {
+            flatten(m, "loop_group", fields, path, "loop_group");
+          }
           return sh.getValue();
         }
       }
@@ -513,9 +577,12 @@ public final class WorkflowLoader {
       List<YNode> items = d instanceof YNode.YSeq seq ? seq.items() : List.of(d);
       for (YNode item : items) {
         if (item instanceof YNode.YScalar s && s.value() instanceof String dep) {
-          if (!nodeIds.containsKey(dep)) {
-            problems.add(item.location(), path + ".depends_on", "unknown node '" + dep + "'"
-                + Names.suggest(dep, nodeIds.keySet()));
+          if (!scope.ids.containsKey(dep)) {
+            String outer = scope.parent != null && scope.parent.visible().contains(dep)
+                ? " ('" + dep + "' is outside the body: a body's depends_on resolve inside it; it may still read "
+                    + "outer results in templates)" : Names.suggest(dep, scope.ids.keySet());
+            problems.add(item.location(), path + ".depends_on", scope.prefix() + "unknown node '" + dep + "'"
+                + outer);
           } else {
             out.add(dep);
           }
@@ -568,6 +635,224 @@ public final class WorkflowLoader {
       return new Node.Work(program);
     }
 
+    Edge.OnExhausted onExhausted(YNode n, String path, Edge.OnExhausted dflt) {
+      if (n == null) {
+        return dflt;
+      }
+      String v = LoaderSupport.string(n, "on_exhausted", path, problems);
+      if (v == null) {
+        return dflt;
+      }
+      return switch (v) {
+        case "fail" -> Edge.OnExhausted.FAIL;
+        case "continue" -> Edge.OnExhausted.CONTINUE;
+        default -> {
+          problems.add(n.location(), path, "unknown on_exhausted '" + v + "'; expected fail or continue"
+              + Names.suggest(v, Set.of("fail", "continue")));
+          yield dflt;
+        }
+      };
+    }
+
+    /** The field given under either of two names (000 writes camelCase, the other seeds snake_case). */
+    String alias(NodeConfigImpl cfg, String camel, String snake) {
+      if (cfg.has(camel) && cfg.has(snake)) {
+        cfg.error(snake, "give '" + camel + "' or '" + snake + "', not both");
+      }
+      return cfg.has(camel) ? camel : cfg.has(snake) ? snake : null;
+    }
+
+    String choice(NodeConfigImpl cfg, String field, Set<String> allowed, String dflt) {
+      if (field == null) {
+        return dflt;
+      }
+      String v = cfg.string(field);
+      if (v == null) {
+        return dflt;
+      }
+      if (!allowed.contains(v)) {
+        cfg.error(field, "unknown " + field + " '" + v + "'; expected one of " + new TreeSet<>(allowed)
+            + Names.suggest(v, allowed));
+        return dflt;
+      }
+      return v;
+    }
+
+    /** The last nested body scope loaded, so a loop's own fields can be checked against its body. */
+    Scope lastBody;
+
+    Node.Body loop(String kind, String id, NodeConfigImpl cfg, Map<String, YNode.YMap.Entry> fields, String path) {
+      if (id == null) {
+        return null;
+      }
+      Budget budget = budget(cfg.raw("budget"), path + ".budget");
+      int before = problems.size();
+      Node.Body result = switch (kind) {
+        case "loop" -> {
+          String maxField = alias(cfg, "maxIterations", "max_iterations");
+          Integer max = maxField == null ? Integer.valueOf(5) : cfg.integer(maxField, 1, 50);
+          String ec = choice(cfg, alias(cfg, "exitCondition", "exit_condition"),
+              Set.of("max_iterations", "evaluator", "stable_output"), "max_iterations");
+          String thrField = alias(cfg, "stabilityThreshold", "stability_threshold");
+          Double thr = thrField == null ? Double.valueOf(0.95) : cfg.number(thrField);
+          if (thr != null && (thr < 0 || thr > 1)) {
+            cfg.error(thrField, "'" + thrField + "' must be between 0 and 1, found " + thr);
+          }
+          String fb = choice(cfg, alias(cfg, "feedbackMode", "feedback_mode"), Set.of("replace", "append"),
+              "replace");
+          String exit = cfg.string("exit");
+          Template input = cfg.template("input");
+          Edge.OnExhausted oe = onExhausted(cfg.raw("on_exhausted"), path + ".on_exhausted",
+              Edge.OnExhausted.CONTINUE);
+          if (max == null || thr == null) {
+            yield null;
+          }
+          yield new Node.Loop(new LoopConfig.Refine(exit == null ? "" : exit,
+              LoopConfig.ExitCondition.valueOf(ec.toUpperCase(java.util.Locale.ROOT)), thr,
+              LoopConfig.Feedback.valueOf(fb.toUpperCase(java.util.Locale.ROOT))), max, oe, budget, input, List.of());
+        }
+        case "while_loop" -> {
+          String maxField = alias(cfg, "maxIterations", "max_iterations");
+          Integer max = null;
+          if (maxField == null) {
+            cfg.error(null, "while_loop '" + id + "' requires max_iterations (1..1000)");
+          } else {
+            max = cfg.integer(maxField, 1, 1000);
+          }
+          Condition cond = null;
+          if (!cfg.has("condition")) {
+            cfg.error(null, "while_loop '" + id + "' requires condition");
+          } else {
+            cond = cfg.condition("condition");
+          }
+          List<Node> body = List.of();
+          if (!cfg.has("body")) {
+            cfg.error(null, "while_loop '" + id + "' requires body");
+          } else {
+            body = body(cfg.raw("body"), id, "while_loop", path + ".body");
+          }
+          Edge.OnExhausted oe = onExhausted(cfg.raw("on_exhausted"), path + ".on_exhausted", Edge.OnExhausted.FAIL);
+          if (max == null || cond == null || body.isEmpty()) {
+            yield null;
+          }
+          yield new Node.Loop(new LoopConfig.While(cond), max, oe, budget, null, body);
+        }
+        case "loop_group" -> group(id, cfg, path, budget);
+        case "iterator" -> {
+          Template items = cfg.has("items") ? cfg.template("items") : null;
+          if (!cfg.has("items")) {
+            cfg.error(null, "iterator '" + id + "' requires items (a template yielding an array)");
+          }
+          Integer conc = cfg.has("concurrency") ? cfg.integer("concurrency", 1, 1024) : Integer.valueOf(1);
+          Boolean coe = cfg.bool("continue_on_error");
+          String agg = cfg.string("aggregator");
+          if (items == null || conc == null) {
+            yield null;
+          }
+          yield new Node.Loop(new LoopConfig.Iterate(agg == null ? "" : agg, items, conc, Boolean.TRUE.equals(coe)),
+              Integer.MAX_VALUE, Edge.OnExhausted.CONTINUE, budget, null, List.of());
+        }
+        default -> throw new IllegalStateException(kind);
+      };
+      return problems.size() > before ? null : result;
+    }
+
+    Node.Body group(String id, NodeConfigImpl cfg, String path, Budget budget) {
+      String maxField = alias(cfg, "maxIterations", "max_iterations");
+      Integer max = null;
+      if (maxField == null) {
+        cfg.error(null, "loop_group '" + id + "' requires max_iterations (1..1000)");
+      } else {
+        max = cfg.integer(maxField, 1, 1000);
+      }
+      List<Node> body = List.of();
+      Scope bodyScope = null;
+      if (!cfg.has("nodes")) {
+        cfg.error(null, "loop_group '" + id + "' requires nodes (its body)");
+      } else {
+        Scope outer = scope;
+        body = body(cfg.raw("nodes"), id, "loop_group", path + ".nodes");
+        bodyScope = lastBody;
+        scope = outer;
+        List<String> cycle = dev.loopflow.core.internal.plan.GraphPlan.of(body, List.of()).findCycle();
+        if (!cycle.isEmpty()) {
+          Location at = cfg.location("nodes");
+          for (Node n : body) {
+            if (n.id().equals(cycle.get(1))) {
+              at = n.location();
+            }
+          }
+          problems.add(at, path + ".nodes", "loop_group '" + id + "' body: dependency cycle: "
+              + String.join(" -> ", cycle));
+        }
+      }
+      String until = cfg.has("until") ? cfg.string("until") : null;
+      if (until != null && until.isBlank()) {
+        cfg.error("until", "'until' must be a non-empty signal");
+      }
+      if (cfg.has("until_command") && cfg.has("until_bash")) {
+        cfg.error("until_bash", "give 'until_command' or 'until_bash', not both");
+      }
+      Node untilNode = null;
+      String untilField = cfg.has("until_command") ? "until_command" : cfg.has("until_bash") ? "until_bash" : null;
+      Template gate = null;
+      if (bodyScope != null) {
+        Scope outer = scope;
+        scope = bodyScope;
+        int before = refs.size();
+        try {
+          if (untilField != null) {
+            untilNode = untilCommand(id, cfg, untilField, path);
+          }
+          if (cfg.has("gate_message")) {
+            YNode g = Sugar.rewrite(cfg.raw("gate_message"), bodyScope.ids.keySet(), path + ".gate_message", problems);
+            String src = LoaderSupport.string(g, "gate_message", path + ".gate_message", problems);
+            gate = src == null ? null : cfg.template("gate_message", src);
+          }
+        } finally {
+          for (int r = before; r < refs.size(); r++) {
+            refScopes.put(refs.get(r), bodyScope);
+          }
+          scope = outer;
+        }
+      }
+      Boolean fresh = cfg.bool("fresh_context");
+      Boolean interactive = cfg.bool("interactive");
+      if (Boolean.TRUE.equals(interactive) && !cfg.has("gate_message")) {
+        // a default message is used; not an error
+      }
+      String terminal = cfg.has("output") ? cfg.string("output") : null;
+      if (terminal != null && bodyScope != null && !bodyScope.ids.containsKey(terminal)) {
+        cfg.error("output", "loop_group '" + id + "': output names '" + terminal + "', which is not a node of its "
+            + "body" + Names.suggest(terminal, bodyScope.ids.keySet()));
+      }
+      boolean hasTest = until != null || untilField != null;
+      Edge.OnExhausted oe = onExhausted(cfg.raw("on_exhausted"), path + ".on_exhausted",
+          hasTest ? Edge.OnExhausted.FAIL : Edge.OnExhausted.CONTINUE);
+      if (max == null || body.isEmpty()) {
+        return null;
+      }
+      return new Node.Loop(new LoopConfig.Group(until, untilNode, Boolean.TRUE.equals(fresh),
+          Boolean.TRUE.equals(interactive), gate, terminal), max, oe, budget, null, body);
+    }
+
+    /** until_command / until_bash run as a shell node (so values reach it as quoted variables, never spliced). */
+    Node untilCommand(String groupId, NodeConfigImpl cfg, String field, String path) {
+      NodeHandler shell = handlers.get("shell");
+      YNode raw = Sugar.rewrite(cfg.raw(field), scope.ids.keySet(), path + "." + field, problems);
+      String key = field.equals("until_bash") ? "bash" : "command";
+      Map<String, YNode.YMap.Entry> f = new LinkedHashMap<>();
+      f.put(key, new YNode.YMap.Entry(key, cfg.location(field), raw));
+      NodeConfigImpl sub = new NodeConfigImpl("until_command", "shell", cfg.location(field), path + "." + field
+          .replace("until_", "until."), f, problems, refs, defaults);
+      Node.Body b = shell == null ? null : work(shell, sub);
+      if (b == null) {
+        return null;
+      }
+      return new Node(groupId + "_until", "shell", b, List.of(), null, null, true, Node.Retry.NONE,
+          defaultTimeout, cfg.location(field));
+    }
+
     Node.Body control(String kind, NodeConfigImpl cfg) {
       return switch (kind) {
         case "router" -> router(cfg);
@@ -578,6 +863,7 @@ public final class WorkflowLoader {
         }
         case "input" -> new Node.Input(cfg.template("value"));
         case "output" -> new Node.Output(cfg.template("value"));
+        case "exit", "aggregator" -> new Node.Marker("");
         default -> throw new IllegalStateException(kind);
       };
     }
@@ -672,20 +958,39 @@ public final class WorkflowLoader {
         if (branch != null && from != null) {
           checkBranch(from, to, branch, m.get("branch").location(), path + ".branch");
         }
+        if (m.get("maxIterations") != null && m.get("max_iterations") != null) {
+          problems.add(m.get("max_iterations").location(), path + ".max_iterations", "give 'maxIterations' or "
+              + "'max_iterations', not both");
+        }
         YNode maxNode = m.get("maxIterations") != null ? m.get("maxIterations") : m.get("max_iterations");
         Integer max = maxNode == null ? null
             : LoaderSupport.integer(maxNode, "maxIterations", 1, 1000, path + ".maxIterations", problems);
+        Edge.OnExhausted onExhausted = onExhausted(m.get("on_exhausted"), path + ".on_exhausted",
+            Edge.OnExhausted.FAIL);
         if (type == Edge.Type.LOOP) {
           if (maxNode == null) {
             problems.add(m.location(), path, "a loop edge needs 'maxIterations' (1..1000)");
           }
-          problems.add(m.get("type").location(), path + ".type", "loop edges are not supported yet");
-        } else if (maxNode != null) {
-          problems.add(maxNode.location(), path + ".maxIterations", "'maxIterations' applies only to loop edges "
-              + "(type: loop)");
+          if (branch != null) {
+            problems.add(m.get("branch").location(), path + ".branch", "a loop edge takes 'when', not 'branch'");
+          }
+          if (from != null && (from.equals("__start__") || from.equals("__end__")) || to != null
+              && (to.equals("__start__") || to.equals("__end__"))) {
+            problems.add(m.location(), path, "a loop edge must connect two nodes");
+            from = null;
+          }
+        } else {
+          if (maxNode != null) {
+            problems.add(maxNode.location(), path + ".maxIterations", "'maxIterations' applies only to loop edges "
+                + "(type: loop)");
+          }
+          if (m.get("on_exhausted") != null) {
+            problems.add(m.get("on_exhausted").location(), path + ".on_exhausted", "'on_exhausted' applies only to "
+                + "loop edges (type: loop)");
+          }
         }
         if (from != null && to != null) {
-          out.add(new Edge(from, to, type, when, branch, max, Edge.OnExhausted.FAIL, m.location()));
+          out.add(new Edge(from, to, type, when, branch, max == null ? 1 : max, onExhausted, m.location()));
         }
       }
       return out;
@@ -736,8 +1041,9 @@ public final class WorkflowLoader {
     }
 
     void checkReferences() {
-      Set<String> known = new LinkedHashSet<>(nodeIds.keySet());
       for (TemplateRef ref : refs) {
+        Scope sc = refScopes.get(ref);
+        Set<String> known = sc == null ? new LinkedHashSet<>(nodeIds.keySet()) : sc.visible();
         for (String root : ref.roots()) {
           if (SCOPE_ROOTS.contains(root) || known.contains(root)) {
             continue;
@@ -812,6 +1118,36 @@ public final class WorkflowLoader {
       }
       String[] lines = text.split("\n", -1);
       return line <= lines.length ? lines[line - 1] : null;
+    }
+  }
+
+  /** The ids one list of nodes declares: the top level, or a loop's body (whose ids may shadow outer ones). */
+  static final class Scope {
+    final Scope parent;
+    final String owner;
+    final String construct;
+    final String path;
+    final Map<String, Location> ids;
+
+    Scope(Scope parent, String owner, String construct, String path, Map<String, Location> ids) {
+      this.parent = parent;
+      this.owner = owner;
+      this.construct = construct;
+      this.path = path;
+      this.ids = ids;
+    }
+
+    /** Ids a template in this scope may read: its own, and every enclosing scope's. */
+    Set<String> visible() {
+      Set<String> out = new LinkedHashSet<>(ids.keySet());
+      for (Scope s = parent; s != null; s = s.parent) {
+        out.addAll(s.ids.keySet());
+      }
+      return out;
+    }
+
+    String prefix() {
+      return owner == null ? "" : construct + " '" + owner + "' body: ";
     }
   }
 }

@@ -1,0 +1,410 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.model.Node;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunError;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/*
+ * Design notes.
+ *
+ * One coordinator per execution of a graph level (the top level once per run; a loop body once per pass). The
+ * coordinator runs on the caller's thread (the run's thread, or the loop node's virtual thread) and owns all
+ * scheduling decisions for its level; units run on virtual threads and report back through the inbox. Only the
+ * coordinator touches `remaining`, `ready` and `statuses`, so none of it needs locks.
+ *
+ * A unit becomes ready when every unit it depends on at this level has settled. A node then runs when at least
+ * one incoming edge is active (source completed, condition true, router branch matches; edges from outside the
+ * level are settled already; the entry edges of a graph-form loop are active) and its own `when` holds;
+ * otherwise it is skipped, which makes its outgoing edges inactive, so skipping propagates downstream. A `when`
+ * that throws fails the run: a broken condition must not silently change which nodes run.
+ *
+ * Work nodes take a run-wide slot (limits.concurrency); loop and region units do not, since they only wait for
+ * their bodies. Failure, cancellation and timeouts stop dispatch and interrupt running units; interrupting a
+ * loop's thread interrupts its body coordinator, which interrupts its own units, so cancellation reaches every
+ * depth. A requested pause stops dispatch and lets running units finish.
+ */
+final class GraphRun {
+  /** How a level's execution ended. */
+  sealed interface Result {
+    record Completed() implements Result {}
+
+    record Failed(RunError error) implements Result {}
+
+    record Cancelled(RunError error) implements Result {}
+
+    record Paused() implements Result {}
+  }
+
+  private record Running(Future<?> future, Instant deadline, ExecGraph.Unit unit, boolean slot) {}
+
+  private record Completion(String unitId, NodeRunner.Outcome outcome) {}
+
+  private record Poke() {}
+
+  private final RunContext ctx;
+  private final ExecGraph graph;
+  private final Frame frame;
+  private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+  private final Map<String, Running> running = new LinkedHashMap<>();
+  private final Map<String, NodeStatus> statuses = new HashMap<>();
+  /** For the entry node of a loop-edge region from its second pass on: the loop edge is its active incoming edge. */
+  private final String loopedInto;
+
+  GraphRun(RunContext ctx, ExecGraph graph, Frame frame, String loopedInto) {
+    this.ctx = ctx;
+    this.graph = graph;
+    this.frame = frame;
+    this.loopedInto = loopedInto;
+  }
+
+  void poke() {
+    inbox.offer(new Poke());
+  }
+
+  Result run() {
+    Map<String, Integer> remaining = new HashMap<>();
+    ArrayDeque<String> ready = new ArrayDeque<>();
+    for (ExecGraph.Unit u : graph.units()) {
+      int n = graph.dependencyCount(u.id());
+      remaining.put(u.id(), n);
+      if (n == 0) {
+        ready.add(u.id());
+      }
+    }
+    Result stop = null;
+    boolean interrupted = false;
+    try {
+      while (true) {
+        while (stop == null && !ready.isEmpty()) {
+          if (ctx.pause() != null) {
+            stop = new Result.Paused();
+            break;
+          }
+          String id = ready.peek();
+          ExecGraph.Unit unit = graph.unit(id);
+          if (unit instanceof ExecGraph.NodeUnit nu) {
+            Node node = nu.node();
+            Decision d = decide(node);
+            if (d instanceof Decision.Skip s) {
+              ready.poll();
+              skip(node, s.reason());
+              release(id, remaining, ready);
+              continue;
+            }
+            if (d instanceof Decision.Fail f) {
+              ready.poll();
+              stop = new Result.Failed(f.error());
+              break;
+            }
+          }
+          boolean needsSlot = unit instanceof ExecGraph.NodeUnit nu && !(nu.node().body() instanceof Node.Loop);
+          if (needsSlot && !ctx.slots.tryAcquire(this)) {
+            break; // poked when a slot frees
+          }
+          ready.poll();
+          if (unit instanceof ExecGraph.NodeUnit && ctx.steps.incrementAndGet() > ctx.workflow.limits().maxSteps()) {
+            if (needsSlot) {
+              ctx.slots.release();
+            }
+            NodePosition pos = frame.position(id);
+            stop = new Result.Failed(new RunError(ErrorCode.MAX_STEPS_EXCEEDED.code(), "limits.max_steps ("
+                + ctx.workflow.limits().maxSteps() + ") reached: the run executed that many nodes; '" + pos.path()
+                + "' was not started", id, pos.path(), Map.of()));
+            break;
+          }
+          start(unit, needsSlot);
+        }
+        if (stop != null || running.isEmpty() && ready.isEmpty()) {
+          break;
+        }
+        Object msg;
+        try {
+          msg = inbox.poll(pollMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+          stop = new Result.Cancelled(null);
+          break;
+        }
+        if (msg instanceof Completion c) {
+          Running r = running.remove(c.unitId());
+          if (r == null) {
+            continue; // already finalized (timed out)
+          }
+          settle(r);
+          stop = onOutcome(c.unitId(), c.outcome(), remaining, ready);
+          continue;
+        }
+        if (msg instanceof Poke) {
+          continue;
+        }
+        stop = checkDeadlines(remaining, ready);
+      }
+    } finally {
+      ctx.slots.forget(this);
+    }
+    if (stop instanceof Result.Paused) {
+      waitForRunning(remaining, ready);
+      return stop;
+    }
+    if (stop != null) {
+      interruptAll();
+      drainInterrupted();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return stop;
+    }
+    return new Result.Completed();
+  }
+
+  private void start(ExecGraph.Unit unit, boolean slot) {
+    String id = unit.id();
+    Instant deadline = null;
+    if (unit instanceof ExecGraph.NodeUnit nu && nu.node().timeout() != null) {
+      deadline = ctx.clock.instant().plus(nu.node().timeout());
+    }
+    NodePosition pos = frame.position(id);
+    ctx.running.put(pos.path(), pos);
+    Future<?> f = ctx.executor.submit(() -> {
+      NodeRunner.Outcome o;
+      try {
+        o = switch (unit) {
+          case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
+          case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
+        };
+      } finally {
+        if (slot) {
+          ctx.slots.release();
+        }
+      }
+      inbox.offer(new Completion(id, o));
+    });
+    running.put(id, new Running(f, deadline, unit, slot));
+  }
+
+  private void settle(Running r) {
+    ctx.running.remove(frame.position(r.unit().id()).path());
+  }
+
+  private Result onOutcome(String id, NodeRunner.Outcome o, Map<String, Integer> remaining,
+      ArrayDeque<String> ready) {
+    switch (o) {
+      case NodeRunner.Outcome.Completed done -> {
+        statuses.put(id, NodeStatus.COMPLETED);
+        if (done.cancelRun() != null) {
+          return new Result.Cancelled(new RunError(ErrorCode.CANCELLED.code(), done.cancelRun(), id,
+              frame.position(id).path(), Map.of()));
+        }
+        release(id, remaining, ready);
+        return null;
+      }
+      case NodeRunner.Outcome.Failed failed -> {
+        statuses.put(id, NodeStatus.FAILED);
+        if (failed.allowed()) {
+          release(id, remaining, ready);
+          return null;
+        }
+        return new Result.Failed(failed.error());
+      }
+      case NodeRunner.Outcome.Cancelled cancelled -> {
+        statuses.put(id, NodeStatus.CANCELLED);
+        return new Result.Cancelled(cancelled.error());
+      }
+      case NodeRunner.Outcome.Paused p -> {
+        return new Result.Paused();
+      }
+    }
+  }
+
+  private Result checkDeadlines(Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    Instant now = ctx.clock.instant();
+    Result stop = null;
+    for (Running r : List.copyOf(running.values())) {
+      if (r.deadline() == null || now.isBefore(r.deadline())) {
+        continue;
+      }
+      Node node = ((ExecGraph.NodeUnit) r.unit()).node();
+      running.remove(node.id());
+      settle(r);
+      r.future().cancel(true);
+      String message = "node '" + frame.position(node.id()).path() + "' timed out after "
+          + Durations.format(node.timeout());
+      ctx.runner.recordTimeout(node, frame, message);
+      statuses.put(node.id(), NodeStatus.FAILED);
+      if (node.allowFailure()) {
+        release(node.id(), remaining, ready);
+      } else if (stop == null) {
+        stop = new Result.Failed(new RunError(ErrorCode.TIMEOUT.code(), message, node.id(),
+            frame.position(node.id()).path(), Map.of()));
+      }
+    }
+    return stop;
+  }
+
+  private long pollMillis() {
+    Instant now = ctx.clock.instant();
+    long wait = 60_000;
+    for (Running r : running.values()) {
+      if (r.deadline() != null) {
+        wait = Math.min(wait, Math.max(1, Duration.between(now, r.deadline()).toMillis()));
+      }
+    }
+    return wait;
+  }
+
+  private void interruptAll() {
+    for (Running r : running.values()) {
+      r.future().cancel(true);
+    }
+  }
+
+  /** Interrupted units get a bounded time to report, so a node that ignores its interrupt cannot hold the run. */
+  private void drainInterrupted() {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!running.isEmpty() && System.nanoTime() < until) {
+      try {
+        Object msg = inbox.poll(100, TimeUnit.MILLISECONDS);
+        if (msg instanceof Completion c) {
+          Running r = running.remove(c.unitId());
+          if (r != null) {
+            settle(r);
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    for (Running r : running.values()) {
+      settle(r);
+      if (r.unit() instanceof ExecGraph.NodeUnit nu) {
+        ctx.runner.recordCancelled(nu.node(), frame);
+      }
+    }
+    running.clear();
+  }
+
+  /** A pause lets running units finish (their work is journaled and not repeated on resume). */
+  private void waitForRunning(Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    while (!running.isEmpty()) {
+      Object msg;
+      try {
+        msg = inbox.poll(pollMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        interruptAll();
+        drainInterrupted();
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (msg instanceof Completion c) {
+        Running r = running.remove(c.unitId());
+        if (r != null) {
+          settle(r);
+        }
+      }
+    }
+  }
+
+  private void release(String id, Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    for (String s : graph.successors(id)) {
+      int left = remaining.merge(s, -1, Integer::sum);
+      if (left == 0) {
+        ready.add(s);
+      }
+    }
+  }
+
+  private void skip(Node node, String reason) {
+    statuses.put(node.id(), NodeStatus.SKIPPED);
+    frame.mark(node.id(), NodeStatus.SKIPPED, Map.of("status", "skipped"));
+    NodePosition pos = frame.position(node.id());
+    ctx.bus.publish((seq, at) -> new Event.NodeSkipped(ctx.runId, seq, at, pos, node.kind(), reason));
+  }
+
+  private sealed interface Decision {
+    record Run() implements Decision {}
+
+    record Skip(String reason) implements Decision {}
+
+    record Fail(RunError error) implements Decision {}
+  }
+
+  private NodeStatus status(String id) {
+    NodeStatus s = statuses.get(id);
+    return s != null ? s : frame.status(id);
+  }
+
+  private Decision decide(Node node) {
+    List<ExecGraph.Incoming> incoming = graph.incoming(node.id());
+    Map<String, Object> scope = null;
+    if (!incoming.isEmpty() && !node.id().equals(loopedInto)) {
+      boolean active = false;
+      for (ExecGraph.Incoming in : incoming) {
+        if (in.from().equals(graph.entry())) {
+          active = true;
+          break;
+        }
+        NodeStatus s = status(in.from());
+        if (s != NodeStatus.COMPLETED && s != NodeStatus.FAILED) {
+          continue;
+        }
+        if (in.branch() != null) {
+          Map<String, Object> r = frame.result(in.from());
+          if (r == null || !in.branch().equals(r.get("selectedBranch"))) {
+            continue;
+          }
+        }
+        if (in.when() != null) {
+          if (scope == null) {
+            scope = ctx.state.scope(frame);
+          }
+          try {
+            if (!in.when().test(scope)) {
+              continue;
+            }
+          } catch (RuntimeException e) {
+            return fail(node, "the condition on edge " + in.from() + " -> " + node.id() + " failed: "
+                + e.getMessage());
+          }
+        }
+        active = true;
+        break;
+      }
+      if (!active) {
+        return new Decision.Skip("no active incoming edge");
+      }
+    }
+    if (node.when() != null) {
+      try {
+        if (!node.when().test(scope == null ? ctx.state.scope(frame) : scope)) {
+          return new Decision.Skip("when is false: " + node.when().source());
+        }
+      } catch (RuntimeException e) {
+        return fail(node, "its when condition failed: " + e.getMessage());
+      }
+    }
+    return new Decision.Run();
+  }
+
+  private Decision fail(Node node, String message) {
+    NodePosition pos = frame.position(node.id());
+    String full = "node '" + pos.path() + "' could not be scheduled: " + message;
+    ctx.runner.recordConditionFailure(node, frame, full);
+    return new Decision.Fail(new RunError(ErrorCode.NODE_FAILED.code(), full, node.id(), pos.path(), Map.of()));
+  }
+}

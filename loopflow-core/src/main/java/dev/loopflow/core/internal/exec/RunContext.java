@@ -1,0 +1,180 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What every coordinator and node thread of one run shares: services, the run-wide step counter and
+ * concurrency slots, the replay of an earlier attempt, and a requested pause. Nothing here decides scheduling.
+ */
+final class RunContext {
+  final String runId;
+  final Workflow workflow;
+  final RunOptions options;
+  final RunStore store;
+  final Clock clock;
+  final ExecutorService executor;
+  final RunState state;
+  final EventBus bus;
+  final Budgets budgets;
+  final Map<Class<?>, Object> services;
+  final AtomicInteger steps = new AtomicInteger();
+  final Slots slots;
+  final Replay replay;
+  final Map<String, NodePosition> running = new ConcurrentHashMap<>();
+  volatile Instant deadline;
+  /** Set once the run has finished: late reports from nodes that ignored their interrupt are dropped. */
+  volatile boolean closed;
+  private volatile Pause pause;
+  NodeRunner runner;
+  LoopRunner loops;
+
+  /** Where and why the run paused. */
+  record Pause(NodePosition at, String message) {}
+
+  RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
+      ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
+      Replay replay) {
+    this.runId = runId;
+    this.workflow = workflow;
+    this.options = options;
+    this.store = store;
+    this.clock = clock;
+    this.executor = executor;
+    this.state = state;
+    this.bus = bus;
+    this.budgets = budgets;
+    this.services = services;
+    this.slots = new Slots(workflow.limits().concurrency());
+    this.replay = replay;
+  }
+
+  void requestPause(NodePosition at, String message) {
+    synchronized (this) {
+      if (pause == null) {
+        pause = new Pause(at, message);
+      }
+    }
+  }
+
+  Pause pause() {
+    return pause;
+  }
+
+  void journal(NodeExecution row) {
+    if (!closed) {
+      store.recordNodeExecution(row);
+    }
+  }
+
+  /**
+   * The run-wide bound on work nodes running at once ({@code limits.concurrency}). Loop nodes hold no slot while
+   * their bodies run, so nesting cannot deadlock. A coordinator that finds no free slot is poked when one frees.
+   */
+  static final class Slots {
+    private final int max;
+    private int used;
+    private final Set<GraphRun> waiting = new LinkedHashSet<>();
+
+    Slots(int max) {
+      this.max = max;
+    }
+
+    synchronized boolean tryAcquire(GraphRun g) {
+      if (used < max) {
+        used++;
+        waiting.remove(g);
+        return true;
+      }
+      waiting.add(g);
+      return false;
+    }
+
+    void release() {
+      List<GraphRun> w;
+      synchronized (this) {
+        used--;
+        w = new ArrayList<>(waiting);
+        waiting.clear();
+      }
+      w.forEach(GraphRun::poke);
+    }
+
+    synchronized void forget(GraphRun g) {
+      waiting.remove(g);
+    }
+  }
+
+  /**
+   * The journal of an earlier attempt at this run. A node execution whose position completed before is restored
+   * instead of run again; loops re-enter their passes and find their body executions here, so loop counters and
+   * previous-pass outputs come back without being stored separately.
+   */
+  static final class Replay {
+    static final Replay NONE = new Replay(List.of(), null, null);
+    private final Map<String, NodeExecution> done = new ConcurrentHashMap<>();
+    private final Set<String> prefixes = ConcurrentHashMap.newKeySet();
+    private final String pausedAt;
+    private volatile String resumeInput;
+
+    Replay(List<NodeExecution> rows, String pausedAt, String resumeInput) {
+      for (NodeExecution r : rows) {
+        if (r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
+            || r.status() == dev.loopflow.core.run.NodeStatus.FAILED) {
+          done.put(r.position().path(), r);
+          StringBuilder sb = new StringBuilder();
+          for (NodePosition.LoopFrame f : r.position().loops()) {
+            sb.append(f.loopId()).append('[').append(f.iteration()).append(']');
+            prefixes.add(sb.toString());
+            sb.append('.');
+          }
+        }
+      }
+      this.pausedAt = pausedAt;
+      this.resumeInput = resumeInput;
+    }
+
+    boolean isEmpty() {
+      return done.isEmpty() && resumeInput == null;
+    }
+
+    NodeExecution row(NodePosition at) {
+      return done.isEmpty() ? null : done.get(at.path());
+    }
+
+    /** Whether any execution inside pass {@code iteration} of the loop at {@code loop} was journaled. */
+    boolean covers(NodePosition loop, int iteration) {
+      if (prefixes.isEmpty()) {
+        return false;
+      }
+      StringBuilder sb = new StringBuilder();
+      for (NodePosition.LoopFrame f : loop.loops()) {
+        sb.append(f.loopId()).append('[').append(f.iteration()).append("].");
+      }
+      return prefixes.contains(sb.append(loop.nodeId()).append('[').append(iteration).append(']').toString());
+    }
+
+    /** The person's answer for the gate at {@code at}, once, if the run paused there. */
+    synchronized String takeInput(NodePosition at) {
+      if (resumeInput != null && at.path().equals(pausedAt)) {
+        String s = resumeInput;
+        resumeInput = null;
+        return s;
+      }
+      return null;
+    }
+  }
+}

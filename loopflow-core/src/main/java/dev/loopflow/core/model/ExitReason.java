@@ -1,0 +1,11 @@
+package dev.loopflow.core.model;
+
+/** Why a loop stopped (SPEC §5). The JSON form is the lower-case name. */
+public enum ExitReason {
+  CONDITION_MET, CONDITION_FALSE, EVALUATOR_DONE, STABLE_OUTPUT, SIGNAL, COMMAND, MAX_ITERATIONS, BUDGET, ERROR,
+  CANCELLED;
+
+  public String json() {
+    return name().toLowerCase(java.util.Locale.ROOT);
+  }
+}
