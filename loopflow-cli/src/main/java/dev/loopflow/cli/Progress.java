@@ -82,6 +82,16 @@ abstract class Progress implements EventListener {
         case Event.LlmCalled c -> pad(c.node().path()) + " llm " + c.provider() + ":" + c.model()
             + (c.mock() ? " (mock)" : "") + " tokens " + c.inputTokens() + "+" + c.outputTokens()
             + (c.costUsd() == null ? "" : " " + money(c.costUsd()));
+        case Event.LoopStarted l -> pad(l.node().path()) + " " + l.construct() + " started (max " + l.max() + ")";
+        case Event.LoopIteration i -> pad(i.node().path()) + " iteration " + i.iteration() + "/" + i.max()
+            + (i.inputPreview().isEmpty() ? "" : "  input: " + i.inputPreview());
+        case Event.LoopIterate i -> pad(i.edgeFrom() + " -> " + i.edgeTo()) + " loops back (" + i.iteration() + "/"
+            + i.maxIterations() + ")";
+        case Event.LoopCompleted c -> pad(c.node().path()) + " " + c.construct() + " done after " + c.iterationsRun()
+            + " iteration" + (c.iterationsRun() == 1 ? "" : "s") + ": " + c.exitReason()
+            + (c.inputTokens() + c.outputTokens() > 0 ? "  tokens " + c.inputTokens() + "+" + c.outputTokens() : "")
+            + (c.costUsd() == null ? "" : "  " + money(c.costUsd()));
+        case Event.RunPaused p -> "run paused at " + p.node().path() + ": " + p.message();
         case Event.RunFinished f -> "run " + f.status() + (f.errorCode() == null ? "" : " [" + f.errorCode() + "]")
             + "  tokens " + f.inputTokens() + "+" + f.outputTokens()
             + (f.costUsd() == null ? "" : "  " + money(f.costUsd())) + "  llm calls " + f.llmCalls();
@@ -118,7 +128,7 @@ abstract class Progress implements EventListener {
       }
       switch (e) {
         case Event.NodeStarted s -> {
-          started.put(s.node().path(), s.at());
+          started.put(s.node().path().replaceAll("\\[\\d+]", ""), s.at());
           row(s.node().path())[1] = "running";
         }
         case Event.NodeCompleted c -> {
@@ -134,6 +144,8 @@ abstract class Progress implements EventListener {
         case Event.NodeSkipped s -> row(s.node().path())[1] = "skipped";
         case Event.NodeCancelled c -> row(c.node().path())[1] = "cancelled";
         case Event.NodeRetrying r -> row(r.node().path())[1] = "retrying";
+        case Event.LoopIteration i -> row(i.node().path())[1] = "iteration " + i.iteration() + "/" + i.max();
+        case Event.LoopCompleted c -> row(c.node().path())[1] = c.exitReason() + " (" + c.iterationsRun() + ")";
         case Event.LlmCalled c -> {
           mock |= c.mock();
           tokens += c.inputTokens() + c.outputTokens();
@@ -146,8 +158,10 @@ abstract class Progress implements EventListener {
       draw(e.at());
     }
 
+    /** One row per node, not per pass: a body node's row shows its latest pass. */
     private String[] row(String path) {
-      return rows.computeIfAbsent(path, p -> new String[] {p, "pending", "", "", ""});
+      String key = path.replaceAll("\\[\\d+]", "");
+      return rows.computeIfAbsent(key, p -> new String[] {p, "pending", "", "", ""});
     }
 
     private void draw(Instant now) {

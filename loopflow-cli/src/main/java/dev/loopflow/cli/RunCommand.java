@@ -63,6 +63,10 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--quiet", description = "No progress on stderr.")
   boolean quiet;
 
+  @Option(names = "--answer", paramLabel = "TEXT", description = "Answer for the next pause (an interactive loop "
+      + "gate), in order; repeat for several. Without one the run exits 3, or asks on a terminal.")
+  List<String> answers = new java.util.ArrayList<>();
+
   @Spec
   CommandSpec spec;
 
@@ -147,16 +151,27 @@ final class RunCommand implements Callable<Integer> {
       err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     }
+    RunHandle[] current = {handle};
     Interrupts.onInterrupt(() -> {
-      List<String> runningNow = handle.runningNodes();
+      RunHandle handle0 = current[0];
+      List<String> runningNow = handle0.runningNodes();
       err.println();
-      err.println("loopflow: interrupted; cancelling run " + handle.runId()
+      err.println("loopflow: interrupted; cancelling run " + handle0.runId()
           + (runningNow.isEmpty() ? "" : " (running: " + String.join(", ", runningNow) + ")"));
       err.flush();
-      handle.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
+      handle0.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
           : "; running: " + String.join(", ", runningNow)));
     });
     RunResult result = handle.await();
+    java.util.Iterator<String> next = answers.iterator();
+    while (result.status() == RunStatus.PAUSED) {
+      String answer = next.hasNext() ? next.next() : askOnTerminal(err, result);
+      if (answer == null) {
+        break;
+      }
+      current[0] = engine.resume(wf, result.runId(), answer, opts.build());
+      result = current[0].await();
+    }
     if (progress != null) {
       progress.finish(result);
     }
@@ -176,7 +191,25 @@ final class RunCommand implements Callable<Integer> {
     };
   }
 
+  /** On a terminal, a paused run asks for its answer; elsewhere (and on end of input) it stays paused. */
+  private static String askOnTerminal(PrintWriter err, RunResult r) {
+    java.io.Console console = System.console();
+    if (console == null || !Progress.isTerminal()) {
+      return null;
+    }
+    err.println("loopflow: " + (r.pause() == null ? "paused" : r.pause().message()));
+    err.flush();
+    return console.readLine("answer> ");
+  }
+
   private static void printHuman(PrintWriter out, PrintWriter err, RunResult r) {
+    if (r.status() == RunStatus.PAUSED) {
+      err.println("loopflow: run " + r.runId() + " paused" + (r.pause() == null ? "" : " at " + r.pause().at() + ": "
+          + r.pause().message()));
+      err.println("loopflow: to continue in one go, run again with --answer TEXT (one per pause); this version keeps "
+          + "runs in memory only, so a paused run cannot be resumed by a later command");
+      return;
+    }
     if (r.status() == RunStatus.COMPLETED) {
       Object o = r.output();
       out.println(o instanceof String s ? s : Json.compact(o));

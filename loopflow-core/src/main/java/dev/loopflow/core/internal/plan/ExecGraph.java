@@ -354,15 +354,21 @@ public final class ExecGraph {
 
   private static ExecGraph level(Set<String> members, String entry, Map<String, Node> byId, List<Edge> deps,
       List<Construct> all) {
+    return level(members, entry, null, byId, deps, all);
+  }
+
+  /** {@code self}: the region whose body this level is (it must not be found again inside itself). */
+  private static ExecGraph level(Set<String> members, String entry, String self, Map<String, Node> byId,
+      List<Edge> deps, List<Construct> all) {
     // Maximal constructs inside this level.
     List<Construct> here = new ArrayList<>();
     for (Construct c : all) {
-      if (!members.containsAll(c.span()) || (entry != null && c.id().equals(entry))) {
+      if (!members.containsAll(c.span()) || c.id().equals(entry) || c.id().equals(self)) {
         continue;
       }
       boolean maximal = true;
       for (Construct o : all) {
-        if (o != c && members.containsAll(o.span()) && o.inner().containsAll(c.span())) {
+        if (o != c && !o.id().equals(self) && members.containsAll(o.span()) && o.inner().containsAll(c.span())) {
           maximal = false;
         }
       }
@@ -412,7 +418,7 @@ public final class ExecGraph {
         }
       } else if (regionOf.containsKey(o) && placedRegions.add(o)) {
         Construct c = regionOf.get(o);
-        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), null, byId, deps, all), c.inner()));
+        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), null, c.id(), byId, deps, all), c.inner()));
       }
     }
     Map<String, List<Incoming>> incoming = new LinkedHashMap<>();
