@@ -1,0 +1,102 @@
+package dev.loopflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.model.Workflow;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.DisabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The terminal view of progress, and Ctrl-C against a real CLI process. */
+class TerminalBehaviourTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void liveViewRedrawsOneRowPerNodeInPlaceWithStatusTokensAndLoopIteration() {
+    Workflow wf = Loopflow.create().parse("""
+        nodes:
+          - id: fix
+            loop_group:
+              max_iterations: 3
+              until: DONE
+              nodes:
+                - id: work
+                  bash: echo DONE
+          - id: after
+            bash: echo ok
+        """, "live.yaml");
+    StringWriter out = new StringWriter();
+    Progress.Live live = new Progress.Live(new PrintWriter(out), wf);
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    NodePosition fix = NodePosition.top("fix");
+    NodePosition work1 = new NodePosition(List.of(new NodePosition.LoopFrame("fix", 1)), "work");
+    NodePosition work2 = new NodePosition(List.of(new NodePosition.LoopFrame("fix", 2)), "work");
+    live.onEvent(new Event.NodeStarted("r", 1, t, fix, "loop_group", 1));
+    live.onEvent(new Event.LoopIteration("r", 2, t, fix, "loop_group", 2, 1, 3, 3, "", null));
+    live.onEvent(new Event.NodeStarted("r", 3, t, work1, "shell", 1));
+    live.onEvent(new Event.NodeCompleted("r", 4, t.plusMillis(5), work2, "shell", 5, "DONE", 10, 20, 0.0012));
+    String screen = out.toString();
+    // Every redraw after the first moves the cursor back over the previous frame instead of scrolling.
+    assertThat(screen).contains("\033[4F").contains("\033[2K");
+    String lastFrame = screen.substring(screen.lastIndexOf("NODE"));
+    assertThat(lastFrame).contains("iteration 2/3");
+    // Passes of a body node share one row (fix.work), which shows the latest pass.
+    assertThat(lastFrame.lines().filter(l -> l.contains("fix.work")).count()).isEqualTo(1);
+    assertThat(lastFrame).contains("10+20").contains("$0.0012");
+    assertThat(lastFrame.lines().filter(l -> l.contains("after")).findFirst().orElseThrow()).contains("pending");
+  }
+
+  @Test
+  @DisabledOnOs(OS.WINDOWS)
+  void ctrlCCancelsTheRunNamesTheRunningNodesAndExitsOne() throws Exception {
+    Path wf = dir.resolve("slow.yaml");
+    Files.writeString(wf, """
+        nodes:
+          - id: first
+            bash: echo started
+          - id: slow
+            bash: sleep 30
+        """);
+    String java = ProcessHandle.current().info().command().orElse("java");
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        "dev.loopflow.cli.Main", "run", wf.toString());
+    pb.environment().put("LOOPFLOW_PLAIN_PROGRESS", "1");
+    Process p = pb.start();
+    List<String> err = new ArrayList<>();
+    BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
+    String line;
+    // Wait (by reading progress, not by sleeping) until the slow node is running, then press Ctrl-C.
+    while ((line = r.readLine()) != null) {
+      err.add(line);
+      if (line.contains("slow") && line.contains("started")) {
+        break;
+      }
+    }
+    assertThat(line).as("progress: %s", err).isNotNull();
+    new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+    while ((line = r.readLine()) != null) {
+      err.add(line);
+    }
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).isEqualTo(1);
+    String all = String.join("\n", err);
+    assertThat(all).contains("interrupted; cancelling run").contains("running: slow");
+    assertThat(all).contains("run cancelled");
+  }
+}
