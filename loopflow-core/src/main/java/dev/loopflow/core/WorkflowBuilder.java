@@ -93,6 +93,23 @@ public final class WorkflowBuilder {
   }
 
   /** An edge taken when router {@code from} selects {@code branch}. */
+  /**
+   * A loop edge (001): after {@code from} completes and {@code when} holds (null: always), the cycle region from
+   * {@code to} to {@code from} runs again, at most {@code maxIterations} passes in all.
+   */
+  public WorkflowBuilder loopEdge(String from, String to, int maxIterations, String when) {
+    Map<String, Object> e = new java.util.LinkedHashMap<>();
+    e.put("from", from);
+    e.put("to", to);
+    e.put("type", "loop");
+    e.put("maxIterations", maxIterations);
+    if (when != null) {
+      e.put("when", when);
+    }
+    edges.add(e);
+    return this;
+  }
+
   public WorkflowBuilder branch(String from, String branch, String to) {
     edges.add(Map.of("from", from, "to", to, "branch", branch));
     return this;

@@ -611,7 +611,7 @@ final class LoopRunner {
         r.put("status", "completed");
         r.put("input", answer);
         ctx.journal(new dev.loopflow.core.store.NodeExecution(ctx.runId, gate, "gate", NodeStatus.COMPLETED, 1, now,
-            now, r, Usage.NONE, null, null, null));
+            now, r, Usage.NONE, null, null, null, null));
         return;
       }
       String message = cfg.gateMessage() == null
@@ -621,7 +621,7 @@ final class LoopRunner {
       r.put("status", "paused");
       r.put("message", message);
       ctx.journal(new dev.loopflow.core.store.NodeExecution(ctx.runId, gate, "gate", NodeStatus.PAUSED, 1, now, now,
-          r, Usage.NONE, null, null, null));
+          r, Usage.NONE, null, null, null, null));
       ctx.requestPause(gate, message);
       ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, gate, message));
       throw new Paused();

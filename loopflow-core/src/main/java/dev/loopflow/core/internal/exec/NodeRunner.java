@@ -76,7 +76,8 @@ final class NodeRunner {
         ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
             preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
         if (replayed == null) {
-          journal(node, pos, NodeStatus.COMPLETED, a, started, result, u, null, null, shaped.statePatch);
+          journal(node, pos, NodeStatus.COMPLETED, a, started, result,
+              node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch, nctx.sessionTurns());
         }
         return new Outcome.Completed(shaped.cancelRun);
       } catch (LoopRunner.Paused p) {
@@ -134,6 +135,14 @@ final class NodeRunner {
     }
     for (Budgets b : frame.budgets) {
       b.add(row.usage());
+    }
+    if (row.sessions() != null) {
+      row.sessions().forEach((key, turns) -> {
+        NodeContext.Conversation c = ctx.state.conversation(key);
+        for (Map<String, String> t : turns) {
+          c.append(new NodeContext.Conversation.Turn(t.get("role"), t.get("content")));
+        }
+      });
     }
     return true;
   }
@@ -232,8 +241,14 @@ final class NodeRunner {
 
   void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
       Map<String, Object> result, Usage usage, String code, String message, Map<String, Object> statePatch) {
+    journal(node, pos, status, attempts, started, result, usage, code, message, statePatch, null);
+  }
+
+  void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
+      Map<String, Object> result, Usage usage, String code, String message, Map<String, Object> statePatch,
+      Map<String, java.util.List<Map<String, String>>> sessions) {
     ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), status, attempts, started, ctx.bus.now(), result,
-        usage, code, message, statePatch == null ? null : castMap(Values.plain(statePatch))));
+        usage, code, message, statePatch == null ? null : castMap(Values.plain(statePatch)), sessions));
   }
 
   @SuppressWarnings("unchecked")
@@ -509,9 +524,34 @@ final class NodeRunner {
       };
     }
 
+    private final Map<String, java.util.List<Map<String, String>>> appended = new LinkedHashMap<>();
+
+    /** Turns this execution added, by session key: journaled so a resumed run restores its sessions. */
+    synchronized Map<String, java.util.List<Map<String, String>>> sessionTurns() {
+      return appended.isEmpty() ? null : new LinkedHashMap<>(appended);
+    }
+
     @Override
     public Conversation conversation(String name) {
-      return ctx.state.conversation(frame.sessionScope == null ? name : name + "@" + frame.sessionScope);
+      String key = frame.sessionScope == null ? name : name + "@" + frame.sessionScope;
+      Conversation c = ctx.state.conversation(key);
+      return new Conversation() {
+        @Override
+        public java.util.List<Turn> turns() {
+          return c.turns();
+        }
+
+        @Override
+        public void append(Turn turn) {
+          c.append(turn);
+          synchronized (NodeContextImpl.this) {
+            Map<String, String> t = new LinkedHashMap<>();
+            t.put("role", turn.role());
+            t.put("content", turn.content());
+            appended.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(t);
+          }
+        }
+      };
     }
 
     @Override

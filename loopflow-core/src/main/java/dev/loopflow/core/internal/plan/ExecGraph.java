@@ -181,6 +181,7 @@ public final class ExecGraph {
           }
         }
         if (near.size() != 1) {
+          near.forEach(x -> pairedBy.putIfAbsent(x, n.id()));
           issues.add(new Issue(n, near.isEmpty()
               ? n.kind() + " '" + n.id() + "' has no " + marker + " node downstream of it (every " + n.kind()
                   + " needs exactly one paired " + marker + ")"
@@ -189,6 +190,7 @@ public final class ExecGraph {
         }
         exit = near.iterator().next();
       } else if (!fwd.contains(exit)) {
+        pairedBy.putIfAbsent(exit, n.id());
         issues.add(new Issue(n, n.kind() + " '" + n.id() + "': " + marker + " '" + exit + "' is not downstream of it"));
         continue;
       }
@@ -198,8 +200,11 @@ public final class ExecGraph {
         continue;
       }
       pairedBy.put(exit, n.id());
+      // 000's body is the nodes on paths from the loop to its exit; a dead-end branch inside it (the evaluator's
+      // `continue` path that feeds the next pass) belongs to it too: everything downstream of the loop node that
+      // is not downstream of its exit.
       Set<String> body = new LinkedHashSet<>(reach(n.id(), out, Set.of(exit)));
-      body.retainAll(reach(exit, in, Set.of(n.id())));
+      body.removeAll(reach(exit, out, Set.of()));
       body.remove(n.id());
       body.remove(exit);
       if (body.isEmpty()) {
