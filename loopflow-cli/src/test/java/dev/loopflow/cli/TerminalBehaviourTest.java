@@ -84,7 +84,7 @@ class TerminalBehaviourTest {
     // Wait (by reading progress, not by sleeping) until the slow node is running, then press Ctrl-C.
     while ((line = r.readLine()) != null) {
       err.add(line);
-      if (line.contains("slow") && line.contains("started")) {
+      if (line.matches("\\[.*] slow\\s+started.*")) {
         break;
       }
     }

@@ -27,28 +27,35 @@ import java.util.Objects;
  *       text pays for a 65,536-entry table. A char absent from the pattern maps to index 0, whose masks are zero.
  *       When distinct chars times blocks would make a large dense table (long texts in scripts with many distinct
  *       chars), each char keeps only its non-zero blocks, scattered into a scratch column for the step.
- *   <li>Only blocks that meet Ukkonen's diagonal band are stepped. For a bound {@code k}, a cell {@code (i, j)}
- *       (pattern row {@code i}, text column {@code j}, {@code d = n - m >= 0}) can lie on a path of cost at most
- *       {@code k} only if {@code |j - i| + |d - (j - i)| <= k}, that is
- *       {@code j - (k + d) / 2 <= i <= j + (k - d) / 2}. Blocks that fall above the band are dropped for good and
- *       the new top block is fed a horizontal delta of +1; a block entering below the band starts with all
- *       vertical deltas +1. Both make values outside the band over-estimates, while every cell on a path of cost
- *       at most {@code k} keeps its exact value; so the corner is exact when the distance is at most {@code k},
- *       and greater than {@code k} otherwise.
- *   <li>A bounded run stops early: every 64 columns it checks whether any cell of the band could still reach the
- *       corner within {@code k}, counting the length difference left to cover. Cells on a path within {@code k}
- *       are exact, so if none qualifies, the distance exceeds {@code k}. Block-bottom values are recovered from
- *       the tracked one by popcounts, and a block's cells are at least its bottom value minus its height.
- *       Dissimilar inputs are rejected after a few hundred to a few thousand columns.
- *   <li>{@link #distance} first tries narrow bands ({@code k = d + 256}, then four times wider) while a band is
- *       at most an eighth of the pattern, then runs the whole table ({@code k = n}; the band still trims two
- *       corners). Near duplicates finish inside a narrow band; dissimilar inputs pay a few percent for the tries.
+ *   <li>Only a window of blocks is stepped (Ukkonen's cut-off, per block). With a bound {@code k} and
+ *       {@code d = n - m >= 0}, call cell {@code (i, j)} (pattern row {@code i}, text column {@code j})
+ *       <em>promising</em> when its value plus {@code |d - (j - i)|}, the least cost of the length difference
+ *       left, is at most {@code k}. Every cell of a path of cost at most {@code k} is promising, and the window
+ *       always holds every promising cell: a block joins below while the bottom cell of the last block is within
+ *       {@code k + 2w} ({@code w} = columns about to be stepped; a path reaches a lower row only through that row,
+ *       and over {@code w} columns the tracked values can be off by at most {@code 2w}); rows above the diagonal
+ *       band {@code i >= j - (k + d) / 2} are dropped; and every 64 columns, block-bottom values are recovered
+ *       from the tracked one by popcounts, and a block at either end whose cells cannot be promising (bottom
+ *       value minus block height, plus the least distance term) is dropped.
+ *   <li>A joining block starts with all vertical deltas +1 and the top block is always fed a horizontal delta of
+ *       +1. Both over-estimate, so every computed value is an upper bound of the true one, while every promising
+ *       cell, computed from promising predecessors, is exact. So the corner is exact when the distance is at most
+ *       {@code k} and greater than {@code k} otherwise, and once the window holds no possibly promising cell the
+ *       distance is known to exceed {@code k}: dissimilar inputs are rejected after a few hundred columns.
+ *   <li>Every 64 columns {@code k} is also lowered to the best upper bound in sight (a block's bottom value plus
+ *       the longer remaining length), which shrinks the window further. A run with {@code k = n} therefore
+ *       computes the exact distance of two random 10,000-char texts on well under two thirds of the table.
+ *   <li>{@link #distance} first tries narrow bounds ({@code k = d + 256}, then four times larger) while the bound
+ *       is at most an eighth of the pattern, then runs with {@code k = n}. Near duplicates finish inside the
+ *       first narrow window; dissimilar inputs pay a few percent for the failed tries.
  * </ul>
  *
- * <p>What must stay true: the pattern is the shorter string; the first stepped block is always fed a horizontal
- * delta of +1 (row 0 holds {@code D[0][j] = j}, and above the band +1 is the safe over-estimate); the tracked
- * score is always the value at the bottom row of the last stepped block, and the final block's bottom is row
- * {@code m}, not bit 63 (bits past the pattern hold garbage that only ever moves upward, never into valid rows);
+ * <p>What must stay true: the pattern is the shorter string; the window never loses a promising cell (each rule
+ * above that drops or withholds a block must prove its cells are not promising); the first stepped block is
+ * always fed a horizontal delta of +1 (row 0 holds {@code D[0][j] = j}, and above the window +1 is the safe
+ * over-estimate); {@code k} is only ever lowered to a proven upper bound of the distance; the tracked score is
+ * the value at the bottom row of the last stepped block, and the final block's bottom is row {@code m}, not bit
+ * 63 (bits past the pattern hold garbage that only moves upward, never into valid rows);
  * {@link #similarity(int, int)} is the only place the ratio is computed, so that {@link Similarity#atLeast} and
  * {@link Similarity#of} can never disagree.
  */
@@ -56,7 +63,7 @@ public final class Levenshtein {
   /** Larger dense match tables (in longs) cost more to clear than the sparse scatter costs per column. */
   private static final int DENSE_TABLE_LIMIT = 1 << 15;
 
-  /** The bound of the first band tried by {@link #distance}: a handful of blocks around the diagonal. */
+  /** The first bound tried by {@link #distance} (plus the length difference): a handful of blocks wide. */
   private static final int FIRST_GUESS = 256;
 
   private Levenshtein() {}
@@ -67,9 +74,9 @@ public final class Levenshtein {
   }
 
   /**
-   * The exact distance when it is at most {@code limit}, otherwise {@code limit + 1}. Only the diagonal band the
-   * limit allows is computed, and the work stops once the limit can no longer be met, so this is much cheaper
-   * than {@link #distance} for a small limit or dissimilar inputs.
+   * The exact distance when it is at most {@code limit}, otherwise {@code limit + 1}. Only cells that could lie on
+   * a path within the limit are computed, and the work stops once the limit can no longer be met, so this is much
+   * cheaper than {@link #distance} for a small limit or dissimilar inputs.
    *
    * @throws IllegalArgumentException if {@code limit} is negative
    */
@@ -170,6 +177,7 @@ public final class Levenshtein {
     private final long[] scratch2;
     private final long[] pv;
     private final long[] mv;
+    private final int[] bottoms;
 
     Blocks(CharSequence p, int ps, int m, CharSequence t, int ts, int n) {
       this.t = t;
@@ -180,6 +188,7 @@ public final class Levenshtein {
       this.table = new CharTable(p, ps, m);
       this.pv = new long[blocks];
       this.mv = new long[blocks];
+      this.bottoms = new int[blocks];
       int rows = table.size() + 1;
       if ((long) rows * blocks <= DENSE_TABLE_LIMIT) {
         dense = new long[rows * blocks];
@@ -231,46 +240,47 @@ public final class Levenshtein {
     int distance(int limit) {
       int lengthGap = n - m;
       long k = (long) lengthGap + FIRST_GUESS;
-      // a narrow band costs little next to the whole table, and the early stop soon ends one that is too narrow
+      // a narrow window costs little next to the whole table, and one that is too narrow is soon abandoned
       while (k < limit && k < n && k * 8 <= m) {
-        int d = band((int) k);
+        int d = window((int) k);
         if (d <= k) {
           return d;
         }
         k *= 4;
       }
-      return band((int) Math.min(limit, n));
+      return window((int) Math.min(limit, n));
     }
 
     /** The distance if it is at most {@code k}, otherwise some value greater than {@code k}. */
-    private int band(int k) {
+    private int window(int k) {
       final long[] pv = this.pv;
       final long[] mv = this.mv;
       final int blocks = this.blocks;
       final int lastIndex = blocks - 1;
       final int finalBottom = (m - 1) & 63;
-      final int lengthGap = n - m;
-      final long above = ((long) k + lengthGap) / 2; // band rows: j - above .. j + below
-      final long below = ((long) k - lengthGap) / 2;
-      final boolean bounded = k < n; // with k >= n the distance can never exceed k
+      final long gap = n - m;
       int first = 0;
       int last = -1;
       int score = 0; // value at the bottom row of block `last`; row 0 before any block
-      // columns go in pairs; a pair steps the union of its two bands, which only adds over-estimates
-      for (int j = 1; j <= n; j += 2) {
+      for (int j = 1; j <= n; ) {
         final boolean two = j < n;
         final int jEnd = two ? j + 1 : j;
-        long hi = jEnd + below;
-        int wantLast = hi >= m ? lastIndex : (int) ((hi - 1) >>> 6);
-        while (last < wantLast) {
+        // grow the window before stepping (see the design notes for why k + 2w is enough)
+        final long slack = (long) k + 2 * (jEnd - j + 1);
+        while (last < lastIndex
+            && (last < 0 || score + Math.abs(gap - (j - 1) + bottomRow(last)) <= slack)) {
           last++;
           pv[last] = -1L;
           mv[last] = 0L;
           score += last == lastIndex ? m - (last << 6) : 64;
         }
-        long lo = j - above;
+        long lo = j - ((long) k + gap) / 2;
         if (lo > 1) {
-          first = Math.max(first, (int) ((lo - 1) >>> 6));
+          int bandFirst = (int) ((lo - 1) >>> 6);
+          if (bandFirst > last) {
+            return k + 1; // no stepped row is in the band, so no path within k passes this column
+          }
+          first = Math.max(first, bandFirst);
         }
         final int x1 = table.indexOf(t.charAt(ts + j - 1));
         final int x2 = two ? table.indexOf(t.charAt(ts + j)) : 0;
@@ -381,39 +391,53 @@ public final class Levenshtein {
           scatter(scratch, x1, false);
           scatter(scratch2, x2, false);
         }
-        if (bounded && (jEnd & 63) == 0 && !reachable(k, jEnd, first, last, score)) {
-          return k + 1;
+        // every 64 columns, which costs about as much as one column: lower k and shrink the window
+        if ((jEnd >>> 6) != ((j - 1) >>> 6)) {
+          long s = score;
+          long bound = k;
+          for (int b = last; b >= first; b--) {
+            bottoms[b] = (int) s;
+            bound = Math.min(bound, s + Math.max(m - bottomRow(b), n - jEnd));
+            long valid = b == lastIndex ? -1L >>> (63 - finalBottom) : -1L;
+            s -= Long.bitCount(pv[b] & valid) - Long.bitCount(mv[b] & valid);
+          }
+          k = (int) bound;
+          while (first < last && least(first, jEnd) > k) {
+            first++;
+          }
+          while (last > first && least(last, jEnd) > k) {
+            last--;
+            score = bottoms[last];
+          }
+          if (least(first, jEnd) > k) {
+            return k + 1; // not one possibly promising cell left in this column
+          }
         }
+        j = jEnd + 1;
       }
-      return score;
+      return last == lastIndex ? score : k + 1; // the corner never joined: it is not promising
+    }
+
+    private int bottomRow(int b) {
+      return b == blocks - 1 ? m : (b + 1) << 6;
+    }
+
+    /**
+     * A lower bound, over the rows {@code i} of block {@code b} at column {@code j}, of value + |d - (j - i)|. A
+     * value is at least the bottom value minus the rows below it, so the bound is the minimum of
+     * {@code bottom - bot + i + |d - j + i|} over the block, reached at its top row or where the second term is 0.
+     * Needs {@code bottoms[b]} for column {@code j}.
+     */
+    private long least(int b, int j) {
+      long top = ((long) b << 6) + 1;
+      long gap = n - m;
+      return (long) bottoms[b] - bottomRow(b) + Math.max(j - gap, 2 * top + gap - j);
     }
 
     private void scatter(long[] column, int x, boolean set) {
       for (int e = start[x], end = start[x + 1]; e < end; e++) {
         column[blockOf[e]] = set ? mask[e] : 0L;
       }
-    }
-
-    /**
-     * Whether some cell of column {@code j} in blocks {@code first..last} could still lie on a path of cost at
-     * most {@code k}: its value plus {@code |d - (j - i)|}, the least cost of what is left, must be at most k.
-     * Cells on such a path hold exact values, so if every lower bound here exceeds k, so does the distance.
-     */
-    private boolean reachable(int k, int j, int first, int last, int score) {
-      long s = score;
-      long lengthGap = n - m;
-      for (int b = last; b >= first; b--) {
-        long top = ((long) b << 6) + 1;
-        long bot = b == blocks - 1 ? m : top + 63;
-        // value(i) >= s - (bot - i); minimizing i + |d - j + i| over the block gives the max below
-        long least = s - bot + Math.max(j - lengthGap, 2 * top + lengthGap - j);
-        if (least <= k) {
-          return true;
-        }
-        long valid = b == blocks - 1 ? -1L >>> (63 - ((m - 1) & 63)) : -1L;
-        s -= Long.bitCount(pv[b] & valid) - Long.bitCount(mv[b] & valid);
-      }
-      return false;
     }
   }
 

@@ -122,13 +122,17 @@ final class Frame {
   void copyUp() {
     Map<String, Map<String, Object>> r;
     Map<String, NodeStatus> s;
+    List<String> order;
     synchronized (this) {
       r = new HashMap<>(results);
       s = new HashMap<>(statuses);
+      order = new ArrayList<>(completionOrder);
     }
     synchronized (parent) {
       parent.results.putAll(r);
       parent.statuses.putAll(s);
+      parent.completionOrder.removeAll(order);
+      parent.completionOrder.addAll(order);
     }
   }
 

@@ -629,7 +629,8 @@ final class LoopRunner {
 
     @Override
     Object passOutput(State st, Frame body) {
-      return valueOf(body.ownResult(terminal(body)));
+      String t = terminal(body);
+      return t == null || body.ownStatus(t) != NodeStatus.COMPLETED ? null : valueOf(body.ownResult(t));
     }
 
     /** 004's terminal-output rule: {@code output:}, else the first body node (definition order) no other depends on. */
@@ -637,19 +638,13 @@ final class LoopRunner {
       if (cfg.terminal() != null) {
         return cfg.terminal();
       }
-      String first = null;
+      // Only a terminal node that completed counts: a failed one's leftover output must never signal completion.
       for (ExecGraph.Unit u : graph.units()) {
-        if (!graph.successors(u.id()).isEmpty()) {
-          continue;
-        }
-        if (first == null) {
-          first = u.id();
-        }
-        if (body.ownStatus(u.id()) == NodeStatus.COMPLETED) {
+        if (graph.successors(u.id()).isEmpty() && body.ownStatus(u.id()) == NodeStatus.COMPLETED) {
           return u.id();
         }
       }
-      return first;
+      return null;
     }
 
     @Override

@@ -192,8 +192,9 @@ final class NodeRunner {
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, code, message,
         node.allowFailure()));
     journal(node, pos, NodeStatus.FAILED, attempts, started, result, usage, code, message, null);
+    // allow_failure forgives the node's own failure, never a spent budget: that stops the run (SPEC §5).
     return new Outcome.Failed(new RunError(code, code.equals(ErrorCode.NODE_FAILED.code()) ? full : message,
-        node.id(), pos.path(), details), node.allowFailure());
+        node.id(), pos.path(), details), node.allowFailure() && !code.equals(ErrorCode.BUDGET_EXCEEDED.code()));
   }
 
   private static Map<String, Object> errorMap(String code, String message) {
@@ -533,7 +534,9 @@ final class NodeRunner {
 
     @Override
     public Conversation conversation(String name) {
-      String key = frame.sessionScope == null ? name : name + "@" + frame.sessionScope;
+      // Names starting with NUL are a module's own bookkeeping (the mock's script position), never a chat
+      // session, so fresh_context leaves them alone.
+      String key = frame.sessionScope == null || name.startsWith("\u0000") ? name : name + "@" + frame.sessionScope;
       Conversation c = ctx.state.conversation(key);
       return new Conversation() {
         @Override

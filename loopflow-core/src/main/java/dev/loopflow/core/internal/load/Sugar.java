@@ -22,8 +22,12 @@ final class Sugar {
 
   private static final Pattern REF = Pattern.compile(
       "\\$LOOP_PREV\\.([A-Za-z_][A-Za-z0-9_-]*)(\\.output((?:\\.[A-Za-z_][A-Za-z0-9_]*)*))?|\\$LOOP_USER_INPUT");
-  /** Fields a loop reads in its own passes' scope; the loader rewrites them against the loop's body. */
-  static final Set<String> LOOP_OWN = Set.of("nodes", "body", "until_command", "until_bash", "gate_message");
+  /**
+   * Fields a loop reads in its own passes' scope (the loader rewrites them against the loop's body), and a node's
+   * {@code mock} replies, which are data, not templates.
+   */
+  static final Set<String> LOOP_OWN = Set.of("nodes", "body", "until_command", "until_bash", "gate_message",
+      "mock");
 
   /** Rewrites the sugar in every string of a body node's fields; ids are the body's node ids. */
   static void rewrite(Map<String, YNode.YMap.Entry> fields, Set<String> ids, String path, Problems problems) {

@@ -380,12 +380,13 @@ public final class WorkflowLoader {
         return List.of();
       }
       Scope outer = scope;
-      scope = new Scope(outer, loopId, construct, path, new LinkedHashMap<>());
-      lastBody = scope;
+      Scope mine = new Scope(outer, loopId, construct, path, new LinkedHashMap<>());
+      scope = mine;
       try {
         return nodeList(seq);
       } finally {
         scope = outer;
+        lastBody = mine; // set last: loading the body may load nested bodies
       }
     }
 
@@ -849,7 +850,8 @@ public final class WorkflowLoader {
       if (b == null) {
         return null;
       }
-      return new Node(groupId + "_until", "shell", b, List.of(), null, null, true, Node.Retry.NONE,
+      // '$until' cannot be a node id, so the command's position never collides with a body node's.
+      return new Node("$until", "shell", b, List.of(), null, null, true, Node.Retry.NONE,
           defaultTimeout, cfg.location(field));
     }
 

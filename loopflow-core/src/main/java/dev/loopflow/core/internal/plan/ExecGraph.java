@@ -423,7 +423,9 @@ public final class ExecGraph {
         }
       } else if (regionOf.containsKey(o) && placedRegions.add(o)) {
         Construct c = regionOf.get(o);
-        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), null, c.id(), byId, deps, all), c.inner()));
+        // The enclosing loop's entry edges stay active inside a region placed directly after the loop node.
+        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), entry, c.id(), byId, deps, all),
+            c.inner()));
       }
     }
     Map<String, List<Incoming>> incoming = new LinkedHashMap<>();
