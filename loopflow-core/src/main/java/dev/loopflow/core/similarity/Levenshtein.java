@@ -248,7 +248,7 @@ public final class Levenshtein {
         }
         k *= 4;
       }
-      return window((int) Math.min(limit, n));
+      return window(Math.min(limit, n));
     }
 
     /** The distance if it is at most {@code k}, otherwise some value greater than {@code k}. */
@@ -262,6 +262,7 @@ public final class Levenshtein {
       int first = 0;
       int last = -1;
       int score = 0; // value at the bottom row of block `last`; row 0 before any block
+      // columns go in pairs (the design notes say why); an odd last column goes alone
       for (int j = 1; j <= n; ) {
         final boolean two = j < n;
         final int jEnd = two ? j + 1 : j;
@@ -301,44 +302,14 @@ public final class Levenshtein {
           scatter(scratch, x1, true);
           scatter(scratch2, x2, true);
         }
+        // the score follows the bottom row of the last block, which is row m (not bit 63) in the final block
         final int bottom = last == lastIndex ? finalBottom : 63;
         if (two) {
-          long hp1 = 1L;
-          long hm1 = 0L;
-          long hp2 = 1L;
-          long hm2 = 0L;
-          for (int b = first; b < last; b++) {
-            long p = pv[b];
-            long q = mv[b];
-            long eq = eqs1[base1 + b];
-            long xv = eq | q;
-            eq |= hm1;
-            long xh = (((eq & p) + p) ^ p) | eq;
-            long ph = q | ~(xh | p);
-            long mh = p & xh;
-            long outP = ph >>> 63;
-            long outM = mh >>> 63;
-            ph = (ph << 1) | hp1;
-            mh = (mh << 1) | hm1;
-            hp1 = outP;
-            hm1 = outM;
-            p = mh | ~(xv | ph);
-            q = ph & xv;
-            eq = eqs2[base2 + b];
-            xv = eq | q;
-            eq |= hm2;
-            xh = (((eq & p) + p) ^ p) | eq;
-            ph = q | ~(xh | p);
-            mh = p & xh;
-            outP = ph >>> 63;
-            outM = mh >>> 63;
-            ph = (ph << 1) | hp2;
-            mh = (mh << 1) | hm2;
-            hp2 = outP;
-            hm2 = outM;
-            pv[b] = mh | ~(xv | ph);
-            mv[b] = ph & xv;
-          }
+          int carries = stepPair(pv, mv, eqs1, base1, eqs2, base2, first, last);
+          long hp1 = carries & 1;
+          long hm1 = (carries >>> 1) & 1;
+          long hp2 = (carries >>> 2) & 1;
+          long hm2 = (carries >>> 3) & 1;
           long p = pv[last];
           long q = mv[last];
           long eq = eqs1[base1 + last];
@@ -364,7 +335,7 @@ public final class Levenshtein {
           pv[last] = mh | ~(xv | ph);
           mv[last] = ph & xv;
         } else {
-          long hp = 1L;
+          long hp = 1L; // horizontal delta entering the block: +1 as hp = 1, -1 as hm = 1, 0 as neither
           long hm = 0L;
           for (int b = first; b <= last; b++) {
             long p = pv[b];
@@ -416,6 +387,52 @@ public final class Levenshtein {
         j = jEnd + 1;
       }
       return last == lastIndex ? score : k + 1; // the corner never joined: it is not promising
+    }
+
+    /**
+     * Steps blocks {@code first .. last - 1} through two columns. Kept apart so that the hottest loop compiles on
+     * its own, whatever the rest of the call has seen. Returns the carries out of the lowest block: bit 0 = +1
+     * and bit 1 = -1 of the first column, bits 2 and 3 of the second.
+     */
+    private static int stepPair(long[] pv, long[] mv, long[] eqs1, int base1, long[] eqs2, int base2, int first,
+        int last) {
+      long hp1 = 1L;
+      long hm1 = 0L;
+      long hp2 = 1L;
+      long hm2 = 0L;
+      for (int b = first; b < last; b++) {
+        long p = pv[b];
+        long q = mv[b];
+        long eq = eqs1[base1 + b];
+        long xv = eq | q;
+        eq |= hm1;
+        long xh = (((eq & p) + p) ^ p) | eq;
+        long ph = q | ~(xh | p);
+        long mh = p & xh;
+        long outP = ph >>> 63;
+        long outM = mh >>> 63;
+        ph = (ph << 1) | hp1;
+        mh = (mh << 1) | hm1;
+        hp1 = outP;
+        hm1 = outM;
+        p = mh | ~(xv | ph);
+        q = ph & xv;
+        eq = eqs2[base2 + b];
+        xv = eq | q;
+        eq |= hm2;
+        xh = (((eq & p) + p) ^ p) | eq;
+        ph = q | ~(xh | p);
+        mh = p & xh;
+        outP = ph >>> 63;
+        outM = mh >>> 63;
+        ph = (ph << 1) | hp2;
+        mh = (mh << 1) | hm2;
+        hp2 = outP;
+        hm2 = outM;
+        pv[b] = mh | ~(xv | ph);
+        mv[b] = ph & xv;
+      }
+      return (int) (hp1 | hm1 << 1 | hp2 << 2 | hm2 << 3);
     }
 
     private int bottomRow(int b) {
