@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -170,8 +169,6 @@ class LoopExamplesTest {
   }
 
   @Test
-  @Disabled("engine bug: when a loop-edge region is the last thing to run, the run's output is null instead of "
-      + "the output of the last node to complete (Frame.copyUp publishes results but not completion order)")
   void coderReviewerRunOutputIsTheLastReview() throws IOException {
     JsonNode json = completed("loop-coder-reviewer.yaml", "--mock-llm=../examples/loop-coder-reviewer.mock.json",
         "--input", "task=add two numbers");

@@ -164,8 +164,6 @@ class IteratorTest {
     assertThat(run.node("after").get("status")).isNotEqualTo("completed");
   }
 
-  @Disabled("engine bug: with concurrency 1 an iterator keeps starting later items after one item failed, "
-      + "instead of failing at once (SPEC §5, 003 AC-10)")
   @Test
   void failingItemStopsTheIteratorBeforeLaterItemsStart() {
     LoopTests.Run run = LoopTests.run(engine, iterate("concurrency: 1", FAILS_ON_BAD),
@@ -230,8 +228,6 @@ class IteratorTest {
         "t.yaml:5:18: nodes.each.concurrency: 'concurrency' must be between 1 and 1024, found 0");
   }
 
-  @Disabled("engine bug: an invalid iterator also gets its valid aggregator reported as 'has no paired iterator "
-      + "node upstream of it', a spurious extra problem")
   @Test
   void invalidIteratorDoesNotAlsoReportItsAggregatorAsUnpaired() {
     assertThat(LoopTests.problems(engine, """

@@ -7,7 +7,6 @@ import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.RunStatus;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -385,8 +384,6 @@ class LoopExitTest {
     assertThat(run.node("refine")).containsEntry("count", 50).containsEntry("output", "n50");
   }
 
-  @Disabled("engine bug: an invalid loop node also gets its valid exit reported as 'has no paired loop node "
-      + "upstream of it', a spurious second problem")
   @Test
   void loopWithAnOutOfRangeBoundReportsOnlyTheBound() {
     assertThat(LoopTests.problems(engine, refine("maxIterations: 51", "x")))

@@ -14,7 +14,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -109,8 +108,6 @@ class NestedLoopTest {
     assertThat(run.starts("bump")).isEqualTo(6);
   }
 
-  @Disabled("engine bug: a while_loop's condition sees the enclosing loop as `loop` before its first pass but its "
-      + "own last pass as `loop` on later checks")
   @Test
   void whileConditionInsideALoopSeesTheSameLoopOnEveryCheck() {
     String yaml = """

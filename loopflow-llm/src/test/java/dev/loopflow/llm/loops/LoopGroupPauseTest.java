@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -456,8 +455,6 @@ class LoopGroupPauseTest {
         "until after pass 2");
   }
 
-  @Disabled("engine bug: a body node with id '<group>_until' shares its journal position with the until command, "
-      + "so on resume its completed execution is replaced by the command's failed row and the node runs again")
   @Test
   void aBodyNodeNamedLikeTheUntilCommandIsNotRerunOnResume() throws Exception {
     LoopRuns runs = runs();

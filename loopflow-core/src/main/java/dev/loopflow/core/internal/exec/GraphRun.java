@@ -158,7 +158,7 @@ final class GraphRun {
       ctx.slots.forget(this);
     }
     if (stop instanceof Result.Paused) {
-      waitForRunning(remaining, ready);
+      waitForRunning();
       return stop;
     }
     if (stop != null) {
@@ -300,7 +300,7 @@ final class GraphRun {
   }
 
   /** A pause lets running units finish (their work is journaled and not repeated on resume). */
-  private void waitForRunning(Map<String, Integer> remaining, ArrayDeque<String> ready) {
+  private void waitForRunning() {
     while (!running.isEmpty()) {
       Object msg;
       try {

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /*
  * Design notes.
@@ -136,6 +137,11 @@ final class LoopRunner {
       return false;
     }
 
+    /** The first pass's {@code loop.input}. */
+    Object initialInput() {
+      return null;
+    }
+
     /** Null: another pass is wanted. Runs after each pass (and before the first when testsBeforePass). */
     abstract ExitReason exitTest(State st) throws InterruptedException;
 
@@ -223,7 +229,7 @@ final class LoopRunner {
 
   private End drive(Front f) throws InterruptedException {
     State st = new State();
-    st.input = initialInput(f);
+    st.input = f.initialInput();
     if (!ctx.replay.covers(f.pos, 1)) {
       ctx.bus.publish((seq, at) -> new Event.LoopStarted(ctx.runId, seq, at, f.pos, f.construct, f.max));
     }
@@ -283,10 +289,6 @@ final class LoopRunner {
       st.prev = Collections.unmodifiableMap(body.ownResults());
       f.afterPass(st, body);
     }
-  }
-
-  private Object initialInput(Front f) {
-    return f instanceof RefineFront rf ? rf.initial : null;
   }
 
   private Map<String, Object> vars(Front f, State st) {
@@ -352,6 +354,33 @@ final class LoopRunner {
       return null;
     }
     return r.containsKey("selectedBranch") ? r.get("value") : r.get("output");
+  }
+
+  /**
+   * The result of the body node whose edge into the loop's exit/aggregator is active after a pass (source
+   * completed, branch and condition hold), or null when the pass did not reach it.
+   */
+  private Map<String, Object> exitReached(ExecGraph.Body body, Frame f) {
+    Map<String, Object> scope = null;
+    for (ExecGraph.Incoming in : body.exitEdges()) {
+      if (f.ownStatus(in.from()) != NodeStatus.COMPLETED) {
+        continue;
+      }
+      Map<String, Object> r = f.ownResult(in.from());
+      if (in.branch() != null && !in.branch().equals(r.get("selectedBranch"))) {
+        continue;
+      }
+      if (in.when() != null) {
+        if (scope == null) {
+          scope = ctx.state.scope(f);
+        }
+        if (!in.when().test(scope)) {
+          continue;
+        }
+      }
+      return r;
+    }
+    return null;
   }
 
   private static Object lastOutput(Frame body) {
@@ -431,6 +460,11 @@ final class LoopRunner {
     }
 
     @Override
+    Object initialInput() {
+      return initial;
+    }
+
+    @Override
     ExitReason exitTest(State st) {
       return switch (cfg.exitCondition()) {
         case MAX_ITERATIONS -> null;
@@ -463,28 +497,9 @@ final class LoopRunner {
 
     @Override
     Object passOutput(State st, Frame f) {
-      st.exitReached = false;
-      Map<String, Object> scope = null;
-      for (ExecGraph.Incoming in : body.exitEdges()) {
-        if (f.ownStatus(in.from()) != NodeStatus.COMPLETED) {
-          continue;
-        }
-        Map<String, Object> r = f.ownResult(in.from());
-        if (in.branch() != null && !in.branch().equals(r.get("selectedBranch"))) {
-          continue;
-        }
-        if (in.when() != null) {
-          if (scope == null) {
-            scope = ctx.state.scope(f);
-          }
-          if (!in.when().test(scope)) {
-            continue;
-          }
-        }
-        st.exitReached = true;
-        return valueOf(r);
-      }
-      return lastOutput(f);
+      Map<String, Object> reached = exitReached(body, f);
+      st.exitReached = reached != null;
+      return reached != null ? valueOf(reached) : lastOutput(f);
     }
 
     @Override
@@ -525,10 +540,14 @@ final class LoopRunner {
       return persistent;
     }
 
+    /**
+     * The condition is a field of the while_loop node, so it is evaluated where the node sits: {@code loop} is the
+     * enclosing loop's on every check (never this loop's last pass on some checks only), and the body's latest
+     * results are readable through the loop's own frame.
+     */
     @Override
     ExitReason exitTest(State st) {
-      Frame f = st.lastFrame != null ? st.lastFrame : persistent;
-      return cfg.condition().test(ctx.state.scope(f)) ? null : ExitReason.CONDITION_FALSE;
+      return cfg.condition().test(ctx.state.scope(persistent)) ? null : ExitReason.CONDITION_FALSE;
     }
 
     @Override
@@ -671,20 +690,19 @@ final class LoopRunner {
     if (!ctx.replay.covers(pos, 1)) {
       ctx.bus.publish((seq, at) -> new Event.LoopStarted(ctx.runId, seq, at, pos, "iterator", n));
     }
-    Object[] outputs = new Object[n];
+    GraphRun.Result[] results = new GraphRun.Result[n];
     Frame[] frames = new Frame[n];
-    List<Map<String, Object>> errors = new ArrayList<>();
+    List<Future<?>> futures = new ArrayList<>();
     Semaphore permits = new Semaphore(cfg.concurrency());
-    List<Future<GraphRun.Result>> futures = new ArrayList<>();
+    // Set by an item before it frees its permit, so the loop sees it before starting the next item.
+    AtomicBoolean stop = new AtomicBoolean();
     Map<String, Object> parent = frame.loopVars();
-    RunError failure = null;
-    boolean cancelled = false;
-    boolean paused = false;
+    boolean interrupted = false;
     int started = 0;
     try {
       for (int i = 0; i < n; i++) {
         permits.acquire();
-        if (failure != null || cancelled) {
+        if (stop.get()) {
           permits.release();
           break;
         }
@@ -711,47 +729,68 @@ final class LoopRunner {
         started++;
         futures.add(ctx.executor.submit(() -> {
           try {
-            return new GraphRun(ctx, body.graph(), f, null).run();
+            GraphRun.Result r = new GraphRun(ctx, body.graph(), f, null).run();
+            results[idx] = r;
+            if (!(r instanceof GraphRun.Result.Completed)
+                && !(r instanceof GraphRun.Result.Failed && cfg.continueOnError())) {
+              stop.set(true);
+            }
           } finally {
             permits.release();
           }
         }));
-        // Collect finished items eagerly so a failure stops further starts.
-        for (int k = 0; k < futures.size(); k++) {
-          Future<GraphRun.Result> fu = futures.get(k);
-          if (fu.isDone() && outputs[k] == null) {
-            RunError e = collect(k, fu, frames[k], body, outputs, errors, cfg.continueOnError());
-            if (e != null && failure == null) {
-              failure = e;
-            }
+      }
+    } catch (InterruptedException ie) {
+      futures.forEach(fu -> fu.cancel(true));
+      interrupted = true;
+    }
+    // Join every started item before reporting. (A cancelled future returns at once, so on cancellation an
+    // interrupted item may still be finishing.)
+    for (Future<?> fu : futures) {
+      try {
+        fu.get();
+      } catch (InterruptedException ie) {
+        futures.forEach(x -> x.cancel(true));
+        interrupted = true;
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+        // the item's result slot stays empty and counts as cancelled
+      }
+    }
+    RunError failure = null;
+    boolean cancelled = interrupted;
+    boolean paused = false;
+    List<Object> list = new ArrayList<>();
+    List<Map<String, Object>> errors = new ArrayList<>();
+    for (int k = 0; k < started; k++) {
+      GraphRun.Result r = results[k];
+      Object value = null;
+      switch (r) {
+        case null -> cancelled = true;
+        case GraphRun.Result.Completed c -> {
+          Map<String, Object> reached = exitReached(body, frames[k]);
+          value = Values.plain(reached != null ? valueOf(reached) : lastOutput(frames[k]));
+        }
+        case GraphRun.Result.Failed fl -> {
+          if (cfg.continueOnError()) {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("index", k);
+            e.put("code", fl.error().code());
+            e.put("message", fl.error().message());
+            e.put("node", fl.error().node());
+            errors.add(e);
+          } else if (failure == null) {
+            failure = fl.error();
           }
         }
-      }
-      for (int k = 0; k < futures.size(); k++) {
-        GraphRun.Result r;
-        try {
-          r = futures.get(k).get();
-        } catch (java.util.concurrent.ExecutionException e) {
-          r = new GraphRun.Result.Failed(new RunError(ErrorCode.NODE_FAILED.code(), String.valueOf(e.getCause()),
-              node.id(), pos.path(), Map.of()));
-        }
-        if (r instanceof GraphRun.Result.Paused) {
-          paused = true;
-        } else if (r instanceof GraphRun.Result.Cancelled c) {
+        case GraphRun.Result.Cancelled c -> {
           cancelled = true;
           if (failure == null && c.error() != null) {
             failure = c.error();
           }
-        } else if (outputs[k] == null) {
-          RunError e = outcome(k, r, frames[k], body, outputs, errors, cfg.continueOnError());
-          if (e != null && failure == null) {
-            failure = e;
-          }
         }
+        case GraphRun.Result.Paused p -> paused = true;
       }
-    } catch (InterruptedException ie) {
-      futures.forEach(fu -> fu.cancel(true));
-      cancelled = true;
+      list.add(value);
     }
     if (paused && failure == null && !cancelled) {
       throw new Paused();
@@ -763,10 +802,6 @@ final class LoopRunner {
     ctx.bus.publish((seq, at) -> new Event.LoopCompleted(ctx.runId, seq, at, pos, "iterator", count, reason.json(),
         used.inputTokens(), used.outputTokens(), used.costUsd(), used.llmCalls()));
     Map<String, Object> r = new LinkedHashMap<>();
-    List<Object> list = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      list.add(outputs[i] == NULL ? null : Values.plain(outputs[i]));
-    }
     r.put("output", list);
     r.put("iterations", list);
     r.put("count", count);
@@ -776,62 +811,11 @@ final class LoopRunner {
       r.put("errors", errors);
     }
     if (cancelled || failure != null) {
-      throw new BodyStopped(failure, cancelled && failure == null || cancelled, r, used);
+      throw new BodyStopped(failure, cancelled, r, used);
     }
     if (count > 0 && frames[count - 1] != null) {
       frames[count - 1].copyUp();
     }
     return new NodeRunner.Shaped(r, list, null, null, used);
-  }
-
-  private static final Object NULL = new Object();
-
-  private RunError collect(int k, Future<GraphRun.Result> fu, Frame f, ExecGraph.Body body, Object[] outputs,
-      List<Map<String, Object>> errors, boolean continueOnError) {
-    try {
-      GraphRun.Result r = fu.get();
-      if (r instanceof GraphRun.Result.Paused || r instanceof GraphRun.Result.Cancelled) {
-        return null; // handled when all items are joined
-      }
-      return outcome(k, r, f, body, outputs, errors, continueOnError);
-    } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
-      return null;
-    }
-  }
-
-  private RunError outcome(int k, GraphRun.Result r, Frame f, ExecGraph.Body body, Object[] outputs,
-      List<Map<String, Object>> errors, boolean continueOnError) {
-    if (r instanceof GraphRun.Result.Failed failed) {
-      outputs[k] = NULL;
-      if (continueOnError) {
-        Map<String, Object> e = new LinkedHashMap<>();
-        e.put("index", k);
-        e.put("code", failed.error().code());
-        e.put("message", failed.error().message());
-        e.put("node", failed.error().node());
-        synchronized (errors) {
-          errors.add(e);
-        }
-        return null;
-      }
-      return failed.error();
-    }
-    Object value = null;
-    boolean reached = false;
-    for (ExecGraph.Incoming in : body.exitEdges()) {
-      if (f.ownStatus(in.from()) == NodeStatus.COMPLETED) {
-        Map<String, Object> res = f.ownResult(in.from());
-        if (in.branch() == null || in.branch().equals(res.get("selectedBranch"))) {
-          value = valueOf(res);
-          reached = true;
-          break;
-        }
-      }
-    }
-    if (!reached) {
-      value = lastOutput(f);
-    }
-    outputs[k] = value == null ? NULL : value;
-    return null;
   }
 }

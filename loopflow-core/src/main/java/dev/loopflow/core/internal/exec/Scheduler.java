@@ -133,7 +133,7 @@ final class Scheduler implements RunHandle {
     Duration timeout = options.timeout() != null ? options.timeout() : workflow.limits().timeout();
     ctx.deadline = timeout == null ? null : started.plus(timeout);
     if (resumeFrom == null) {
-      record = new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(), hash(workflow.source()),
+      record = new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(), Hashes.sha256(workflow.source()),
           runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null);
       store.createRun(record);
     } else {
@@ -230,9 +230,5 @@ final class Scheduler implements RunHandle {
       out.put(n.id(), report);
     }
     return out;
-  }
-
-  static String hash(String source) {
-    return Hashes.sha256(source);
   }
 }

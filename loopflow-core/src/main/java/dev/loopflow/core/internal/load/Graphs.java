@@ -41,10 +41,15 @@ final class Graphs {
    * Pairs every loop/iterator with its exit/aggregator (000) and checks loop edges and nesting, in this list and in
    * every nested body; returns the nodes with their pairings filled in.
    */
-  static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems) {
+  static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, java.util.Set<String> invalidLoops) {
     List<ExecGraph.Issue> issues = new ArrayList<>();
     List<ExecGraph.Construct> cs = ExecGraph.constructs(nodes, edges, issues);
     for (ExecGraph.Issue i : issues) {
+      // A marker whose loop node failed to load is unpaired only because of that failure, already reported.
+      if (i.where() instanceof Node m && m.body() instanceof Node.Marker
+          && invalidLoops.contains(m.kind().equals("exit") ? "loop" : "iterator")) {
+        continue;
+      }
       Location at = i.where() instanceof Node n ? n.location() : i.where() instanceof Edge e ? e.location()
           : Location.UNKNOWN;
       String path = i.where() instanceof Node n ? "nodes." + n.id() : "edges";
@@ -69,7 +74,7 @@ final class Graphs {
               it.items(), it.concurrency(), it.continueOnError());
           default -> l.config();
         };
-        List<Node> body = l.body().isEmpty() ? l.body() : pair(l.body(), List.of(), problems);
+        List<Node> body = l.body().isEmpty() ? l.body() : pair(l.body(), List.of(), problems, invalidLoops);
         b = new Node.Loop(cfg, l.maxIterations(), l.onExhausted(), l.budget(), l.input(), body);
         if (cfg instanceof LoopConfig.Refine r && r.exitCondition() == LoopConfig.ExitCondition.EVALUATOR) {
           ExecGraph.Construct c = cs.stream().filter(x -> x.loopNode() != null && x.loopNode().id().equals(n.id()))

@@ -121,6 +121,8 @@ public final class WorkflowLoader {
     Scope scope;
     final Map<TemplateRef, Scope> refScopes = new java.util.IdentityHashMap<>();
     Duration defaultTimeout;
+    /** Kinds of loop nodes that failed to load: their exit/aggregator is not also reported as unpaired. */
+    final Set<String> invalidLoopKinds = new java.util.HashSet<>();
     final Map<String, Node.Router> routers = new HashMap<>();
     final Map<String, Node> compiled = new HashMap<>();
     Map<String, Object> defaults = Map.of();
@@ -198,7 +200,7 @@ public final class WorkflowLoader {
       }
       checkReferences();
       Graphs.check(nodes, edges, routers, problems, file);
-      nodes = Graphs.pair(nodes, edges, problems);
+      nodes = Graphs.pair(nodes, edges, problems, invalidLoopKinds);
       return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
           blocks);
     }
@@ -488,6 +490,9 @@ public final class WorkflowLoader {
       Node.Body body = handler != null ? work(handler, cfg)
           : LOOP_KINDS.contains(kind) ? loop(kind, id, cfg, fields, path) : control(kind, cfg);
       if (body == null || id == null) {
+        if (LOOP_KINDS.contains(kind)) {
+          invalidLoopKinds.add(kind);
+        }
         return null;
       }
       if (body instanceof Node.Router r) {
@@ -819,9 +824,6 @@ public final class WorkflowLoader {
       }
       Boolean fresh = cfg.bool("fresh_context");
       Boolean interactive = cfg.bool("interactive");
-      if (Boolean.TRUE.equals(interactive) && !cfg.has("gate_message")) {
-        // a default message is used; not an error
-      }
       String terminal = cfg.has("output") ? cfg.string("output") : null;
       if (terminal != null && bodyScope != null && !bodyScope.ids.containsKey(terminal)) {
         cfg.error("output", "loop_group '" + id + "': output names '" + terminal + "', which is not a node of its "
@@ -910,9 +912,6 @@ public final class WorkflowLoader {
         } else {
           routes.put(e.key(), c);
         }
-      }
-      if (model != null && instructions == null) {
-        instructions = null;
       }
       return ok ? new Node.Router(routes, descriptions, model, instructions, value) : null;
     }
