@@ -268,8 +268,6 @@ class LoopGroupBudgetTest {
     assertThat(server.requestCount()).isEqualTo(3);
   }
 
-  @org.junit.jupiter.api.Disabled("engine bug: allow_failure on the calling node turns budget_exceeded into an "
-      + "allowed failure, so the run completes (exit_reason max_iterations) instead of stopping with budget_exceeded")
   @Test
   void allowFailureOnTheCallingNodeDoesNotTurnABudgetStopIntoSuccess() {
     LoopRuns runs = runs();

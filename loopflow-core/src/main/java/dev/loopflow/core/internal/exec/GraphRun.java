@@ -50,7 +50,12 @@ final class GraphRun {
     record Paused() implements Result {}
   }
 
-  private record Running(Future<?> future, Instant deadline, ExecGraph.Unit unit, boolean slot) {}
+  /**
+   * {@code began} is claimed once, by the unit's task when it starts (it will then report) or by a coordinator that
+   * gives up on it first (it then never runs, and the coordinator frees its slot).
+   */
+  private record Running(Future<?> future, Instant deadline, ExecGraph.Unit unit, boolean slot,
+      java.util.concurrent.atomic.AtomicBoolean began) {}
 
   private record Completion(String unitId, NodeRunner.Outcome outcome) {}
 
@@ -91,6 +96,10 @@ final class GraphRun {
     try {
       while (true) {
         while (stop == null && !ready.isEmpty()) {
+          if (ctx.stopRequested) {
+            stop = new Result.Cancelled(null);
+            break;
+          }
           if (ctx.pause() != null) {
             stop = new Result.Paused();
             break;
@@ -180,7 +189,11 @@ final class GraphRun {
     }
     NodePosition pos = frame.position(id);
     ctx.running.put(pos.path(), pos);
+    java.util.concurrent.atomic.AtomicBoolean began = new java.util.concurrent.atomic.AtomicBoolean();
     Future<?> f = ctx.executor.submit(() -> {
+      if (!began.compareAndSet(false, true)) {
+        return; // the coordinator gave up on this unit before it began (and freed its slot)
+      }
       NodeRunner.Outcome o;
       try {
         o = switch (unit) {
@@ -194,7 +207,7 @@ final class GraphRun {
       }
       inbox.offer(new Completion(id, o));
     });
-    running.put(id, new Running(f, deadline, unit, slot));
+    running.put(id, new Running(f, deadline, unit, slot, began));
   }
 
   private void settle(Running r) {
@@ -242,6 +255,9 @@ final class GraphRun {
       running.remove(node.id());
       settle(r);
       r.future().cancel(true);
+      if (r.slot() && r.began().compareAndSet(false, true)) {
+        ctx.slots.release();
+      }
       String message = "node '" + frame.position(node.id()).path() + "' timed out after "
           + Durations.format(node.timeout());
       ctx.runner.recordTimeout(node, frame, message);
@@ -277,6 +293,22 @@ final class GraphRun {
   private void drainInterrupted() {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (!running.isEmpty() && System.nanoTime() < until) {
+      for (Running r : List.copyOf(running.values())) {
+        if (r.began().compareAndSet(false, true)) {
+          // Its task had not begun: it never will, so there is nothing to wait for.
+          running.remove(r.unit().id());
+          settle(r);
+          if (r.slot()) {
+            ctx.slots.release();
+          }
+          if (r.unit() instanceof ExecGraph.NodeUnit nu) {
+            ctx.runner.recordCancelled(nu.node(), frame);
+          }
+        }
+      }
+      if (running.isEmpty()) {
+        break;
+      }
       try {
         Object msg = inbox.poll(100, TimeUnit.MILLISECONDS);
         if (msg instanceof Completion c) {

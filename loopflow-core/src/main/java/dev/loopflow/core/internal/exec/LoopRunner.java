@@ -259,7 +259,7 @@ final class LoopRunner {
           throw stop(f, st, ExitReason.ERROR, errorOf(e, f), false);
         }
       }
-      if (Thread.currentThread().isInterrupted()) {
+      if (Thread.currentThread().isInterrupted() || ctx.stopRequested) {
         throw stop(f, st, ExitReason.CANCELLED, null, true);
       }
       st.iteration++;
@@ -702,7 +702,7 @@ final class LoopRunner {
     try {
       for (int i = 0; i < n; i++) {
         permits.acquire();
-        if (stop.get()) {
+        if (stop.get() || ctx.stopRequested) {
           permits.release();
           break;
         }

@@ -36,6 +36,12 @@ final class RunContext {
   final Replay replay;
   final Map<String, NodePosition> running = new ConcurrentHashMap<>();
   volatile Instant deadline;
+  /**
+   * Set when the run is cancelled or times out. Interrupts carry the news to running nodes; coordinators and loops
+   * also read this flag before starting anything, so a cancel that lands between two units or two passes is seen
+   * even when no thread was waiting to be interrupted.
+   */
+  volatile boolean stopRequested;
   /** Set once the run has finished: late reports from nodes that ignored their interrupt are dropped. */
   volatile boolean closed;
   private volatile Pause pause;

@@ -88,6 +88,7 @@ final class Scheduler implements RunHandle {
     if (cancelReason == null) {
       cancelReason = reason == null ? "cancelled" : reason;
     }
+    ctx.stopRequested = true;
     Thread t = thread;
     if (t != null && done.getCount() > 0) {
       t.interrupt();
@@ -150,6 +151,7 @@ final class Scheduler implements RunHandle {
           Thread.sleep(Math.max(0, Duration.between(clock.instant(), ctx.deadline).toMillis()));
           timedOutRunning = new ArrayList<>(ctx.running.keySet());
           timedOut = true;
+          ctx.stopRequested = true;
           self.interrupt();
         } catch (InterruptedException e) {
           // the run ended first
