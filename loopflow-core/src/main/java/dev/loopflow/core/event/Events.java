@@ -9,7 +9,12 @@ import java.lang.reflect.RecordComponent;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields. */
+/**
+ * The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields in snake_case,
+ * like every other JSON loopflow writes ({@code input_preview}, {@code iterations_run}, {@code exit_reason} are
+ * 000's names). {@code loop.iterate} keeps 001's own field names ({@code edgeFrom}, {@code edgeTo},
+ * {@code maxIterations}), which its users subscribe to.
+ */
 public final class Events {
   private static final ObjectMapper MAPPER = JsonMapper.builder().addModule(new JavaTimeModule())
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
@@ -29,13 +34,27 @@ public final class Events {
             m.put("loops", p.loops());
           }
         } else {
-          m.put(c.getName(), v instanceof java.time.Instant i ? i.toString() : v);
+          String name = e instanceof Event.LoopIterate ? c.getName() : snake(c.getName());
+          m.put(name, v instanceof java.time.Instant i ? i.toString() : v);
         }
       } catch (ReflectiveOperationException ex) {
         throw new IllegalStateException(ex);
       }
     }
     return m;
+  }
+
+  static String snake(String camel) {
+    StringBuilder sb = new StringBuilder(camel.length() + 4);
+    for (int i = 0; i < camel.length(); i++) {
+      char ch = camel.charAt(i);
+      if (Character.isUpperCase(ch)) {
+        sb.append('_').append(Character.toLowerCase(ch));
+      } else {
+        sb.append(ch);
+      }
+    }
+    return sb.toString();
   }
 
   public static String toJson(Event e) {
