@@ -11,6 +11,12 @@ public enum ErrorCode {
   CANCELLED,
   MAX_STEPS_EXCEEDED,
   USAGE,
+  /** The run is being executed by another engine (it holds the run's lease). */
+  RUN_BUSY,
+  /** The run resumed does not exist, or cannot be resumed in its state (completed, cancelled). */
+  RUN_NOT_RESUMABLE,
+  /** The workflow file changed since the run started; resuming needs the original or an explicit force. */
+  WORKFLOW_CHANGED,
   RESTART_VALIDATION_FAILED,
   VALIDATION_RETRY_EXHAUSTED,
   RESTART_COOLDOWN_NOT_ELAPSED,

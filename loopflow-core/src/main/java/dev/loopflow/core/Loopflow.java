@@ -4,7 +4,10 @@ import dev.loopflow.core.internal.exec.Engine;
 import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunHandle;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.spi.NodeHandler;
@@ -102,30 +105,61 @@ public final class Loopflow {
    * at with {@code input} (may be null when it waits for nothing). Returns at once, like {@link #start}.
    */
   public RunHandle resume(Workflow workflow, String runId, String input, RunOptions options) {
-    dev.loopflow.core.store.RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
-        ErrorCode.USAGE, "no run '" + runId + "' in this store"));
-    if (rec.status() == dev.loopflow.core.run.RunStatus.COMPLETED
-        || rec.status() == dev.loopflow.core.run.RunStatus.CANCELLED) {
-      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' is " + rec.status().json()
-          + " and cannot be resumed");
-    }
+    return resume(workflow, runId, ResumeInput.text(input), options, false);
+  }
+
+  /**
+   * Continues a paused, failed or interrupted run journaled in this engine's store. Executions that completed are
+   * restored from the journal, not repeated; the node that was running (or failed the run) runs again;
+   * {@code input} answers the gate or approval the run waits at. {@code workflow} must be the version the run
+   * started with unless {@code allowChangedWorkflow}: then positions journaled by the old version are replayed
+   * into the new one where they still exist. Throws {@link LoopflowException} with {@link ErrorCode#RUN_BUSY}
+   * when another engine executes the run, {@link ErrorCode#RUN_NOT_RESUMABLE} when it completed or was
+   * cancelled, {@link ErrorCode#WORKFLOW_CHANGED} when the workflow differs.
+   */
+  public RunHandle resume(Workflow workflow, String runId, ResumeInput input, RunOptions options,
+      boolean allowChangedWorkflow) {
+    RunRecord rec = resumable(runId);
     String hash = dev.loopflow.core.internal.exec.Hashes.sha256(workflow.source());
-    if (rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
-      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' started from a different version of "
-          + "workflow '" + rec.workflow() + "'; resume it with the workflow it started with");
+    if (!allowChangedWorkflow && rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
+      throw new LoopflowException(ErrorCode.WORKFLOW_CHANGED, "run '" + runId + "' started from a different "
+          + "version of workflow '" + rec.workflow() + "'; resume it with the workflow it started with");
     }
-    return engine.resume(workflow, rec, input, options);
+    return engine.resume(workflow, rec, input == null ? ResumeInput.none() : input, options);
+  }
+
+  /** Resumes with the workflow source kept in the run's journal. */
+  public RunHandle resume(String runId, ResumeInput input, RunOptions options) {
+    RunRecord rec = resumable(runId);
+    if (rec.source() == null) {
+      throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "run '" + runId + "' was built in code; pass its "
+          + "Workflow to resume(workflow, runId, input, options, false)");
+    }
+    return resume(parse(rec.source(), rec.file()), runId, input, options, false);
   }
 
   /** Resumes with the run's journaled workflow source and default options. */
   public RunHandle resume(String runId, String input) {
-    dev.loopflow.core.store.RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
-        ErrorCode.USAGE, "no run '" + runId + "' in this store"));
-    if (rec.source() == null) {
-      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' was built in code; pass its Workflow to "
-          + "resume(workflow, runId, input, options)");
+    return resume(runId, ResumeInput.text(input), RunOptions.builder().build());
+  }
+
+  private RunRecord resumable(String runId) {
+    RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
+        ErrorCode.RUN_NOT_RESUMABLE, "no run '" + runId + "' in this store"));
+    if (rec.status() == RunStatus.COMPLETED || rec.status() == RunStatus.CANCELLED) {
+      throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "run '" + runId + "' is " + rec.status().json()
+          + " and cannot be resumed");
     }
-    return resume(parse(rec.source(), rec.file()), runId, input, RunOptions.builder().build());
+    return rec;
+  }
+
+  /**
+   * Cancels a run journaled in this engine's store, wherever it is. A run no engine executes (paused, failed, or
+   * left running by a process that died) is marked cancelled at once; a run another engine executes is asked to
+   * stop through the store, and this waits up to {@code wait} for it to do so. Returns the run's status after.
+   */
+  public RunStatus cancel(String runId, String reason, java.time.Duration wait) {
+    return engine.cancel(runId, reason, wait);
   }
 
   public RunResult run(Workflow workflow, Map<String, ?> inputs) {

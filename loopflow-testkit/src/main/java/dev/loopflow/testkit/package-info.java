@@ -1,5 +1,5 @@
 /**
- * Fake LLM provider servers for tests and benchmarks.
+ * Test support: fake LLM provider servers, a throwaway PostgreSQL, the run store contract.
  *
  * <p>{@link dev.loopflow.testkit.FakeOpenAiServer}, {@link dev.loopflow.testkit.FakeAnthropicServer} and
  * {@link dev.loopflow.testkit.FakeOllamaServer} are real HTTP servers bound to {@code 127.0.0.1} on a free port.
@@ -10,5 +10,9 @@
  * FIFO queue of {@link dev.loopflow.testkit.Reply} values, then from an optional responder function, then from
  * a default reply. Every request is recorded as a {@link dev.loopflow.testkit.RecordedRequest} in arrival order.
  * Requests are served on virtual threads, so hundreds of concurrent (and deliberately slow) calls are cheap.
+ *
+ * <p>{@link dev.loopflow.testkit.PostgresServer} starts a throwaway PostgreSQL cluster from the machine's server
+ * binaries; {@link dev.loopflow.testkit.RunStoreContract} is the behaviour every
+ * {@link dev.loopflow.core.store.RunStore} must have, as a JUnit suite each implementation's test extends.
  */
 package dev.loopflow.testkit;

@@ -1,23 +1,47 @@
 package dev.loopflow.core.event;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.loopflow.core.model.NodePosition;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields in snake_case,
  * like every other JSON loopflow writes ({@code input_preview}, {@code iterations_run}, {@code exit_reason} are
  * 000's names). {@code loop.iterate} keeps 001's own field names ({@code edgeFrom}, {@code edgeTo},
  * {@code maxIterations}), which its users subscribe to.
+ *
+ * <p>{@link #fromMap} and {@link #fromJson} read that form back, so that a stored journal can return events. They
+ * must stay the exact inverse of {@link #toMap} and {@link #toJson} for every permitted {@link Event} record. The
+ * readers are derived from {@link Class#getPermittedSubclasses()} and the record components, never listed by hand,
+ * so a new event is readable as soon as it is declared; one with a component type this class cannot read, or whose
+ * keys would clash, fails when this class is initialised rather than when its first row is read. {@code path} is
+ * derived from {@code node} and {@code loops} and is not read. Keys a reader does not know are ignored, so rows
+ * written by a newer version stay readable.
  */
 public final class Events {
   private static final ObjectMapper MAPPER = JsonMapper.builder().addModule(new JavaTimeModule())
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
+  private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+  private static final Map<String, Reader> READERS = readers();
 
   private Events() {}
 
@@ -34,14 +58,18 @@ public final class Events {
             m.put("loops", p.loops());
           }
         } else {
-          String name = e instanceof Event.LoopIterate ? c.getName() : snake(c.getName());
-          m.put(name, v instanceof java.time.Instant i ? i.toString() : v);
+          m.put(key(e.getClass(), c), v instanceof Instant i ? i.toString() : v);
         }
       } catch (ReflectiveOperationException ex) {
         throw new IllegalStateException(ex);
       }
     }
     return m;
+  }
+
+  /** The key a component is written under; the one rule both directions follow. */
+  private static String key(Class<?> eventClass, RecordComponent c) {
+    return eventClass == Event.LoopIterate.class ? c.getName() : snake(c.getName());
   }
 
   static String snake(String camel) {
@@ -60,8 +88,186 @@ public final class Events {
   public static String toJson(Event e) {
     try {
       return MAPPER.writeValueAsString(toMap(e));
-    } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+    } catch (JsonProcessingException ex) {
       throw new IllegalStateException(ex);
     }
+  }
+
+  /**
+   * The event {@link #toMap} wrote. Also accepts the same map as parsed from JSON (loop frames as maps, any
+   * {@link Number} for a numeric field).
+   *
+   * @throws IllegalArgumentException if {@code type} is missing or unknown, or a field has the wrong JSON type
+   */
+  public static Event fromMap(Map<String, ?> m) {
+    if (!(m.get("type") instanceof String type)) {
+      throw new IllegalArgumentException("event has no type: " + m);
+    }
+    Reader reader = READERS.get(type);
+    if (reader == null) {
+      throw new IllegalArgumentException("unknown event type: " + type);
+    }
+    return reader.read(m);
+  }
+
+  /**
+   * The event {@link #toJson} wrote.
+   *
+   * @throws IllegalArgumentException if {@code json} is not a JSON object, or as {@link #fromMap}
+   */
+  public static Event fromJson(String json) {
+    Map<String, Object> m;
+    try {
+      m = MAPPER.readValue(json, JSON_OBJECT);
+    } catch (JsonProcessingException ex) {
+      throw new IllegalArgumentException("not an event JSON object: " + ex.getOriginalMessage(), ex);
+    }
+    if (m == null) {
+      throw new IllegalArgumentException("not an event JSON object: " + json);
+    }
+    return fromMap(m);
+  }
+
+  private static Map<String, Reader> readers() {
+    Map<String, Reader> byType = new HashMap<>();
+    for (Class<?> c : Event.class.getPermittedSubclasses()) {
+      Reader reader = Reader.of(c.asSubclass(Event.class));
+      if (byType.put(reader.type(), reader) != null) {
+        throw new IllegalStateException("two events have type " + reader.type());
+      }
+    }
+    return Map.copyOf(byType);
+  }
+
+  /** Reads one record class: its canonical constructor and, per component, how to get the argument from a map. */
+  private record Reader(String type, Constructor<? extends Event> constructor,
+      List<Function<Map<String, ?>, Object>> args) {
+    static Reader of(Class<? extends Event> c) {
+      RecordComponent[] components = c.getRecordComponents();
+      Constructor<? extends Event> constructor;
+      Event blank;
+      try {
+        constructor = c.getDeclaredConstructor(Arrays.stream(components).map(RecordComponent::getType)
+            .toArray(Class<?>[]::new));
+        blank = constructor.newInstance(Arrays.stream(components).map(rc -> zero(rc.getType())).toArray());
+      } catch (ReflectiveOperationException ex) {
+        throw new IllegalStateException("cannot construct " + c.getName() + " to learn its type", ex);
+      }
+      String type = blank.type();
+      Set<String> keys = new HashSet<>(List.of("type"));
+      List<Function<Map<String, ?>, Object>> args = new ArrayList<>();
+      for (RecordComponent rc : components) {
+        if (rc.getType() == NodePosition.class) {
+          claim(keys, type, "node", "path", "loops");
+          args.add(positionReader(type));
+        } else {
+          String key = key(c, rc);
+          claim(keys, type, key);
+          Function<Object, Object> convert = converter(type, key, rc.getType());
+          args.add(m -> convert.apply(m.get(key)));
+        }
+      }
+      return new Reader(type, constructor, List.copyOf(args));
+    }
+
+    Event read(Map<String, ?> m) {
+      Object[] values = new Object[args.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = args.get(i).apply(m);
+      }
+      try {
+        return constructor.newInstance(values);
+      } catch (InvocationTargetException ex) {
+        throw new IllegalArgumentException("invalid " + type + " event: " + ex.getCause().getMessage(), ex.getCause());
+      } catch (ReflectiveOperationException ex) {
+        throw new IllegalStateException(ex);
+      }
+    }
+  }
+
+  private static void claim(Set<String> keys, String type, String... wanted) {
+    for (String k : wanted) {
+      if (!keys.add(k)) {
+        throw new IllegalStateException(type + " would write key " + k + " twice");
+      }
+    }
+  }
+
+  /** The value a field of this type holds when nothing set it: null, 0 or false. */
+  private static Object zero(Class<?> type) {
+    return Array.get(Array.newInstance(type, 1), 0);
+  }
+
+  private static Function<Object, Object> converter(String type, String key, Class<?> target) {
+    Function<Object, Object> nonNull;
+    if (target == String.class) {
+      nonNull = v -> expect(type, key, v, String.class);
+    } else if (target == Instant.class) {
+      nonNull = v -> {
+        try {
+          return Instant.parse(expect(type, key, v, String.class));
+        } catch (DateTimeParseException ex) {
+          throw new IllegalArgumentException(type + "." + key + ": not an ISO-8601 instant: " + v, ex);
+        }
+      };
+    } else if (target == long.class || target == Long.class) {
+      nonNull = v -> expect(type, key, v, Number.class).longValue();
+    } else if (target == int.class || target == Integer.class) {
+      nonNull = v -> {
+        long l = expect(type, key, v, Number.class).longValue();
+        if (l != (int) l) {
+          throw new IllegalArgumentException(type + "." + key + ": " + v + " does not fit an int");
+        }
+        return (int) l;
+      };
+    } else if (target == double.class || target == Double.class) {
+      nonNull = v -> expect(type, key, v, Number.class).doubleValue();
+    } else if (target == boolean.class || target == Boolean.class) {
+      nonNull = v -> expect(type, key, v, Boolean.class);
+    } else if (target == Map.class) {
+      nonNull = v -> expect(type, key, v, Map.class);
+    } else {
+      throw new IllegalStateException(type + "." + key + " has type " + target.getName() + ", which cannot be read");
+    }
+    Object absent = zero(target);
+    return v -> v == null ? absent : nonNull.apply(v);
+  }
+
+  private static <T> T expect(String type, String key, Object v, Class<T> wanted) {
+    if (!wanted.isInstance(v)) {
+      throw new IllegalArgumentException(type + "." + key + ": expected " + wanted.getSimpleName() + ", got "
+          + v.getClass().getSimpleName() + " " + v);
+    }
+    return wanted.cast(v);
+  }
+
+  /**
+   * Reads the {@code node} and {@code loops} keys {@code toMap} wrote for a {@link NodePosition}. The position is
+   * null only when {@code toMap} wrote no position: neither a node id, nor loops, nor a path.
+   */
+  private static Function<Map<String, ?>, Object> positionReader(String type) {
+    Function<Object, Object> nodeId = converter(type, "node", String.class);
+    Function<Object, Object> loopId = converter(type, "loops.loopId", String.class);
+    Function<Object, Object> iteration = converter(type, "loops.iteration", int.class);
+    return m -> {
+      Object node = m.get("node");
+      Object loops = m.get("loops");
+      if (node == null && loops == null && !m.containsKey("path")) {
+        return null;
+      }
+      List<NodePosition.LoopFrame> frames = new ArrayList<>();
+      if (loops != null) {
+        for (Object f : expect(type, "loops", loops, List.class)) {
+          if (f instanceof NodePosition.LoopFrame frame) {
+            frames.add(frame);
+          } else {
+            Map<?, ?> frame = expect(type, "loops", f, Map.class);
+            frames.add(new NodePosition.LoopFrame((String) loopId.apply(frame.get("loopId")),
+                (int) iteration.apply(frame.get("iteration"))));
+          }
+        }
+      }
+      return new NodePosition(frames, (String) nodeId.apply(node));
+    };
   }
 }

@@ -6,12 +6,16 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
 final class InMemoryRunStore implements RunStore {
   private final Map<String, RunRecord> runs = new ConcurrentHashMap<>();
   private final Map<String, List<NodeExecution>> executions = new ConcurrentHashMap<>();
   private final Map<String, List<Event>> events = new ConcurrentHashMap<>();
+  private final Map<String, Lease> leases = new ConcurrentHashMap<>();
+  private final Set<String> cancels = ConcurrentHashMap.newKeySet();
 
   @Override
   public void createRun(RunRecord run) {
@@ -67,5 +71,45 @@ final class InMemoryRunStore implements RunStore {
     synchronized (list) {
       return List.copyOf(list);
     }
+  }
+
+  @Override
+  public boolean tryLease(String runId, String owner, Instant now, Instant until, String replacing) {
+    if (!runs.containsKey(runId)) {
+      return false;
+    }
+    boolean[] taken = {false};
+    leases.compute(runId, (k, cur) -> {
+      if (cur == null || cur.until().isBefore(now) || cur.owner().equals(owner) || cur.owner().equals(replacing)) {
+        taken[0] = true;
+        return new Lease(owner, until);
+      }
+      return cur;
+    });
+    return taken[0];
+  }
+
+  @Override
+  public void releaseLease(String runId, String owner) {
+    leases.computeIfPresent(runId, (k, cur) -> cur.owner().equals(owner) ? null : cur);
+  }
+
+  @Override
+  public Optional<Lease> lease(String runId) {
+    return Optional.ofNullable(leases.get(runId));
+  }
+
+  @Override
+  public void setCancelRequested(String runId, boolean requested) {
+    if (requested) {
+      cancels.add(runId);
+    } else {
+      cancels.remove(runId);
+    }
+  }
+
+  @Override
+  public boolean cancelRequested(String runId) {
+    return cancels.contains(runId);
   }
 }

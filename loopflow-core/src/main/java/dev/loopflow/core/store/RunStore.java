@@ -1,12 +1,20 @@
 package dev.loopflow.core.store;
 
 import dev.loopflow.core.event.Event;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * Where runs are journaled. Implementations must be thread-safe; writes for one run arrive in order. Each
- * {@link #recordNodeExecution} is one node completion and must be durable when it returns (for durable stores).
+ * Where runs are journaled. Implementations must be thread-safe; writes for one run arrive in order.
+ *
+ * <p>What must stay true for a durable store: each {@link #recordNodeExecution} is one node completion and is
+ * durable when it returns, together with every event appended before it; a process killed at any instant leaves
+ * a store from which the run resumes. Events may be buffered until the next node completion, run update or
+ * {@link #flush()}, because an event lost with a crash only describes work that a resumed run repeats.
+ *
+ * <p>A run is executed by at most one engine at a time: the one holding its {@linkplain #tryLease lease}.
+ * Another process asks it to stop with {@link #setCancelRequested}; the holder polls {@link #cancelRequested}.
  */
 public interface RunStore extends AutoCloseable {
   void createRun(RunRecord run);
@@ -22,9 +30,31 @@ public interface RunStore extends AutoCloseable {
   /** Most recent first. */
   List<RunRecord> listRuns();
 
+  /** In the order they were journaled. */
   List<NodeExecution> nodeExecutions(String runId);
 
+  /** In sequence order. */
   List<Event> events(String runId);
+
+  /**
+   * Atomically takes or renews the lease on a run: succeeds when no one holds it, the holder's lease ended before
+   * {@code now}, {@code owner} already holds it, or it is held by {@code replacing} (a holder known to be dead;
+   * null for none). False when another owner holds a live lease, or the run does not exist.
+   */
+  boolean tryLease(String runId, String owner, Instant now, Instant until, String replacing);
+
+  /** Gives the lease up if {@code owner} holds it. */
+  void releaseLease(String runId, String owner);
+
+  /** The current holder, if any (possibly expired). */
+  Optional<Lease> lease(String runId);
+
+  void setCancelRequested(String runId, boolean requested);
+
+  boolean cancelRequested(String runId);
+
+  /** Makes buffered events durable. */
+  default void flush() {}
 
   @Override
   default void close() {}
@@ -33,4 +63,7 @@ public interface RunStore extends AutoCloseable {
   static RunStore inMemory() {
     return new InMemoryRunStore();
   }
+
+  /** Who executes a run, and until when unless renewed. */
+  record Lease(String owner, Instant until) {}
 }

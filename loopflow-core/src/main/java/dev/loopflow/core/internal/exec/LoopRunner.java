@@ -622,7 +622,8 @@ final class LoopRunner {
         st.userInput = in == null ? "" : String.valueOf(in);
         return;
       }
-      String answer = ctx.replay.takeInput(gate);
+      dev.loopflow.core.run.ResumeInput given = ctx.replay.takeInput(gate);
+      String answer = given == null ? null : given.gateText();
       Instant now = ctx.bus.now();
       if (answer != null) {
         st.userInput = answer;
@@ -630,7 +631,7 @@ final class LoopRunner {
         r.put("status", "completed");
         r.put("input", answer);
         ctx.journal(new dev.loopflow.core.store.NodeExecution(ctx.runId, gate, "gate", NodeStatus.COMPLETED, 1, now,
-            now, r, Usage.NONE, null, null, null, null));
+            now, null, r, Usage.NONE, null, null, null, null));
         return;
       }
       String message = cfg.gateMessage() == null
@@ -640,7 +641,7 @@ final class LoopRunner {
       r.put("status", "paused");
       r.put("message", message);
       ctx.journal(new dev.loopflow.core.store.NodeExecution(ctx.runId, gate, "gate", NodeStatus.PAUSED, 1, now, now,
-          r, Usage.NONE, null, null, null, null));
+          null, r, Usage.NONE, null, null, null, null));
       ctx.requestPause(gate, message);
       ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, gate, message));
       throw new Paused();

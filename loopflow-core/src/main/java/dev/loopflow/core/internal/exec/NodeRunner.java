@@ -76,7 +76,7 @@ final class NodeRunner {
         ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
             preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
         if (replayed == null) {
-          journal(node, pos, NodeStatus.COMPLETED, a, started, result,
+          journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
               node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch, nctx.sessionTurns());
         }
         return new Outcome.Completed(shaped.cancelRun);
@@ -98,7 +98,7 @@ final class NodeRunner {
           }
           return cancelled(node, pos, frame, started, usage, a); // interrupted while waiting to retry
         }
-        return failed(node, pos, frame, started, usage, a, e.code().code(), e.getMessage(),
+        return failed(node, pos, frame, started, nctx.rendered(), usage, a, e.code().code(), e.getMessage(),
             e instanceof dev.loopflow.core.NodeFailedException nfe ? nfe.partialResult() : Map.of(), e.details());
       } catch (Exception | Error e) {
         // Errors too (an AssertionError in a Java node, a library's Error): a node that ends without an outcome
@@ -114,7 +114,8 @@ final class NodeRunner {
           }
           return cancelled(node, pos, frame, started, usage, a); // interrupted while waiting to retry
         }
-        return failed(node, pos, frame, started, usage, a, ErrorCode.NODE_FAILED.code(), msg, Map.of(), Map.of());
+        return failed(node, pos, frame, started, nctx.rendered(), usage, a, ErrorCode.NODE_FAILED.code(), msg,
+            Map.of(), Map.of());
       }
     }
   }
@@ -180,8 +181,8 @@ final class NodeRunner {
     }
   }
 
-  private Outcome failed(Node node, NodePosition pos, Frame frame, Instant started, Usage usage, int attempts,
-      String code, String message, Map<String, Object> partial, Map<String, Object> details) {
+  private Outcome failed(Node node, NodePosition pos, Frame frame, Instant started, Map<String, Object> rendered,
+      Usage usage, int attempts, String code, String message, Map<String, Object> partial, Map<String, Object> details) {
     String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", NodeStatus.FAILED.json());
@@ -191,7 +192,7 @@ final class NodeRunner {
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, code, message,
         node.allowFailure()));
-    journal(node, pos, NodeStatus.FAILED, attempts, started, result, usage, code, message, null);
+    journal(node, pos, NodeStatus.FAILED, attempts, started, rendered, result, usage, code, message, null, null);
     // allow_failure forgives the node's own failure, never a spent budget: that stops the run (SPEC §5).
     return new Outcome.Failed(new RunError(code, code.equals(ErrorCode.NODE_FAILED.code()) ? full : message,
         node.id(), pos.path(), details), node.allowFailure() && !code.equals(ErrorCode.BUDGET_EXCEEDED.code()));
@@ -242,14 +243,14 @@ final class NodeRunner {
 
   void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
       Map<String, Object> result, Usage usage, String code, String message, Map<String, Object> statePatch) {
-    journal(node, pos, status, attempts, started, result, usage, code, message, statePatch, null);
+    journal(node, pos, status, attempts, started, null, result, usage, code, message, statePatch, null);
   }
 
   void journal(Node node, NodePosition pos, NodeStatus status, int attempts, Instant started,
-      Map<String, Object> result, Usage usage, String code, String message, Map<String, Object> statePatch,
-      Map<String, java.util.List<Map<String, String>>> sessions) {
-    ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), status, attempts, started, ctx.bus.now(), result,
-        usage, code, message, statePatch == null ? null : castMap(Values.plain(statePatch)), sessions));
+      Map<String, Object> rendered, Map<String, Object> result, Usage usage, String code, String message,
+      Map<String, Object> statePatch, Map<String, java.util.List<Map<String, String>>> sessions) {
+    ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), status, attempts, started, ctx.bus.now(), rendered,
+        result, usage, code, message, statePatch == null ? null : castMap(Values.plain(statePatch)), sessions));
   }
 
   @SuppressWarnings("unchecked")
@@ -419,6 +420,7 @@ final class NodeRunner {
     private final Frame frame;
     private final Map<String, Object> scope;
     private Usage usage = Usage.NONE;
+    private Map<String, Object> rendered;
 
     NodeContextImpl(NodePosition position, Frame frame, Map<String, Object> scope) {
       this.position = position;
@@ -447,12 +449,30 @@ final class NodeRunner {
 
     @Override
     public String render(dev.loopflow.core.expr.Template template) {
-      return template.render(scope);
+      String s = template.render(scope);
+      remember(template, s);
+      return s;
     }
 
     @Override
     public Object evaluate(dev.loopflow.core.expr.Template template) {
-      return template.evaluate(scope);
+      Object v = template.evaluate(scope);
+      remember(template, v);
+      return v;
+    }
+
+    /** What this execution's templates rendered to, for the journal ("inputs as rendered"); literals are left out. */
+    private synchronized void remember(dev.loopflow.core.expr.Template template, Object value) {
+      if (!template.isLiteral()) {
+        if (rendered == null) {
+          rendered = new LinkedHashMap<>();
+        }
+        rendered.put(template.source(), Values.plain(value));
+      }
+    }
+
+    synchronized Map<String, Object> rendered() {
+      return rendered;
     }
 
     @Override

@@ -133,11 +133,15 @@ final class RunContext {
     static final Replay NONE = new Replay(List.of(), null, null);
     private final Map<String, NodeExecution> done = new ConcurrentHashMap<>();
     private final Set<String> prefixes = ConcurrentHashMap.newKeySet();
+    private final Map<String, NodeExecution> pausedRows = new ConcurrentHashMap<>();
     private final String pausedAt;
-    private volatile String resumeInput;
+    private volatile dev.loopflow.core.run.ResumeInput resumeInput;
 
-    Replay(List<NodeExecution> rows, String pausedAt, String resumeInput) {
+    Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput) {
       for (NodeExecution r : rows) {
+        if (r.status() == dev.loopflow.core.run.NodeStatus.PAUSED) {
+          pausedRows.putIfAbsent(r.position().path(), r);
+        }
         if (r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
             || r.status() == dev.loopflow.core.run.NodeStatus.FAILED) {
           done.put(r.position().path(), r);
@@ -150,11 +154,16 @@ final class RunContext {
         }
       }
       this.pausedAt = pausedAt;
-      this.resumeInput = resumeInput;
+      this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
     }
 
     boolean isEmpty() {
-      return done.isEmpty() && resumeInput == null;
+      return done.isEmpty() && resumeInput == null && pausedRows.isEmpty();
+    }
+
+    /** The first time the run paused at {@code at} (when a person was first asked), or null. */
+    NodeExecution pausedRow(NodePosition at) {
+      return pausedRows.isEmpty() ? null : pausedRows.get(at.path());
     }
 
     NodeExecution row(NodePosition at) {
@@ -174,9 +183,9 @@ final class RunContext {
     }
 
     /** The person's answer for the gate at {@code at}, once, if the run paused there. */
-    synchronized String takeInput(NodePosition at) {
+    synchronized dev.loopflow.core.run.ResumeInput takeInput(NodePosition at) {
       if (resumeInput != null && at.path().equals(pausedAt)) {
-        String s = resumeInput;
+        dev.loopflow.core.run.ResumeInput s = resumeInput;
         resumeInput = null;
         return s;
       }

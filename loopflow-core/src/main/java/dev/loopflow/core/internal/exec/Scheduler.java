@@ -51,6 +51,7 @@ final class Scheduler implements RunHandle {
   private final Budgets budgets;
   private final RunContext ctx;
   private final RunRecord resumeFrom;
+  private final RunLease lease;
   private final CountDownLatch done = new CountDownLatch(1);
   private volatile Thread thread;
   private volatile RunResult result;
@@ -61,8 +62,9 @@ final class Scheduler implements RunHandle {
 
   Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
       Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
-      RunContext.Replay replay, long lastSeq) {
+      RunContext.Replay replay, long lastSeq, RunLease lease) {
     this.runId = runId;
+    this.lease = lease;
     this.workflow = workflow;
     this.options = options;
     this.store = store;
@@ -125,6 +127,12 @@ final class Scheduler implements RunHandle {
       bus.close();
       ctx.closed = true;
       Thread.interrupted();
+      try {
+        store.flush();
+      } catch (RuntimeException e) {
+        // The run record is already written; only trailing events are lost, and the store reported why to the run.
+      }
+      lease.stop();
       done.countDown();
     }
   }
@@ -135,12 +143,18 @@ final class Scheduler implements RunHandle {
     ctx.deadline = timeout == null ? null : started.plus(timeout);
     if (resumeFrom == null) {
       record = new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(), Hashes.sha256(workflow.source()),
-          runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null);
+          runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null,
+          options.workingDirectory().toString());
       store.createRun(record);
+      lease.acquire().ifPresent(held -> {
+        throw new IllegalStateException("a new run's lease is held by " + held.owner());
+      });
     } else {
       record = resumeFrom.resumed();
       store.updateRun(record);
     }
+    lease.keep(() -> cancel("cancelled from another process"), () -> cancel("another process took over the run's "
+        + "lease; this engine stalled past its expiry"));
     bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
     Thread watchdog = null;
     if (ctx.deadline != null) {

@@ -1,0 +1,138 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.store.RunStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * The right to execute one run, held through the store so that two processes resuming the same run cannot both
+ * execute it. Taken atomically before anything runs, renewed while the run goes on, released when it ends.
+ * The same thread polls the store for a cancel requested by another process ({@code loopflow cancel}).
+ *
+ * <p>Owners are {@code host/pid/nonce}: a lease left by a process on this host that no longer exists (kill -9)
+ * is broken at once instead of waiting for it to expire; a lease from another host is honoured until it expires.
+ */
+final class RunLease {
+  static final Duration TTL = Duration.ofSeconds(15);
+  static final Duration RENEW_EVERY = Duration.ofSeconds(5);
+  static final Duration POLL_EVERY = Duration.ofMillis(250);
+  private static final String HOST = hostName();
+  private static final long PID = ProcessHandle.current().pid();
+
+  private final RunStore store;
+  private final String runId;
+  private final String owner;
+  private final Clock clock;
+  private volatile Thread keeper;
+
+  RunLease(RunStore store, String runId, String engineId, Clock clock) {
+    this.store = store;
+    this.runId = runId;
+    this.owner = engineId;
+    this.clock = clock;
+  }
+
+  static String newOwnerId() {
+    return HOST + "/" + PID + "/" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  String owner() {
+    return owner;
+  }
+
+  /**
+   * Takes the lease, breaking one left by a dead process on this host. Empty when taken; otherwise the live
+   * holder.
+   */
+  Optional<RunStore.Lease> acquire() {
+    Instant now = clock.instant();
+    if (store.tryLease(runId, owner, now, now.plus(TTL), null)) {
+      return Optional.empty();
+    }
+    Optional<RunStore.Lease> held = store.lease(runId);
+    if (held.isPresent() && isDeadLocalOwner(held.get().owner())
+        && store.tryLease(runId, owner, now, now.plus(TTL), held.get().owner())) {
+      return Optional.empty();
+    }
+    return held.or(() -> Optional.of(new RunStore.Lease("unknown", now)));
+  }
+
+  static boolean isDeadLocalOwner(String owner) {
+    String[] parts = owner.split("/");
+    if (parts.length != 3 || !parts[0].equals(HOST)) {
+      return false;
+    }
+    try {
+      long pid = Long.parseLong(parts[1]);
+      return pid != PID && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Renews the lease and watches for cancel requests until {@link #stop()}. {@code onCancel} runs once when
+   * another process asks the run to stop, {@code onLost} once if the lease was taken over (this engine stalled past
+   * its expiry), so the run stops rather than run twice.
+   */
+  void keep(Runnable onCancel, Runnable onLost) {
+    keeper = Thread.ofVirtual().name("loopflow-lease-" + runId).start(() -> {
+      Instant nextRenew = clock.instant().plus(RENEW_EVERY);
+      boolean cancelSeen = false;
+      try {
+        while (!Thread.currentThread().isInterrupted()) {
+          Thread.sleep(POLL_EVERY.toMillis());
+          Instant now = clock.instant();
+          if (!now.isBefore(nextRenew)) {
+            if (!store.tryLease(runId, owner, now, now.plus(TTL), null)) {
+              onLost.run();
+              return;
+            }
+            nextRenew = now.plus(RENEW_EVERY);
+          }
+          if (!cancelSeen && store.cancelRequested(runId)) {
+            cancelSeen = true;
+            onCancel.run();
+          }
+        }
+      } catch (InterruptedException e) {
+        // the run ended
+      } catch (RuntimeException e) {
+        // The store is unreachable: the run's own writes will fail and end it; nothing more to do here.
+      }
+    });
+  }
+
+  void stop() {
+    Thread t = keeper;
+    if (t != null) {
+      t.interrupt();
+      try {
+        t.join(Duration.ofSeconds(5));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      store.releaseLease(runId, owner);
+    } catch (RuntimeException e) {
+      // It expires on its own.
+    }
+  }
+
+  /** Without a DNS lookup, which can stall start-up on a badly configured host. */
+  private static String hostName() {
+    String h = System.getenv("HOSTNAME");
+    if (h == null || h.isBlank()) {
+      try {
+        h = java.nio.file.Files.readString(java.nio.file.Path.of("/etc/hostname")).trim();
+      } catch (Exception e) {
+        h = null;
+      }
+    }
+    return h == null || h.isBlank() ? "localhost" : h.replace('/', '_');
+  }
+}

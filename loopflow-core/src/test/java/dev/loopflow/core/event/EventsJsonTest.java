@@ -1,0 +1,133 @@
+package dev.loopflow.core.event;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.model.NodePosition.LoopFrame;
+import java.lang.reflect.Array;
+import java.lang.reflect.RecordComponent;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every event must read back from its JSON form unchanged, so a stored journal returns what was emitted. */
+class EventsJsonTest {
+  private static final String RUN = "run-42";
+  private static final Instant AT = Instant.parse("2025-03-04T05:06:07.123456789Z");
+  private static final NodePosition NESTED =
+      new NodePosition(List.of(new LoopFrame("fix", 2), new LoopFrame("inner", 3)), "implement");
+  private static final NodePosition TOP = NodePosition.top("plan");
+
+  /** One instance of each permitted event, every field other than {@code costUsd} away from its default. */
+  static List<Event> samples() {
+    Map<String, Object> inputs = new LinkedHashMap<>();
+    inputs.put("topic", "loops");
+    inputs.put("count", 3);
+    inputs.put("ratio", 0.75);
+    inputs.put("strict", true);
+    inputs.put("tags", List.of("a", 2, List.of("nested")));
+    inputs.put("options", Map.of("depth", 2, "names", List.of("x", "y"), "deeper", Map.of("k", "v")));
+    return List.of(
+        new Event.RunStarted(RUN, 1, AT, "review", inputs),
+        new Event.RunFinished(RUN, 2, AT, "failed", "NODE_FAILED", "implement broke", 1200, 340, 0.0125, 7),
+        new Event.NodeStarted(RUN, 3, AT, NESTED, "llm", 2),
+        new Event.NodeCompleted(RUN, 4, AT, NESTED, "llm", 1500, "done: ok", 100, 20, null),
+        new Event.NodeFailed(RUN, 5, AT, TOP, "shell", 250, "EXIT_CODE", "exit 2", true),
+        new Event.NodeSkipped(RUN, 6, AT, NESTED, "transform", "branch not taken"),
+        new Event.NodeCancelled(RUN, 7, AT, TOP, "script"),
+        new Event.NodeRetrying(RUN, 8, AT, NESTED, "llm", 3, "rate limited"),
+        new Event.RouterSelected(RUN, 9, AT, TOP, "fix"),
+        new Event.LlmCalled(RUN, 10, AT, NESTED, "ollama", "qwen3:8b", 900, 120, 0.0031, true, 2, 4321),
+        new Event.LoopStarted(RUN, 11, AT, TOP, "while_loop", 5),
+        new Event.LoopIteration(RUN, 12, AT, NESTED, "iterator", 3, 2, 5, 4, "item three", false),
+        new Event.LoopIterate(RUN, 13, AT, NESTED, "test", "implement", 2, 4),
+        new Event.LoopCompleted(RUN, 14, AT, TOP, "while_loop", 4, "condition_false", 5000, 800, null, 9),
+        new Event.RunPaused(RUN, 15, AT, NESTED, "approve the plan?"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("samples")
+  void everyEventReadsBackFromItsJsonUnchanged(Event e) {
+    assertThat(Events.fromJson(Events.toJson(e))).isEqualTo(e);
+  }
+
+  @ParameterizedTest
+  @MethodSource("samples")
+  void everyEventReadsBackFromItsMapUnchanged(Event e) {
+    assertThat(Events.fromMap(Events.toMap(e))).isEqualTo(e);
+  }
+
+  @Test
+  void everyPermittedEventHasARoundTripSample() {
+    Set<Class<?>> sampled = samples().stream().map(Object::getClass).collect(Collectors.toSet());
+    assertThat(sampled).containsExactlyInAnyOrder(Event.class.getPermittedSubclasses());
+  }
+
+  @Test
+  void samplesSetEveryFieldSoTheRoundTripCanSeeIt() throws ReflectiveOperationException {
+    for (Event e : samples()) {
+      for (RecordComponent c : e.getClass().getRecordComponents()) {
+        if (!c.getName().equals("costUsd")) {
+          Object unset = Array.get(Array.newInstance(c.getType(), 1), 0);
+          assertThat(c.getAccessor().invoke(e)).as("%s.%s", e.type(), c.getName()).isNotEqualTo(unset);
+        }
+      }
+    }
+    assertThat(samples()).extracting(Events::toMap)
+        .anySatisfy(m -> assertThat(m).containsEntry("cost_usd", null))
+        .anySatisfy(m -> assertThat(m.get("cost_usd")).isNotNull());
+  }
+
+  @Test
+  void unknownTypeIsRejectedByName() {
+    assertThatThrownBy(() -> Events.fromJson("{\"type\":\"node.exploded\",\"run_id\":\"r\",\"seq\":1}"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node.exploded");
+  }
+
+  @Test
+  void keysFromANewerWriterAreIgnored() {
+    Event e = new Event.NodeStarted(RUN, 3, AT, NESTED, "llm", 2);
+    Map<String, Object> m = new LinkedHashMap<>(Events.toMap(e));
+    m.put("trace_id", "abc");
+    m.put("extra", Map.of("nested", List.of(1, 2)));
+    String json = Events.toJson(e).replaceFirst("}$", ",\"trace_id\":\"abc\",\"extra\":{\"n\":[1,2]}}");
+
+    assertThat(Events.fromMap(m)).isEqualTo(e);
+    assertThat(Events.fromJson(json)).isEqualTo(e);
+  }
+
+  @Test
+  void topLevelPositionIsWrittenWithoutLoopsAndReadBackWithNone() {
+    Event e = new Event.RouterSelected(RUN, 9, AT, TOP, "fix");
+    assertThat(Events.toMap(e)).doesNotContainKey("loops").containsEntry("node", "plan");
+    assertThat(((Event.RouterSelected) Events.fromJson(Events.toJson(e))).node()).isEqualTo(TOP);
+  }
+
+  @Test
+  void absentPrimitivesReadAsZeroAndAbsentObjectsAsNull() {
+    assertThat(Events.fromJson("{\"type\":\"run.finished\",\"run_id\":\"r\"}"))
+        .isEqualTo(new Event.RunFinished("r", 0, null, null, null, null, 0, 0, null, 0));
+  }
+
+  @Test
+  void fieldOfTheWrongJsonTypeIsRejectedByName() {
+    assertThatThrownBy(() -> Events.fromJson("{\"type\":\"run.finished\",\"input_tokens\":\"many\"}"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("input_tokens");
+  }
+
+  @Test
+  void loopIterateIsReadFromItsCamelCaseKeys() {
+    String json = "{\"type\":\"loop.iterate\",\"edgeFrom\":\"a\",\"edge_from\":\"b\",\"maxIterations\":3}";
+    assertThat(Events.fromJson(json)).isInstanceOfSatisfying(Event.LoopIterate.class, e -> {
+      assertThat(e.edgeFrom()).isEqualTo("a");
+      assertThat(e.maxIterations()).isEqualTo(3);
+    });
+  }
+}

@@ -1,0 +1,168 @@
+package dev.loopflow.store.jdbc;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.Secrets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** JSON columns in and out. Everything written passes through {@link Secrets} first. */
+final class Codec {
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
+  private static final TypeReference<List<Map<String, Object>>> LIST = new TypeReference<>() {};
+  private static final TypeReference<LinkedHashMap<String, List<Map<String, String>>>> SESSIONS =
+      new TypeReference<>() {};
+
+  private final Secrets secrets;
+
+  Codec(Secrets secrets) {
+    this.secrets = secrets;
+  }
+
+  String text(String s) {
+    return secrets.text(s);
+  }
+
+  String json(Object value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return JSON.writeValueAsString(secrets.value(value));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot write as JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  String event(Event e) {
+    return json(Events.toMap(e));
+  }
+
+  static Event event(String json) {
+    return Events.fromJson(json);
+  }
+
+  static Object value(String json) {
+    if (json == null) {
+      return null;
+    }
+    try {
+      return JSON.readValue(json, Object.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  static Map<String, Object> map(String json) {
+    if (json == null) {
+      return null;
+    }
+    try {
+      return JSON.readValue(json, MAP);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  static Map<String, List<Map<String, String>>> sessions(String json) {
+    if (json == null) {
+      return null;
+    }
+    try {
+      return JSON.readValue(json, SESSIONS);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  String usage(Usage u) {
+    if (u == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("input_tokens", u.inputTokens());
+    m.put("output_tokens", u.outputTokens());
+    m.put("cost_usd", u.costUsd());
+    m.put("llm_calls", u.llmCalls());
+    m.put("unpriced_calls", u.unpricedCalls());
+    return json(m);
+  }
+
+  static Usage usage(String json) {
+    Map<String, Object> m = map(json);
+    if (m == null) {
+      return Usage.NONE;
+    }
+    Usage u = new Usage(num(m.get("input_tokens")).longValue(), num(m.get("output_tokens")).longValue(),
+        m.get("cost_usd") == null ? null : num(m.get("cost_usd")).doubleValue(), num(m.get("llm_calls")).intValue(),
+        num(m.get("unpriced_calls")).intValue());
+    return u.equals(Usage.NONE) ? Usage.NONE : u;
+  }
+
+  String error(RunError e) {
+    if (e == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("code", e.code());
+    m.put("message", e.message());
+    m.put("node", e.node());
+    m.put("path", e.path());
+    m.put("details", e.details());
+    return json(m);
+  }
+
+  @SuppressWarnings("unchecked")
+  static RunError error(String json) {
+    Map<String, Object> m = map(json);
+    if (m == null) {
+      return null;
+    }
+    return new RunError((String) m.get("code"), (String) m.get("message"), (String) m.get("node"),
+        (String) m.get("path"), (Map<String, Object>) m.get("details"));
+  }
+
+  String loops(NodePosition p) {
+    if (p.loops().isEmpty()) {
+      return null;
+    }
+    List<Map<String, Object>> l = new ArrayList<>();
+    for (NodePosition.LoopFrame f : p.loops()) {
+      l.add(Map.of("loop", f.loopId(), "iteration", f.iteration()));
+    }
+    try {
+      return JSON.writeValueAsString(l);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static NodePosition position(String nodeId, String loopsJson) {
+    if (loopsJson == null) {
+      return NodePosition.top(nodeId);
+    }
+    try {
+      List<NodePosition.LoopFrame> frames = new ArrayList<>();
+      for (Map<String, Object> f : JSON.readValue(loopsJson, LIST)) {
+        frames.add(new NodePosition.LoopFrame((String) f.get("loop"), num(f.get("iteration")).intValue()));
+      }
+      return new NodePosition(frames, nodeId);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("corrupt loop path in the journal: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  private static Number num(Object o) {
+    return o instanceof Number n ? n : 0;
+  }
+}

@@ -1,0 +1,405 @@
+package dev.loopflow.store.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.store.RunStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/*
+ * Design notes.
+ *
+ * Durability: a node completion is one transaction, and it carries every event appended before it. Events in
+ * between are buffered in memory and written with the next completion or run update, or by a flusher within
+ * FLUSH_MILLIS, so `loopflow events --follow` sees a live run. A crash can only lose buffered events, which
+ * describe work that a resumed run repeats (a node.started of the node that was running, say).
+ *
+ * Writes are serialized by one lock per store. SQLite admits one writer anyway (its pool has one connection,
+ * and transactions begin IMMEDIATE so two processes never deadlock upgrading a read lock); on PostgreSQL the
+ * lock keeps "events appended before a completion are durable with it" simple to reason about.
+ *
+ * Journal rows are deltas: an execution row holds only what that execution produced, so the bytes written per
+ * loop pass do not depend on how many passes came before.
+ */
+final class JdbcRunStore implements RunStore {
+  static final long FLUSH_MILLIS = 200;
+
+  enum Dialect { SQLITE, POSTGRESQL }
+
+  private final HikariDataSource ds;
+  private final Dialect dialect;
+  private final Codec codec;
+  private final String description;
+  private final Object writeLock = new Object();
+  private final List<Event> pending = new ArrayList<>();
+  private final ScheduledExecutorService flusher;
+  private volatile boolean closed;
+
+  JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description) {
+    this.ds = ds;
+    this.dialect = dialect;
+    this.codec = codec;
+    this.description = description;
+    this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "loopflow-store-flush");
+      t.setDaemon(true);
+      return t;
+    });
+    flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  Dialect dialect() {
+    return dialect;
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Writes
+
+  @Override
+  public void createRun(RunRecord r) {
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_runs (run_id, workflow, file, source, "
+          + "source_hash, working_directory, inputs_json, status, started_at, started_ms, finished_at, usage_json, "
+          + "output_json, error_json, paused_at, pause_message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+        ps.setString(1, r.runId());
+        ps.setString(2, r.workflow());
+        ps.setString(3, r.file());
+        ps.setString(4, r.source());
+        ps.setString(5, r.sourceHash());
+        ps.setString(6, r.workingDirectory());
+        ps.setString(7, codec.json(r.inputs()));
+        ps.setString(8, r.status().name());
+        ps.setString(9, r.startedAt().toString());
+        ps.setLong(10, r.startedAt().toEpochMilli());
+        setRest(ps, 11, r);
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public void updateRun(RunRecord r) {
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET status = ?, finished_at = ?, usage_json = ?, "
+          + "output_json = ?, error_json = ?, paused_at = ?, pause_message = ? WHERE run_id = ?")) {
+        ps.setString(1, r.status().name());
+        setRest(ps, 2, r);
+        ps.setString(8, r.runId());
+        if (ps.executeUpdate() != 1) {
+          throw new IllegalStateException("no run '" + r.runId() + "' in " + description);
+        }
+      }
+    });
+  }
+
+  private void setRest(PreparedStatement ps, int i, RunRecord r) throws SQLException {
+    ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
+    ps.setString(i + 1, codec.usage(r.usage()));
+    ps.setString(i + 2, codec.json(r.output() == null ? null : java.util.Map.of("value", r.output())));
+    ps.setString(i + 3, codec.error(r.error()));
+    ps.setString(i + 4, r.pausedAt());
+    ps.setString(i + 5, codec.text(r.pauseMessage()));
+  }
+
+  @Override
+  public void recordNodeExecution(NodeExecution e) {
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_node_executions (run_id, seq, path, node_id, "
+          + "loops_json, kind, status, attempts, started_at, finished_at, input_json, result_json, usage_json, "
+          + "error_code, error_message, state_patch_json, sessions_json) SELECT ?, COALESCE(MAX(seq), 0) + 1, "
+          + "?,?,?,?,?,?,?,?,?,?,?,?,?,?,? FROM lf_node_executions WHERE run_id = ?")) {
+        ps.setString(1, e.runId());
+        ps.setString(2, e.position().path());
+        ps.setString(3, e.position().nodeId());
+        ps.setString(4, codec.loops(e.position()));
+        ps.setString(5, e.kind());
+        ps.setString(6, e.status().name());
+        ps.setInt(7, e.attempts());
+        ps.setString(8, e.startedAt() == null ? null : e.startedAt().toString());
+        ps.setString(9, e.finishedAt() == null ? null : e.finishedAt().toString());
+        ps.setString(10, codec.json(e.input()));
+        ps.setString(11, codec.json(e.result()));
+        ps.setString(12, codec.usage(e.usage()));
+        ps.setString(13, e.errorCode());
+        ps.setString(14, codec.text(e.errorMessage()));
+        ps.setString(15, codec.json(e.statePatch()));
+        ps.setString(16, codec.json(e.sessions()));
+        ps.setString(17, e.runId());
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public void appendEvent(Event event) {
+    synchronized (pending) {
+      pending.add(event);
+    }
+  }
+
+  @Override
+  public void flush() {
+    write(c -> {});
+  }
+
+  private void flushQuietly() {
+    try {
+      boolean any;
+      synchronized (pending) {
+        any = !pending.isEmpty();
+      }
+      if (any && !closed) {
+        flush();
+      }
+    } catch (RuntimeException e) {
+      // The next write retries these events and reports a failure to its caller.
+    }
+  }
+
+  private interface Work {
+    void run(Connection c) throws SQLException;
+  }
+
+  /** One transaction: the buffered events, then {@code work}. Events are put back if it fails. */
+  private void write(Work work) {
+    synchronized (writeLock) {
+      List<Event> events;
+      synchronized (pending) {
+        events = new ArrayList<>(pending);
+        pending.clear();
+      }
+      try (Connection c = ds.getConnection()) {
+        c.setAutoCommit(false);
+        try {
+          if (!events.isEmpty()) {
+            insertEvents(c, events);
+          }
+          work.run(c);
+          c.commit();
+        } catch (SQLException | RuntimeException ex) {
+          c.rollback();
+          throw ex;
+        } finally {
+          c.setAutoCommit(true);
+        }
+      } catch (SQLException ex) {
+        synchronized (pending) {
+          pending.addAll(0, events);
+        }
+        throw new IllegalStateException("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+      } catch (RuntimeException ex) {
+        synchronized (pending) {
+          pending.addAll(0, events);
+        }
+        throw ex;
+      }
+    }
+  }
+
+  private void insertEvents(Connection c, List<Event> events) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_events (run_id, seq, type, at, body) "
+        + "VALUES (?,?,?,?,?) ON CONFLICT (run_id, seq) DO NOTHING")) {
+      for (Event e : events) {
+        ps.setString(1, e.runId());
+        ps.setLong(2, e.seq());
+        ps.setString(3, e.type());
+        ps.setString(4, e.at().toString());
+        ps.setString(5, codec.event(e));
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Leases and cancel requests: single statements, atomic on both databases.
+
+  @Override
+  public boolean tryLease(String runId, String owner, Instant now, Instant until, String replacing) {
+    int[] n = {0};
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ? "
+          + "WHERE run_id = ? AND (lease_owner IS NULL OR lease_until_ms < ? OR lease_owner = ? OR lease_owner = ?)")) {
+        ps.setString(1, owner);
+        ps.setLong(2, until.toEpochMilli());
+        ps.setString(3, runId);
+        ps.setLong(4, now.toEpochMilli());
+        ps.setString(5, owner);
+        if (replacing == null) {
+          ps.setNull(6, Types.VARCHAR);
+        } else {
+          ps.setString(6, replacing);
+        }
+        n[0] = ps.executeUpdate();
+      }
+    });
+    return n[0] == 1;
+  }
+
+  @Override
+  public void releaseLease(String runId, String owner) {
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = NULL, lease_until_ms = NULL "
+          + "WHERE run_id = ? AND lease_owner = ?")) {
+        ps.setString(1, runId);
+        ps.setString(2, owner);
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public Optional<Lease> lease(String runId) {
+    return query("SELECT lease_owner, lease_until_ms FROM lf_runs WHERE run_id = ?", runId, rs -> {
+      if (!rs.next() || rs.getString(1) == null) {
+        return Optional.empty();
+      }
+      return Optional.of(new Lease(rs.getString(1), Instant.ofEpochMilli(rs.getLong(2))));
+    });
+  }
+
+  @Override
+  public void setCancelRequested(String runId, boolean requested) {
+    write(c -> {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET cancel_requested = ? WHERE run_id = ?")) {
+        ps.setInt(1, requested ? 1 : 0);
+        ps.setString(2, runId);
+        ps.executeUpdate();
+      }
+    });
+  }
+
+  @Override
+  public boolean cancelRequested(String runId) {
+    return query("SELECT cancel_requested FROM lf_runs WHERE run_id = ?", runId,
+        rs -> rs.next() && rs.getInt(1) != 0);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Reads
+
+  private static final String RUN_COLUMNS = "run_id, workflow, file, source, source_hash, working_directory, "
+      + "inputs_json, status, started_at, finished_at, usage_json, output_json, error_json, paused_at, pause_message";
+
+  @Override
+  public Optional<RunRecord> findRun(String runId) {
+    return query("SELECT " + RUN_COLUMNS + " FROM lf_runs WHERE run_id = ?", runId,
+        rs -> rs.next() ? Optional.of(run(rs)) : Optional.empty());
+  }
+
+  @Override
+  public List<RunRecord> listRuns() {
+    return query("SELECT " + RUN_COLUMNS + " FROM lf_runs ORDER BY started_ms DESC, run_id DESC", null, rs -> {
+      List<RunRecord> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(run(rs));
+      }
+      return out;
+    });
+  }
+
+  private static RunRecord run(ResultSet rs) throws SQLException {
+    java.util.Map<String, Object> out = Codec.map(rs.getString("output_json"));
+    return new RunRecord(rs.getString("run_id"), rs.getString("workflow"), rs.getString("file"),
+        rs.getString("source"), rs.getString("source_hash"), Codec.map(rs.getString("inputs_json")),
+        RunStatus.valueOf(rs.getString("status")), Instant.parse(rs.getString("started_at")),
+        instant(rs.getString("finished_at")), Codec.usage(rs.getString("usage_json")),
+        out == null ? null : out.get("value"), Codec.error(rs.getString("error_json")), rs.getString("paused_at"),
+        rs.getString("pause_message"), rs.getString("working_directory"));
+  }
+
+  @Override
+  public List<NodeExecution> nodeExecutions(String runId) {
+    return query("SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, finished_at, "
+        + "input_json, result_json, usage_json, error_code, error_message, state_patch_json, sessions_json "
+        + "FROM lf_node_executions WHERE run_id = ? ORDER BY seq", runId, rs -> {
+          List<NodeExecution> out = new ArrayList<>();
+          while (rs.next()) {
+            out.add(new NodeExecution(rs.getString("run_id"),
+                Codec.position(rs.getString("node_id"), rs.getString("loops_json")), rs.getString("kind"),
+                NodeStatus.valueOf(rs.getString("status")), rs.getInt("attempts"), instant(rs.getString("started_at")),
+                instant(rs.getString("finished_at")), Codec.map(rs.getString("input_json")),
+                Codec.map(rs.getString("result_json")), Codec.usage(rs.getString("usage_json")),
+                rs.getString("error_code"), rs.getString("error_message"),
+                Codec.map(rs.getString("state_patch_json")), Codec.sessions(rs.getString("sessions_json"))));
+          }
+          return out;
+        });
+  }
+
+  @Override
+  public List<Event> events(String runId) {
+    flush();
+    return query("SELECT body FROM lf_events WHERE run_id = ? ORDER BY seq", runId, rs -> {
+      List<Event> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(Codec.event(rs.getString(1)));
+      }
+      return out;
+    });
+  }
+
+  /** Bytes of journal written for a run so far (the JSON and text columns); used to prove deltas stay flat. */
+  long journalBytes(String runId) {
+    return query("SELECT COALESCE(SUM(LENGTH(COALESCE(input_json, '')) + LENGTH(COALESCE(result_json, '')) "
+        + "+ LENGTH(COALESCE(state_patch_json, '')) + LENGTH(COALESCE(sessions_json, '')) + LENGTH(path) "
+        + "+ LENGTH(COALESCE(usage_json, ''))), 0) FROM lf_node_executions WHERE run_id = ?", runId,
+        rs -> rs.next() ? rs.getLong(1) : 0L)
+        + query("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_events WHERE run_id = ?", runId,
+        rs -> rs.next() ? rs.getLong(1) : 0L);
+  }
+
+  private static Instant instant(String s) {
+    return s == null ? null : Instant.parse(s);
+  }
+
+  private interface Reader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private <T> T query(String sql, String runId, Reader<T> reader) {
+    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+      if (runId != null) {
+        ps.setString(1, runId);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return reader.read(rs);
+      }
+    } catch (SQLException ex) {
+      throw new IllegalStateException("cannot read the run store " + description + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    flusher.shutdownNow();
+    try {
+      flush();
+    } finally {
+      closed = true;
+      ds.close();
+    }
+  }
+}

@@ -1,0 +1,237 @@
+package dev.loopflow.store.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.Secrets;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * Opens durable run stores. The schema is created or upgraded by Flyway when a store opens (history table
+ * {@code lf_schema_history}), so a store file written by an older version opens with a newer one.
+ *
+ * <p>Store URLs, as given to {@code --store} or {@code LOOPFLOW_STORE}:
+ * <ul>
+ *   <li>{@code memory}: an in-memory store (nothing survives the process);
+ *   <li>{@code sqlite:PATH}, {@code jdbc:sqlite:PATH}, or a path ending in {@code .db}/{@code .sqlite}: SQLite in
+ *       WAL mode, {@code synchronous=NORMAL} unless {@code ?synchronous=full} is appended;
+ *   <li>{@code postgresql://user:password@host:port/db} (also {@code postgres://} and {@code jdbc:postgresql://}).
+ * </ul>
+ * Every store masks credentials ({@link Secrets}) before anything is written.
+ */
+public final class JdbcStores {
+  /** The default store file under {@code LOOPFLOW_HOME}. */
+  public static final String DEFAULT_FILE = "loopflow.db";
+
+  private JdbcStores() {}
+
+  /** The default SQLite file under {@code home}. */
+  public static Path defaultFile(Path home) {
+    return home.resolve(DEFAULT_FILE);
+  }
+
+  public static RunStore open(String url) {
+    return open(url, Secrets.fromEnvironment(System.getenv()));
+  }
+
+  /** Opens the store named by {@code url} (see the class comment); {@code secrets} are masked in everything written. */
+  public static RunStore open(String url, Secrets secrets) {
+    if (url == null || url.isBlank()) {
+      throw new IllegalArgumentException("store URL is empty");
+    }
+    String u = url.trim();
+    String lower = u.toLowerCase(Locale.ROOT);
+    if (lower.equals("memory")) {
+      return RunStore.inMemory();
+    }
+    if (lower.startsWith("postgresql://") || lower.startsWith("postgres://") || lower.startsWith("jdbc:postgresql:")) {
+      return postgresql(u, secrets);
+    }
+    if (lower.startsWith("jdbc:sqlite:")) {
+      return sqliteUrl(u.substring("jdbc:sqlite:".length()), secrets);
+    }
+    if (lower.startsWith("sqlite:")) {
+      return sqliteUrl(u.substring("sqlite:".length()), secrets);
+    }
+    if (lower.endsWith(".db") || lower.endsWith(".sqlite") || lower.endsWith(".sqlite3")) {
+      return sqlite(Path.of(u), false, secrets);
+    }
+    throw new IllegalArgumentException("unsupported store URL '" + u + "': use memory, sqlite:PATH or "
+        + "postgresql://user:password@host:port/database");
+  }
+
+  private static RunStore sqliteUrl(String rest, Secrets secrets) {
+    String path = rest;
+    boolean full = false;
+    int q = rest.indexOf('?');
+    if (q >= 0) {
+      path = rest.substring(0, q);
+      for (Map.Entry<String, String> e : query(rest.substring(q + 1)).entrySet()) {
+        if (e.getKey().equals("synchronous")) {
+          String v = e.getValue().toLowerCase(Locale.ROOT);
+          if (!v.equals("full") && !v.equals("normal")) {
+            throw new IllegalArgumentException("sqlite store: synchronous must be full or normal, was '"
+                + e.getValue() + "'");
+          }
+          full = v.equals("full");
+        } else {
+          throw new IllegalArgumentException("sqlite store: unknown parameter '" + e.getKey() + "'");
+        }
+      }
+    }
+    if (path.startsWith("//")) {
+      path = path.substring(2);
+    }
+    if (path.isEmpty()) {
+      throw new IllegalArgumentException("sqlite store URL has no file path");
+    }
+    return sqlite(Path.of(path), full, secrets);
+  }
+
+  /** A SQLite store in WAL mode at {@code file} (created with its directories when missing). */
+  public static RunStore sqlite(Path file, boolean synchronousFull, Secrets secrets) {
+    Path abs = file.toAbsolutePath();
+    try {
+      if (abs.getParent() != null) {
+        Files.createDirectories(abs.getParent());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the directory of the store file " + abs + ": " + e.getMessage(),
+          e);
+    }
+    SQLiteConfig cfg = new SQLiteConfig();
+    cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    cfg.setSynchronous(synchronousFull ? SQLiteConfig.SynchronousMode.FULL : SQLiteConfig.SynchronousMode.NORMAL);
+    cfg.setBusyTimeout(60_000);
+    cfg.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    SQLiteDataSource raw = new SQLiteDataSource(cfg);
+    raw.setUrl("jdbc:sqlite:" + abs);
+    migrate(raw, "sqlite:" + abs);
+    HikariConfig hc = new HikariConfig();
+    hc.setDataSource(raw);
+    // One connection: SQLite has one writer, and a single connection per process means writes from concurrent
+    // runs queue in Java instead of failing with SQLITE_BUSY.
+    hc.setMaximumPoolSize(1);
+    hc.setMinimumIdle(1);
+    hc.setPoolName("loopflow-sqlite");
+    hc.setConnectionTimeout(120_000);
+    return new JdbcRunStore(new HikariDataSource(hc), JdbcRunStore.Dialect.SQLITE, new Codec(secrets),
+        "sqlite:" + abs);
+  }
+
+  /** A PostgreSQL store; the schema is created in the connection's default schema. */
+  public static RunStore postgresql(String url, Secrets secrets) {
+    Pg pg = Pg.parse(url);
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(pg.jdbcUrl);
+    if (pg.user != null) {
+      hc.setUsername(pg.user);
+    }
+    if (pg.password != null) {
+      hc.setPassword(pg.password);
+    }
+    hc.setMaximumPoolSize(8);
+    hc.setMinimumIdle(0);
+    hc.setPoolName("loopflow-postgresql");
+    hc.setConnectionTimeout(30_000);
+    HikariDataSource ds;
+    try {
+      ds = new HikariDataSource(hc);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot connect to the PostgreSQL store " + pg.display + ": "
+          + rootMessage(e), e);
+    }
+    try {
+      migrate(ds, pg.display);
+    } catch (RuntimeException e) {
+      ds.close();
+      throw e;
+    }
+    return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(secrets), pg.display);
+  }
+
+  private static void migrate(DataSource ds, String display) {
+    try {
+      Flyway.configure(JdbcStores.class.getClassLoader()).dataSource(ds).locations("classpath:db/loopflow")
+          .table("lf_schema_history").loggers("slf4j").load().migrate();
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("cannot prepare the run store " + display + ": " + rootMessage(e), e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
+  private static Map<String, String> query(String q) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String part : q.split("&")) {
+      if (part.isEmpty()) {
+        continue;
+      }
+      int eq = part.indexOf('=');
+      String k = eq < 0 ? part : part.substring(0, eq);
+      String v = eq < 0 ? "" : part.substring(eq + 1);
+      out.put(URLDecoder.decode(k, StandardCharsets.UTF_8), URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  /** A PostgreSQL URL split into what pgjdbc takes; {@code display} never shows the password. */
+  record Pg(String jdbcUrl, String user, String password, String display) {
+    static Pg parse(String url) {
+      String u = url.trim();
+      if (u.startsWith("jdbc:")) {
+        u = u.substring(5);
+      }
+      URI uri;
+      try {
+        uri = new URI(u.replaceFirst("^postgres(ql)?://", "postgresql://"));
+      } catch (java.net.URISyntaxException e) {
+        throw new IllegalArgumentException("malformed PostgreSQL store URL: " + e.getMessage());
+      }
+      String host = uri.getHost() == null ? "localhost" : uri.getHost();
+      int port = uri.getPort() < 0 ? 5432 : uri.getPort();
+      String db = uri.getPath() == null || uri.getPath().length() <= 1 ? "postgres" : uri.getPath().substring(1);
+      String user = null;
+      String password = null;
+      if (uri.getRawUserInfo() != null) {
+        String[] ui = uri.getRawUserInfo().split(":", 2);
+        user = URLDecoder.decode(ui[0], StandardCharsets.UTF_8);
+        password = ui.length > 1 ? URLDecoder.decode(ui[1], StandardCharsets.UTF_8) : null;
+      }
+      StringBuilder params = new StringBuilder();
+      if (uri.getRawQuery() != null) {
+        for (Map.Entry<String, String> e : query(uri.getRawQuery()).entrySet()) {
+          if (e.getKey().equals("user")) {
+            user = e.getValue();
+          } else if (e.getKey().equals("password")) {
+            password = e.getValue();
+          } else {
+            params.append(params.isEmpty() ? "?" : "&").append(e.getKey()).append('=').append(e.getValue());
+          }
+        }
+      }
+      String jdbc = "jdbc:postgresql://" + host + ":" + port + "/" + db + params;
+      String display = "postgresql://" + (user == null ? "" : user + "@") + host + ":" + port + "/" + db;
+      return new Pg(jdbc, user, password, display);
+    }
+  }
+}

@@ -1,0 +1,299 @@
+package dev.loopflow.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.store.RunStore;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to
+ * open a store (and, for durable stores, how to open the same store again as a new process would). The engine
+ * relies on nothing a store does that is not pinned here.
+ */
+public abstract class RunStoreContract {
+  protected RunStore store;
+  private static final Instant T0 = Instant.parse("2026-11-22T10:15:30.123456Z");
+
+  /** A new, empty store. */
+  protected abstract RunStore open() throws Exception;
+
+  /** The same store opened again (a new process reading the same file or database); null when not durable. */
+  protected RunStore reopen() throws Exception {
+    return null;
+  }
+
+  @BeforeEach
+  void openStore() throws Exception {
+    store = open();
+  }
+
+  @AfterEach
+  void closeStore() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  protected static String newId() {
+    return "run_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+  }
+
+  protected static RunRecord run(String id, Instant started) {
+    Map<String, Object> inputs = new LinkedHashMap<>();
+    inputs.put("topic", "loops");
+    inputs.put("n", 3);
+    inputs.put("nested", Map.of("list", List.of(1, "two", Map.of("three", true))));
+    return new RunRecord(id, "review", "examples/review.yaml", "name: review\nnodes: []\n", "sha256:abc", inputs,
+        RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null, "/work/dir");
+  }
+
+  protected static NodeExecution execution(String runId, NodePosition pos, String text) {
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("status", "completed");
+    result.put("output", text);
+    result.put("json", Map.of("score", 0.5, "tags", List.of("a", "b")));
+    Map<String, List<Map<String, String>>> sessions = Map.of("writer", List.of(
+        Map.of("role", "user", "content", "draft " + text), Map.of("role", "assistant", "content", text)));
+    return new NodeExecution(runId, pos, "llm", NodeStatus.COMPLETED, 2, T0, T0.plusMillis(40),
+        Map.of("Write {{ topic }}", "Write loops"), result, new Usage(120, 30, 0.0042, 1, 0), null, null,
+        Map.of("drafts", List.of(text)), sessions);
+  }
+
+  private static NodePosition nested(String node, int outer, int inner) {
+    return new NodePosition(List.of(new NodePosition.LoopFrame("fix", outer),
+        new NodePosition.LoopFrame("inner", inner)), node);
+  }
+
+  @Test
+  void aCreatedRunIsFoundWithEveryField() {
+    String id = newId();
+    RunRecord r = run(id, T0);
+    store.createRun(r);
+    assertThat(store.findRun(id)).contains(r);
+    assertThat(store.findRun("run_missing")).isEmpty();
+  }
+
+  @Test
+  void creatingARunTwiceFails() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    assertThatThrownBy(() -> store.createRun(run(id, T0))).isInstanceOf(RuntimeException.class);
+  }
+
+  @Test
+  void updatesKeepFinishedPausedAndResumedStates() {
+    String id = newId();
+    RunRecord r = run(id, T0);
+    store.createRun(r);
+    RunRecord paused = r.paused(T0.plusSeconds(2), new Usage(10, 5, null, 1, 1), "fix[2].gate", "continue?");
+    store.updateRun(paused);
+    assertThat(store.findRun(id)).contains(paused);
+    RunRecord resumed = paused.resumed();
+    store.updateRun(resumed);
+    assertThat(store.findRun(id)).contains(resumed);
+    RunRecord failed = resumed.finish(RunStatus.FAILED, T0.plusSeconds(9), new Usage(10, 5, 0.25, 2, 0), null,
+        new RunError("loop_iteration_exceeded", "too many", "review", "fix[3].review",
+            Map.of("edgeFrom", "review", "maxIterations", 3)));
+    store.updateRun(failed);
+    assertThat(store.findRun(id)).contains(failed);
+    RunRecord done = resumed.finish(RunStatus.COMPLETED, T0.plusSeconds(9), Usage.NONE,
+        Map.of("answer", List.of(1, 2, 3)), null);
+    store.updateRun(done);
+    assertThat(store.findRun(id)).contains(done);
+  }
+
+  @Test
+  void runsAreListedMostRecentFirst() {
+    String a = newId();
+    String b = newId();
+    String c = newId();
+    store.createRun(run(b, T0.plusSeconds(10)));
+    store.createRun(run(a, T0));
+    store.createRun(run(c, T0.plusSeconds(20)));
+    List<String> ids = store.listRuns().stream().map(RunRecord::runId).filter(List.of(a, b, c)::contains).toList();
+    assertThat(ids).containsExactly(c, b, a);
+  }
+
+  @Test
+  void nodeExecutionsComeBackInJournalOrderWithPositionsAndDeltas() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    List<NodeExecution> written = new ArrayList<>();
+    written.add(execution(id, NodePosition.top("plan"), "p"));
+    written.add(execution(id, nested("implement", 1, 1), "i11"));
+    written.add(execution(id, nested("implement", 1, 2), "i12"));
+    written.add(execution(id, nested("implement", 2, 1), "i21"));
+    // Two rows for one position (paused, then answered): both kept, in order.
+    written.add(new NodeExecution(id, NodePosition.top("gate"), "approval", NodeStatus.PAUSED, 1, T0, T0, null,
+        Map.of("status", "paused", "message", "ok?"), Usage.NONE, null, null, null, null));
+    written.add(new NodeExecution(id, NodePosition.top("gate"), "approval", NodeStatus.FAILED, 1, T0, T0, null,
+        Map.of("status", "failed"), Usage.NONE, "node_failed", "rejected", null, null));
+    written.forEach(store::recordNodeExecution);
+    assertThat(store.nodeExecutions(id)).containsExactlyElementsOf(written);
+    assertThat(store.nodeExecutions("run_other")).isEmpty();
+  }
+
+  @Test
+  void eventsComeBackInSequenceOrder() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    List<Event> events = List.of(
+        new Event.RunStarted(id, 1, T0, "review", Map.of("topic", "loops")),
+        new Event.LoopIteration(id, 2, T0, NodePosition.top("fix"), "loop", 1, 0, 3, 3, "draft", null),
+        new Event.NodeCompleted(id, 3, T0, nested("implement", 1, 1), "llm", 40, "text", 120, 30, 0.0042),
+        new Event.LoopIterate(id, 4, T0, NodePosition.top("review"), "review", "write", 1, 3),
+        new Event.RunFinished(id, 5, T0, "completed", null, null, 120, 30, null, 1));
+    events.forEach(store::appendEvent);
+    assertThat(store.events(id)).containsExactlyElementsOf(events);
+  }
+
+  @Test
+  void eventsAppendedBeforeANodeCompletionAreKeptWithIt() throws Exception {
+    String id = newId();
+    store.createRun(run(id, T0));
+    store.appendEvent(new Event.NodeStarted(id, 1, T0, NodePosition.top("plan"), "llm", 1));
+    store.recordNodeExecution(execution(id, NodePosition.top("plan"), "p"));
+    RunStore again = reopen();
+    if (again == null) {
+      return;
+    }
+    try (again) {
+      assertThat(again.events(id)).extracting(Event::type).containsExactly("node.started");
+      assertThat(again.nodeExecutions(id)).hasSize(1);
+    }
+  }
+
+  @Test
+  void aReopenedStoreHasEverything() throws Exception {
+    String id = newId();
+    RunRecord r = run(id, T0);
+    store.createRun(r);
+    NodeExecution e = execution(id, nested("implement", 2, 3), "x");
+    store.recordNodeExecution(e);
+    store.appendEvent(new Event.RunStarted(id, 1, T0, "review", Map.of()));
+    RunRecord done = r.finish(RunStatus.COMPLETED, T0.plusSeconds(1), new Usage(1, 2, 0.5, 1, 0), "out", null);
+    store.updateRun(done);
+    store.flush();
+    RunStore again = reopen();
+    if (again == null) {
+      return;
+    }
+    try (again) {
+      assertThat(again.findRun(id)).contains(done);
+      assertThat(again.nodeExecutions(id)).containsExactly(e);
+      assertThat(again.events(id)).hasSize(1);
+    }
+  }
+
+  @Test
+  void aLeaseIsExclusiveUntilItExpiresOrIsReleased() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    assertThat(store.tryLease(id, "a", now, now.plusSeconds(10), null)).isTrue();
+    assertThat(store.tryLease(id, "b", now, now.plusSeconds(10), null)).isFalse();
+    assertThat(store.lease(id)).contains(new RunStore.Lease("a", now.plusSeconds(10)));
+    assertThat(store.tryLease(id, "a", now.plusSeconds(1), now.plusSeconds(11), null)).as("renewal").isTrue();
+    assertThat(store.tryLease(id, "b", now.plusSeconds(12), now.plusSeconds(20), null)).as("after expiry").isTrue();
+    assertThat(store.tryLease(id, "a", now.plusSeconds(13), now.plusSeconds(20), null)).isFalse();
+    assertThat(store.tryLease(id, "c", now.plusSeconds(13), now.plusSeconds(20), "b")).as("replacing").isTrue();
+    store.releaseLease(id, "b");
+    assertThat(store.lease(id)).map(RunStore.Lease::owner).contains("c");
+    store.releaseLease(id, "c");
+    assertThat(store.lease(id)).isEmpty();
+    assertThat(store.tryLease(id, "a", now.plusSeconds(13), now.plusSeconds(20), null)).isTrue();
+    assertThat(store.tryLease("run_missing", "a", now, now.plusSeconds(1), null)).isFalse();
+  }
+
+  @Test
+  void onlyOneOfManyContendersTakesAFreeLease() throws Exception {
+    String id = newId();
+    store.createRun(run(id, T0));
+    Instant now = Instant.now();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<Boolean>> tries = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        String owner = "owner-" + i;
+        tries.add(pool.submit(() -> store.tryLease(id, owner, now, now.plusSeconds(30), null)));
+      }
+      int won = 0;
+      for (Future<Boolean> f : tries) {
+        won += f.get() ? 1 : 0;
+      }
+      assertThat(won).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aCancelRequestIsSeenUntilCleared() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    assertThat(store.cancelRequested(id)).isFalse();
+    store.setCancelRequested(id, true);
+    assertThat(store.cancelRequested(id)).isTrue();
+    store.setCancelRequested(id, false);
+    assertThat(store.cancelRequested(id)).isFalse();
+  }
+
+  @Test
+  void concurrentRunsWriteWithoutLosingRows() throws Exception {
+    int runs = 20;
+    int rows = 25;
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < runs; i++) {
+      String id = newId();
+      ids.add(id);
+      store.createRun(run(id, T0.plusMillis(i)));
+    }
+    ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+    try {
+      List<Future<?>> fs = new ArrayList<>();
+      for (String id : ids) {
+        fs.add(pool.submit(() -> {
+          for (int j = 1; j <= rows; j++) {
+            store.appendEvent(new Event.NodeStarted(id, j, T0, NodePosition.top("n"), "shell", 1));
+            store.recordNodeExecution(execution(id, new NodePosition(
+                List.of(new NodePosition.LoopFrame("loop", j)), "n"), "v" + j));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+    for (String id : ids) {
+      List<NodeExecution> got = store.nodeExecutions(id);
+      assertThat(got).hasSize(rows);
+      assertThat(got).extracting(e -> e.position().loops().get(0).iteration())
+          .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, rows).boxed().toList());
+      assertThat(store.events(id)).hasSize(rows);
+    }
+  }
+}
