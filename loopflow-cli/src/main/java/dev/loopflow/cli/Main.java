@@ -6,8 +6,10 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code loopflow} command. */
 @Command(name = "loopflow", mixinStandardHelpOptions = true, version = "loopflow 0.1.0",
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
-    subcommands = {RunCommand.class, ValidateCommand.class, GraphCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, RunsCommand.class, ShowCommand.class,
+        EventsCommand.class, ValidateCommand.class, GraphCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input name=Ada",
+        "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",
         "  loopflow validate examples/*.yaml", "  loopflow graph examples/router.yaml --format mermaid"})
 public final class Main implements Runnable {
   static final int OK = 0;

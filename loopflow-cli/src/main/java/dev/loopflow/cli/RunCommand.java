@@ -57,14 +57,19 @@ final class RunCommand implements Callable<Integer> {
           + "(JSON or YAML list of responses) or the workflow's mock block.")
   String mockScript;
 
-  @Option(names = "--store", paramLabel = "URL", description = "Run store: memory (default for now).")
+  @Option(names = "--store", paramLabel = "URL", description = "Run store: sqlite:PATH, postgresql://user@host/db "
+      + "or memory. Default: LOOPFLOW_STORE, else sqlite under LOOPFLOW_HOME (~/.loopflow).")
   String store;
+
+  @Option(names = "--run-id", paramLabel = "ID", description = "The new run's id (default: generated).")
+  String runId;
 
   @Option(names = "--quiet", description = "No progress on stderr.")
   boolean quiet;
 
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answer for the next pause (an interactive loop "
-      + "gate), in order; repeat for several. Without one the run exits 3, or asks on a terminal.")
+      + "gate, or approve/reject for an approval), in order; repeat for several. Without one the run exits 3 "
+      + "(continue it later with loopflow resume), or asks on a terminal.")
   List<String> answers = new java.util.ArrayList<>();
 
   @Spec
@@ -83,11 +88,19 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private int execute(PrintWriter out, PrintWriter err) throws Exception {
-    if (store != null && !store.equals("memory")) {
-      err.println("loopflow: --store " + store + ": only 'memory' is available in this version");
+    Loopflow engine;
+    try {
+      engine = Loopflow.builder().store(Stores.open(store)).build();
+    } catch (Stores.StoreException e) {
+      err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     }
-    Loopflow engine = Loopflow.create();
+    try (var journal = engine.store()) {
+      return execute(engine, out, err);
+    }
+  }
+
+  private int execute(Loopflow engine, PrintWriter out, PrintWriter err) throws Exception {
     Workflow wf = Support.load(engine, file, err);
     if (wf == null) {
       return Main.USAGE;
@@ -127,97 +140,19 @@ final class RunCommand implements Callable<Integer> {
         opts.option("llm.mock_script", p.toAbsolutePath().toString());
       }
     }
-    BufferedWriter events = null;
-    if (eventsFile != null) {
-      events = Files.newBufferedWriter(eventsFile, StandardCharsets.UTF_8);
-      BufferedWriter w = events;
-      opts.listener(e -> {
-        try {
-          w.write(Events.toJson(e));
-          w.newLine();
-        } catch (IOException io) {
-          throw new java.io.UncheckedIOException(io);
-        }
-      });
-    }
-    Progress progress = quiet ? null : Progress.create(err, wf);
-    if (progress != null) {
-      opts.listener(progress);
-    }
-    RunHandle handle;
-    try {
-      handle = engine.start(wf, opts.build());
-    } catch (LoopflowException e) {
-      err.println("loopflow: " + e.getMessage());
+    if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
+      err.println("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '" + runId + "'");
       return Main.USAGE;
     }
-    RunHandle[] current = {handle};
-    Interrupts.onInterrupt(() -> {
-      RunHandle handle0 = current[0];
-      List<String> runningNow = handle0.runningNodes();
-      err.println();
-      err.println("loopflow: interrupted; cancelling run " + handle0.runId()
-          + (runningNow.isEmpty() ? "" : " (running: " + String.join(", ", runningNow) + ")"));
-      err.flush();
-      handle0.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
-          : "; running: " + String.join(", ", runningNow)));
-    });
-    RunResult result = handle.await();
-    java.util.Iterator<String> next = answers.iterator();
-    while (result.status() == RunStatus.PAUSED) {
-      String answer = next.hasNext() ? next.next() : askOnTerminal(err, result);
-      if (answer == null) {
-        break;
-      }
-      current[0] = engine.resume(wf, result.runId(), answer, opts.build());
-      result = current[0].await();
+    if (runId != null && engine.store().findRun(runId).isPresent()) {
+      err.println("loopflow: --run-id " + runId + ": a run with this id is already in the store; continue it with "
+          + "loopflow resume " + runId);
+      return Main.USAGE;
     }
-    if (progress != null) {
-      progress.finish(result);
+    if (runId != null) {
+      opts.runId(runId);
     }
-    if (events != null) {
-      events.close();
-    }
-    if (json) {
-      out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
-          .writeValueAsString(result.toJson()));
-    } else {
-      printHuman(out, err, result);
-    }
-    return switch (result.status()) {
-      case COMPLETED -> Main.OK;
-      case PAUSED -> Main.PAUSED;
-      default -> Main.FAILED;
-    };
-  }
-
-  /** On a terminal, a paused run asks for its answer; elsewhere (and on end of input) it stays paused. */
-  private static String askOnTerminal(PrintWriter err, RunResult r) {
-    java.io.Console console = System.console();
-    if (console == null || !Progress.isTerminal()) {
-      return null;
-    }
-    err.println("loopflow: " + (r.pause() == null ? "paused" : r.pause().message()));
-    err.flush();
-    return console.readLine("answer> ");
-  }
-
-  private static void printHuman(PrintWriter out, PrintWriter err, RunResult r) {
-    if (r.status() == RunStatus.PAUSED) {
-      err.println("loopflow: run " + r.runId() + " paused" + (r.pause() == null ? "" : " at " + r.pause().at() + ": "
-          + r.pause().message()));
-      err.println("loopflow: to continue in one go, run again with --answer TEXT (one per pause); this version keeps "
-          + "runs in memory only, so a paused run cannot be resumed by a later command");
-      return;
-    }
-    if (r.status() == RunStatus.COMPLETED) {
-      Object o = r.output();
-      out.println(o instanceof String s ? s : Json.compact(o));
-    } else if (r.error() != null) {
-      Map<String, Object> e = new LinkedHashMap<>();
-      err.println("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
-          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message());
-      e.clear();
-    }
+    Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
+    return d.drive(o -> engine.start(wf, o));
   }
 }

@@ -166,6 +166,11 @@ public final class Loopflow {
     return run(workflow, RunOptions.builder().inputs(inputs).build());
   }
 
+  /** The hash journaled with a run to recognise the workflow source it started from. */
+  public static String sourceHash(String source) {
+    return dev.loopflow.core.internal.exec.Hashes.sha256(source);
+  }
+
   public RunStore store() {
     return engine.store();
   }

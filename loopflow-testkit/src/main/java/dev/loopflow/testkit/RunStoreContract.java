@@ -65,7 +65,7 @@ public abstract class RunStoreContract {
     inputs.put("n", 3);
     inputs.put("nested", Map.of("list", List.of(1, "two", Map.of("three", true))));
     return new RunRecord(id, "review", "examples/review.yaml", "name: review\nnodes: []\n", "sha256:abc", inputs,
-        RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null, "/work/dir");
+        RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null, "/work/dir", null, null);
   }
 
   protected static NodeExecution execution(String runId, NodePosition pos, String text) {
@@ -118,7 +118,8 @@ public abstract class RunStoreContract {
     store.updateRun(failed);
     assertThat(store.findRun(id)).contains(failed);
     RunRecord done = resumed.finish(RunStatus.COMPLETED, T0.plusSeconds(9), Usage.NONE,
-        Map.of("answer", List.of(1, 2, 3)), null);
+        Map.of("answer", List.of(1, 2, 3)), null, Map.of("count", 3),
+        Map.of("fix", Map.of("status", "completed", "iterations", 3)));
     store.updateRun(done);
     assertThat(store.findRun(id)).contains(done);
   }

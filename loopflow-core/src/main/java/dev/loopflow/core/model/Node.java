@@ -30,7 +30,7 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
   }
 
   /** What a node does. */
-  public sealed interface Body permits Work, Router, Cancel, Input, Output, Loop, Marker {}
+  public sealed interface Body permits Work, Router, Cancel, Input, Output, Loop, Marker, Approval {}
 
   /** A node implemented by a handler. */
   public record Work(NodeProgram program) implements Body {}
@@ -50,6 +50,13 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
       return model != null;
     }
   }
+
+  /**
+   * Pauses the run until a person approves or rejects, with an optional comment. The node's {@code timeout} is
+   * how long the person has: a resume without a decision after it takes {@code onTimeout}. A rejection fails the
+   * node unless {@code failOnReject} is false, so nothing after a rejected approval runs by accident.
+   */
+  public record Approval(Template message, boolean approveOnTimeout, boolean failOnReject) implements Body {}
 
   /** Ends the run as cancelled, with a reason. */
   public record Cancel(Template reason) implements Body {}

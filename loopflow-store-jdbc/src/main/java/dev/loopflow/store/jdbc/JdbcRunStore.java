@@ -114,7 +114,14 @@ final class JdbcRunStore implements RunStore {
   private void setRest(PreparedStatement ps, int i, RunRecord r) throws SQLException {
     ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
     ps.setString(i + 1, codec.usage(r.usage()));
-    ps.setString(i + 2, codec.json(r.output() == null ? null : java.util.Map.of("value", r.output())));
+    java.util.Map<String, Object> outcome = null;
+    if (r.output() != null || r.state() != null || r.nodes() != null) {
+      outcome = new java.util.LinkedHashMap<>();
+      outcome.put("value", r.output());
+      outcome.put("state", r.state());
+      outcome.put("nodes", r.nodes());
+    }
+    ps.setString(i + 2, codec.json(outcome));
     ps.setString(i + 3, codec.error(r.error()));
     ps.setString(i + 4, r.pausedAt());
     ps.setString(i + 5, codec.text(r.pauseMessage()));
@@ -317,6 +324,7 @@ final class JdbcRunStore implements RunStore {
     });
   }
 
+  @SuppressWarnings("unchecked")
   private static RunRecord run(ResultSet rs) throws SQLException {
     java.util.Map<String, Object> out = Codec.map(rs.getString("output_json"));
     return new RunRecord(rs.getString("run_id"), rs.getString("workflow"), rs.getString("file"),
@@ -324,7 +332,9 @@ final class JdbcRunStore implements RunStore {
         RunStatus.valueOf(rs.getString("status")), Instant.parse(rs.getString("started_at")),
         instant(rs.getString("finished_at")), Codec.usage(rs.getString("usage_json")),
         out == null ? null : out.get("value"), Codec.error(rs.getString("error_json")), rs.getString("paused_at"),
-        rs.getString("pause_message"), rs.getString("working_directory"));
+        rs.getString("pause_message"), rs.getString("working_directory"),
+        out == null ? null : (java.util.Map<String, Object>) out.get("state"),
+        out == null ? null : (java.util.Map<String, Object>) out.get("nodes"));
   }
 
   @Override

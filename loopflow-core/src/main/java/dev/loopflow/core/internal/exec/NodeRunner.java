@@ -296,6 +296,7 @@ final class NodeRunner {
         }
         yield new Shaped(result, result.get("output"), null, null);
       }
+      case Node.Approval a -> approval(node, a, ctx, frame);
       case Node.Cancel c -> {
         String reason = c.reason() == null ? "cancelled by node '" + node.id() + "'" : ctx.render(c.reason());
         Map<String, Object> result = new LinkedHashMap<>();
@@ -316,6 +317,65 @@ final class NodeRunner {
         yield new Shaped(result, Values.plain(v), null, null);
       }
     };
+  }
+
+  /**
+   * Asks a person once, durably: the question is journaled as a paused execution and the run pauses; the answer
+   * arrives with the resume. The timeout runs from when the question was first journaled, across processes.
+   */
+  private Shaped approval(Node node, Node.Approval a, NodeContextImpl nctx, Frame frame) {
+    NodePosition pos = nctx.position();
+    String message = a.message() == null ? "approve '" + pos.path() + "'?" : nctx.render(a.message());
+    dev.loopflow.core.run.ResumeInput given = ctx.replay.takeInput(pos);
+    dev.loopflow.core.run.ResumeInput.Decision decision = given == null ? null : given.effectiveDecision();
+    String comment = given == null ? null : given.comment() != null ? given.comment()
+        : given.decision() == null && decision == null ? given.text() : null;
+    NodeExecution asked = ctx.replay.pausedRow(pos);
+    Instant askedAt = asked != null ? asked.startedAt() : ctx.bus.now();
+    Instant deadline = node.timeout() == null ? null : askedAt.plus(node.timeout());
+    boolean timedOut = false;
+    if (decision == null && deadline != null && !ctx.bus.now().isBefore(deadline)) {
+      decision = a.approveOnTimeout() ? dev.loopflow.core.run.ResumeInput.Decision.APPROVE
+          : dev.loopflow.core.run.ResumeInput.Decision.REJECT;
+      timedOut = true;
+    }
+    if (decision == null) {
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("status", NodeStatus.PAUSED.json());
+      r.put("message", message);
+      if (deadline != null) {
+        r.put("deadline", deadline.toString());
+        r.put("default", a.approveOnTimeout() ? "approve" : "reject");
+      }
+      frame.mark(node.id(), NodeStatus.PAUSED, r);
+      if (asked == null) {
+        ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), NodeStatus.PAUSED, 1, askedAt, askedAt, null, r,
+            Usage.NONE, null, null, null, null));
+      }
+      String shown = deadline == null ? message : message + " (unanswered by " + deadline + ": "
+          + (a.approveOnTimeout() ? "approve" : "reject") + ")";
+      ctx.requestPause(pos, shown);
+      ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, pos, shown));
+      throw new LoopRunner.Paused();
+    }
+    boolean approved = decision == dev.loopflow.core.run.ResumeInput.Decision.APPROVE;
+    if (!approved && a.failOnReject()) {
+      Map<String, Object> partial = new LinkedHashMap<>();
+      partial.put("decision", decision.json());
+      partial.put("approved", false);
+      partial.put("comment", comment);
+      partial.put("timed_out", timedOut);
+      throw new dev.loopflow.core.NodeFailedException("rejected" + (timedOut ? " (no answer before the timeout)" : "")
+          + (comment == null || comment.isBlank() ? "" : ": " + comment), partial);
+    }
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("output", decision.json());
+    result.put("decision", decision.json());
+    result.put("approved", approved);
+    result.put("comment", comment);
+    result.put("message", message);
+    result.put("timed_out", timedOut);
+    return new Shaped(result, decision.json(), null, null);
   }
 
   private Shaped router(Node node, Node.Router r, NodeContextImpl ctx, Frame frame, ExecGraph graph) {

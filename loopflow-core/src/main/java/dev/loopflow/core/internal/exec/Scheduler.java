@@ -144,7 +144,7 @@ final class Scheduler implements RunHandle {
     if (resumeFrom == null) {
       record = new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(), Hashes.sha256(workflow.source()),
           runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null,
-          options.workingDirectory().toString());
+          options.workingDirectory().toString(), null, null);
       store.createRun(record);
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
@@ -204,10 +204,11 @@ final class Scheduler implements RunHandle {
     String at = p == null ? null : p.at().path();
     String message = p == null ? null : p.message();
     Usage usage = budgets.used();
-    record = record.paused(clock.instant(), usage, at, message);
+    Map<String, Object> state = runState.stateCopy();
+    Map<String, Map<String, Object>> nodes = nodeReports();
+    record = record.paused(clock.instant(), usage, at, message, state, new LinkedHashMap<>(nodes));
     store.updateRun(record);
-    return new RunResult(runId, RunStatus.PAUSED, null, runState.stateCopy(), nodeReports(), usage, null,
-        new RunResult.Pause(at, message));
+    return new RunResult(runId, RunStatus.PAUSED, null, state, nodes, usage, null, new RunResult.Pause(at, message));
   }
 
   private RunResult finish(RunStatus status, RunError error) {
@@ -215,13 +216,15 @@ final class Scheduler implements RunHandle {
         : null;
     Usage usage = budgets.used();
     Instant end = clock.instant();
-    record = record.finish(status, end, usage, output, error);
+    Map<String, Object> state = runState.stateCopy();
+    Map<String, Map<String, Object>> nodes = nodeReports();
+    record = record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes));
     store.updateRun(record);
     RunError e = error;
     bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, status.json(), e == null ? null : e.code(),
         e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
         usage.llmCalls()));
-    return new RunResult(runId, status, output, runState.stateCopy(), nodeReports(), usage, error);
+    return new RunResult(runId, status, output, state, nodes, usage, error);
   }
 
   private Map<String, Map<String, Object>> nodeReports() {

@@ -37,7 +37,7 @@ public final class WorkflowLoader {
   static final Set<String> COMMON_NODE_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
       "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
   /** Node kinds the language defines but this version does not run yet. */
-  static final Set<String> NOT_YET = Set.of("agent", "approval");
+  static final Set<String> NOT_YET = Set.of("agent");
   /** Loop constructs, interpreted by the loop core. */
   static final Set<String> LOOP_KINDS = Set.of("loop", "while_loop", "loop_group", "iterator");
   static final Map<String, String> KIND_ALIASES = Map.of("llm.call", "llm", "claude.agent", "llm", "bash", "shell",
@@ -47,20 +47,21 @@ public final class WorkflowLoader {
   static final Set<String> SCOPE_ROOTS = Set.of("input", "flow", "state", "loop", "previous", "env", "run",
       "range", "item");
   static final Set<String> INPUT_TYPES = Set.of("string", "number", "integer", "boolean", "object", "array");
-  static final Map<String, Set<String>> CONTROL_FIELDS = Map.of(
-      "router", Set.of("routes", "value", "model", "instructions", "prompt"),
-      "cancel", Set.of("reason", "cancel"),
-      "input", Set.of("value"),
-      "output", Set.of("value"),
-      "exit", Set.of(),
-      "aggregator", Set.of(),
-      "loop", Set.of("input", "maxIterations", "max_iterations", "exitCondition", "exit_condition",
+  static final Map<String, Set<String>> CONTROL_FIELDS = Map.ofEntries(
+      Map.entry("router", Set.of("routes", "value", "model", "instructions", "prompt")),
+      Map.entry("cancel", Set.of("reason", "cancel")),
+      Map.entry("approval", Set.of("message", "approval", "default", "on_reject")),
+      Map.entry("input", Set.of("value")),
+      Map.entry("output", Set.of("value")),
+      Map.entry("exit", Set.<String>of()),
+      Map.entry("aggregator", Set.<String>of()),
+      Map.entry("loop", Set.of("input", "maxIterations", "max_iterations", "exitCondition", "exit_condition",
           "stabilityThreshold", "stability_threshold", "feedbackMode", "feedback_mode", "on_exhausted", "budget",
-          "exit"),
-      "while_loop", Set.of("condition", "max_iterations", "maxIterations", "body", "on_exhausted", "budget"),
-      "loop_group", Set.of("nodes", "until", "until_command", "until_bash", "max_iterations", "maxIterations",
-          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget"),
-      "iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget"));
+          "exit")),
+      Map.entry("while_loop", Set.of("condition", "max_iterations", "maxIterations", "body", "on_exhausted", "budget")),
+      Map.entry("loop_group", Set.of("nodes", "until", "until_command", "until_bash", "max_iterations", "maxIterations",
+          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget")),
+      Map.entry("iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget")));
 
   private final Map<String, NodeHandler> handlers;
 
@@ -864,6 +865,20 @@ public final class WorkflowLoader {
           Template reason = cfg.has("reason") ? cfg.template("reason")
               : cfg.has("cancel") ? cfg.template("cancel") : null;
           yield new Node.Cancel(reason);
+        }
+        case "approval" -> {
+          if (cfg.has("message") && cfg.has("approval")) {
+            cfg.error("approval", "give the message as 'approval: TEXT' or 'message:', not both");
+          }
+          Template message = cfg.has("message") ? cfg.template("message")
+              : cfg.has("approval") ? cfg.template("approval") : null;
+          String dflt = choice(cfg, cfg.has("default") ? "default" : null, Set.of("approve", "reject"), "reject");
+          if (cfg.has("default") && cfg.duration("timeout") == null) {
+            cfg.error("default", "'default' is the decision taken when 'timeout' passes unanswered; give a timeout");
+          }
+          String onReject = choice(cfg, cfg.has("on_reject") ? "on_reject" : null, Set.of("fail", "continue"),
+              "fail");
+          yield new Node.Approval(message, dflt.equals("approve"), onReject.equals("fail"));
         }
         case "input" -> new Node.Input(cfg.template("value"));
         case "output" -> new Node.Output(cfg.template("value"));

@@ -1,0 +1,178 @@
+package dev.loopflow.cli;
+
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.event.Events;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunHandle;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.Secrets;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * What {@code run} and {@code resume} share once a run is started: the JSONL event file (credentials masked),
+ * live progress, Ctrl-C, answering pauses from {@code --answer} or a terminal, the result on stdout and the exit
+ * status.
+ */
+final class Driver {
+  private final Loopflow engine;
+  private final Workflow wf;
+  private final RunOptions.Builder opts;
+  private final boolean json;
+  private final boolean quiet;
+  private final Path eventsFile;
+  private final List<String> answers;
+  private final PrintWriter out;
+  private final PrintWriter err;
+
+  Driver(Loopflow engine, Workflow wf, RunOptions.Builder opts, boolean json, boolean quiet, Path eventsFile,
+      List<String> answers, PrintWriter out, PrintWriter err) {
+    this.engine = engine;
+    this.wf = wf;
+    this.opts = opts;
+    this.json = json;
+    this.quiet = quiet;
+    this.eventsFile = eventsFile;
+    this.answers = answers;
+    this.out = out;
+    this.err = err;
+  }
+
+  int drive(Function<RunOptions, RunHandle> start) throws Exception {
+    BufferedWriter events = null;
+    if (eventsFile != null) {
+      events = Files.newBufferedWriter(eventsFile, StandardCharsets.UTF_8);
+      BufferedWriter w = events;
+      Secrets secrets = Secrets.fromEnvironment(System.getenv());
+      opts.listener(e -> {
+        try {
+          w.write(Json.compact(secrets.value(Events.toMap(e))));
+          w.newLine();
+        } catch (IOException io) {
+          throw new java.io.UncheckedIOException(io);
+        }
+      });
+    }
+    Progress progress = quiet ? null : Progress.create(err, wf);
+    if (progress != null) {
+      opts.listener(progress);
+    }
+    RunHandle handle;
+    try {
+      handle = start.apply(opts.build());
+    } catch (LoopflowException e) {
+      err.println("loopflow: " + e.getMessage());
+      return Main.USAGE;
+    }
+    RunHandle[] current = {handle};
+    Interrupts.onInterrupt(() -> {
+      RunHandle h = current[0];
+      List<String> runningNow = h.runningNodes();
+      err.println();
+      err.println("loopflow: interrupted; cancelling run " + h.runId()
+          + (runningNow.isEmpty() ? "" : " (running: " + String.join(", ", runningNow) + ")"));
+      err.flush();
+      h.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
+          : "; running: " + String.join(", ", runningNow)));
+    });
+    RunResult result = handle.await();
+    Iterator<String> next = answers.iterator();
+    while (result.status() == RunStatus.PAUSED) {
+      String answer = next.hasNext() ? next.next() : askOnTerminal(result);
+      if (answer == null) {
+        break;
+      }
+      current[0] = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+      result = current[0].await();
+    }
+    if (progress != null) {
+      progress.finish(result);
+    }
+    if (events != null) {
+      events.close();
+    }
+    if (json) {
+      out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
+          .writeValueAsString(result.toJson()));
+      if (result.status() == RunStatus.PAUSED) {
+        printPauseHint(result);
+      }
+    } else {
+      printHuman(result);
+    }
+    return exitStatus(result.status());
+  }
+
+  static int exitStatus(RunStatus s) {
+    return switch (s) {
+      case COMPLETED -> Main.OK;
+      case PAUSED -> Main.PAUSED;
+      default -> Main.FAILED;
+    };
+  }
+
+  /** On a terminal, a paused run asks for its answer; elsewhere (and on end of input) it stays paused. */
+  private String askOnTerminal(RunResult r) {
+    java.io.Console console = System.console();
+    if (console == null || !Progress.isTerminal()) {
+      return null;
+    }
+    err.println("loopflow: " + (r.pause() == null ? "paused" : r.pause().message()));
+    err.flush();
+    return console.readLine(waitsForApproval(r) ? "approve or reject> " : "answer> ");
+  }
+
+  private boolean waitsForApproval(RunResult r) {
+    if (r.pause() == null || r.pause().at() == null) {
+      return false;
+    }
+    String at = r.pause().at();
+    for (NodeExecution e : engine.store().nodeExecutions(r.runId())) {
+      if (e.status() == NodeStatus.PAUSED && e.position().path().equals(at)) {
+        return e.kind().equals("approval");
+      }
+    }
+    return false;
+  }
+
+  private void printPauseHint(RunResult r) {
+    err.println("loopflow: run " + r.runId() + " paused" + (r.pause() == null ? "" : " at " + r.pause().at() + ": "
+        + r.pause().message()));
+    err.println("loopflow: continue with: loopflow resume " + r.runId()
+        + (waitsForApproval(r) ? " --approve | --reject [--comment TEXT]" : " --input TEXT"));
+  }
+
+  private void printHuman(RunResult r) {
+    if (r.status() == RunStatus.PAUSED) {
+      printPauseHint(r);
+      return;
+    }
+    if (r.status() == RunStatus.COMPLETED) {
+      Object o = r.output();
+      out.println(o instanceof String s ? s : Json.compact(o));
+    } else if (r.error() != null) {
+      err.println("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
+          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message());
+      if (r.status() == RunStatus.FAILED) {
+        err.println("loopflow: run " + r.runId() + " is journaled; after fixing the cause: loopflow resume "
+            + r.runId());
+      }
+    }
+  }
+}

@@ -1,0 +1,211 @@
+package dev.loopflow.cli;
+
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.store.RunStore;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "show", mixinStandardHelpOptions = true,
+    description = "Shows a journaled run as a tree: nodes, loops and each of their passes, outputs cut to a line, "
+        + "tokens, cost and errors.",
+    footer = {"", "With --json: the same object run --json printed (for a run that is still running or was "
+        + "interrupted, rebuilt from its node executions)."})
+final class ShowCommand implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "RUN_ID")
+  String runId;
+
+  @Option(names = "--json", description = "The run's result object, as run --json prints it.")
+  boolean json;
+
+  @Option(names = "--source", description = "Print the workflow source the run started from.")
+  boolean source;
+
+  @Option(names = "--store", paramLabel = "URL", description = "Run store.")
+  String store;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    try (RunStore s = Stores.open(store)) {
+      RunRecord r = s.findRun(runId).orElse(null);
+      if (r == null) {
+        err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
+        return Main.USAGE;
+      }
+      List<NodeExecution> rows = s.nodeExecutions(runId);
+      if (source) {
+        out.print(r.source() == null ? "" : r.source());
+      } else if (json) {
+        out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
+            .writeValueAsString(result(r, rows).toJson()));
+      } else {
+        tree(out, r, rows);
+      }
+      return Main.OK;
+    } catch (Stores.StoreException e) {
+      err.println("loopflow: " + e.getMessage());
+      return Main.USAGE;
+    } finally {
+      out.flush();
+      err.flush();
+    }
+  }
+
+  /** The run's result: as recorded when it ended or paused, else rebuilt from its top-level executions. */
+  @SuppressWarnings("unchecked")
+  static RunResult result(RunRecord r, List<NodeExecution> rows) {
+    Map<String, Map<String, Object>> nodes = new LinkedHashMap<>();
+    Map<String, Object> state;
+    if (r.nodes() != null) {
+      r.nodes().forEach((k, v) -> nodes.put(k, (Map<String, Object>) v));
+      state = r.state();
+    } else {
+      state = new LinkedHashMap<>();
+      for (NodeExecution e : rows) {
+        if (e.statePatch() != null) {
+          state.putAll(e.statePatch());
+        }
+        if (e.position().loops().isEmpty()) {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("status", e.status().json());
+          if (e.result() != null) {
+            e.result().forEach((k, v) -> {
+              if (!k.equals("status")) {
+                m.put(k, v);
+              }
+            });
+          }
+          nodes.put(e.position().nodeId(), m);
+        }
+      }
+    }
+    Usage usage = r.usage() == null ? Usage.NONE : r.usage();
+    if (r.status() == RunStatus.RUNNING) {
+      for (NodeExecution e : rows) {
+        usage = usage.plus(e.usage());
+      }
+    }
+    RunResult.Pause pause = r.status() == RunStatus.PAUSED ? new RunResult.Pause(r.pausedAt(), r.pauseMessage()) : null;
+    return new RunResult(r.runId(), r.status(), r.output(), state, nodes, usage, r.error(), pause);
+  }
+
+  /** A node of the printed tree: a node execution, or a loop with its passes. */
+  private static final class Item {
+    final String label;
+    NodeExecution row;
+    final Map<String, Item> children = new LinkedHashMap<>();
+
+    Item(String label) {
+      this.label = label;
+    }
+
+    Item child(String key, String label) {
+      return children.computeIfAbsent(key, k -> new Item(label));
+    }
+  }
+
+  private static void tree(PrintWriter out, RunRecord r, List<NodeExecution> rows) {
+    Usage u = r.usage() == null ? Usage.NONE : r.usage();
+    String duration = r.finishedAt() == null ? "" : "  " + Progress.secs(Duration.between(r.startedAt(),
+        r.finishedAt()));
+    out.println(r.runId() + "  " + r.workflow() + "  " + r.status().json() + "  started " + r.startedAt() + duration
+        + tokens(u));
+    if (r.error() != null) {
+      out.println("  error [" + r.error().code() + "]" + (r.error().path() != null ? " at " + r.error().path()
+          : r.error().node() != null ? " in " + r.error().node() : "") + ": " + firstLine(r.error().message(), 160));
+    }
+    if (r.status() == RunStatus.PAUSED) {
+      out.println("  paused at " + r.pausedAt() + ": " + firstLine(r.pauseMessage(), 160));
+    }
+    Item root = new Item("");
+    for (NodeExecution e : rows) {
+      Item at = root;
+      StringBuilder key = new StringBuilder();
+      for (NodePosition.LoopFrame f : e.position().loops()) {
+        key.append(f.loopId());
+        at = at.child(f.loopId(), f.loopId());
+        at = at.child("#" + f.iteration(), "pass " + f.iteration());
+      }
+      Item leaf = at.child(e.position().nodeId(), e.position().nodeId());
+      leaf.row = e; // a later execution at the same position (a resumed gate, a re-run) replaces the earlier
+    }
+    print(out, root, "");
+  }
+
+  private static void print(PrintWriter out, Item item, String indent) {
+    List<Item> kids = new ArrayList<>(item.children.values());
+    for (int i = 0; i < kids.size(); i++) {
+      Item k = kids.get(i);
+      boolean last = i == kids.size() - 1;
+      out.println(indent + (last ? "└─ " : "├─ ") + describe(k));
+      print(out, k, indent + (last ? "   " : "│  "));
+    }
+  }
+
+  private static String describe(Item k) {
+    NodeExecution e = k.row;
+    if (e == null) {
+      return k.label;
+    }
+    StringBuilder sb = new StringBuilder(k.label).append("  ").append(e.status().json());
+    Map<String, Object> res = e.result() == null ? Map.of() : e.result();
+    if (res.get("iterations") instanceof Number n) {
+      sb.append("  ").append(n).append(n.intValue() == 1 ? " pass" : " passes");
+    }
+    if (res.get("exit_reason") != null) {
+      sb.append(", exit: ").append(res.get("exit_reason"));
+    }
+    if (e.status() == NodeStatus.FAILED || e.status() == NodeStatus.CANCELLED) {
+      if (e.errorCode() != null) {
+        sb.append("  [").append(e.errorCode()).append("] ").append(firstLine(e.errorMessage(), 100));
+      }
+    } else if (e.status() == NodeStatus.PAUSED) {
+      sb.append("  ").append(firstLine(String.valueOf(res.get("message")), 100));
+    } else if (res.containsKey("output") && !(res.get("iterations") instanceof Number)) {
+      Object o = res.get("output");
+      sb.append("  ").append(firstLine(o instanceof String s ? s : Json.compact(o), 80));
+    }
+    return sb.append(tokens(e.usage())).toString();
+  }
+
+  private static String tokens(Usage u) {
+    if (u == null || u.llmCalls() == 0) {
+      return "";
+    }
+    return "  " + u.inputTokens() + "+" + u.outputTokens() + " tokens"
+        + (u.costUsd() == null ? "" : "  " + Progress.money(u.costUsd()));
+  }
+
+  static String firstLine(String s, int max) {
+    if (s == null) {
+      return "";
+    }
+    String t = s.strip();
+    int nl = t.indexOf('\n');
+    String line = nl < 0 ? t : t.substring(0, nl) + " …";
+    return line.length() <= max ? line : line.substring(0, max - 1) + "…";
+  }
+}
