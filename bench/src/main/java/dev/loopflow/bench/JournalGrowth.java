@@ -20,34 +20,37 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 /**
  * Whether a looping run stays linear with a durable store: runs a real workflow through the engine, a loop whose
  * body is one Lua {@code script} node adding 1 to {@code state.count}, for N = 100, 1,000 and 10,000 passes, and
- * reports per store the wall time, the time per pass, and the journal written per pass. If a pass cost more the
- * more passes a run had already journaled, µs per pass would rise with N, and the last tenth of the passes of a
- * run would be slower than its first tenth.
+ * reports per store the wall time, the time per pass and the journal written per pass (medians of three runs per
+ * N). If a pass cost more the more passes its run had already journaled, µs per pass would rise with N, and the
+ * last tenth of a run's passes would be slower than its first tenth.
  *
  * <p>{@code while_loop} allows at most 1,000 passes, so the workflow nests two: an inner loop of at most 100 passes
  * ({@code on_exhausted: continue}) inside an outer loop, both running while {@code state.count < input.n}. The
  * shape is the same for every N: N passes of the script node and N/100 of the inner loop node.
  *
- * <p>Columns: wall time of {@code Loopflow.run} (run setup and finish included), its mean per pass, the mean time
- * per pass within the first and last tenth of the passes (from the {@code node.completed} events' timestamps),
- * journal rows (node executions and events) per pass, and journal bytes per pass: the summed {@code LENGTH} of
- * {@code lf_node_executions}' {@code input_json}, {@code result_json}, {@code usage_json},
- * {@code state_patch_json}, {@code sessions_json} and {@code path} and of {@code lf_events.body} for the run,
- * read with plain JDBC. The in-memory store is the baseline: the engine's own cost, no bytes written.
+ * <p>Columns: wall time of {@code Loopflow.run} (run setup and finish included); that time per pass, with the
+ * smallest and largest of the three runs; the mean time per pass within the first and the last tenth of the passes
+ * (from the {@code node.completed} events' timestamps); journal rows (node executions and events) per pass; and
+ * journal bytes per pass: the summed {@code LENGTH} of {@code lf_node_executions}' {@code input_json},
+ * {@code result_json}, {@code usage_json}, {@code state_patch_json}, {@code sessions_json} and {@code path} and of
+ * {@code lf_events.body} for the run, read with plain JDBC. The in-memory store is the baseline: the engine's own
+ * cost, with nothing written.
  *
  * <p>Stores: {@code memory}, {@code sqlite} (WAL, {@code synchronous=NORMAL}), {@code sqlite_full}
  * ({@code synchronous=FULL}) and {@code postgresql} (a throwaway local cluster from {@link PostgresServer}, run
- * with {@code fsync=off}). Each store gets one warm-up run of 1,000 passes first. Arguments name the stores to
+ * with {@code fsync=off}). Each store gets one warm-up run of 10,000 passes first. Arguments name the stores to
  * run; none means all four.
  */
 public final class JournalGrowth {
@@ -78,7 +81,8 @@ public final class JournalGrowth {
       """;
 
   private static final int[] SIZES = {100, 1_000, 10_000};
-  private static final int WARM_UP = 1_000;
+  private static final int WARM_UP = 10_000;
+  private static final int REPEATS = 3;
   private static final List<String> STORES = List.of("memory", "sqlite", "sqlite_full", "postgresql");
 
   private JournalGrowth() {}
@@ -90,7 +94,7 @@ public final class JournalGrowth {
         throw new IllegalArgumentException("unknown store '" + s + "'; use any of " + STORES);
       }
     }
-    System.out.println("| store | N | wall ms | µs/pass | µs/pass, first tenth | µs/pass, last tenth "
+    System.out.println("| store | N | wall ms | µs/pass (min–max) | µs/pass, first tenth | µs/pass, last tenth "
         + "| journal rows/pass | journal bytes/pass |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (String s : stores) {
@@ -99,28 +103,48 @@ public final class JournalGrowth {
         Workflow wf = engine.parse(WORKFLOW, "journal-growth.yaml");
         run(engine, wf, WARM_UP);
         for (int n : SIZES) {
-          long t0 = System.nanoTime();
-          RunResult r = run(engine, wf, n);
-          double ms = (System.nanoTime() - t0) / 1e6;
-          target.store.flush();
-          List<Event> events = target.store.events(r.runId());
-          List<Instant> completed = events.stream()
-              .filter(e -> e instanceof Event.NodeCompleted c && c.node().nodeId().equals("increment"))
-              .map(Event::at).toList();
-          if (completed.size() != n) {
-            throw new IllegalStateException(s + ": expected " + n + " completions, found " + completed.size());
+          List<Sample> samples = new ArrayList<>();
+          for (int i = 0; i < REPEATS; i++) {
+            samples.add(sample(target, engine, wf, n));
           }
-          int tenth = n / 10;
-          double first = micros(completed.get(0), completed.get(tenth - 1)) / (tenth - 1);
-          double last = micros(completed.get(n - tenth), completed.get(n - 1)) / (tenth - 1);
-          long rows = target.store.nodeExecutions(r.runId()).size() + events.size();
-          long bytes = target.journalBytes(r.runId());
-          System.out.printf(Locale.ROOT, "| %s | %,d | %,.0f | %.1f | %.1f | %.1f | %.2f | %s |%n", s, n, ms,
-              ms * 1000 / n, first, last, (double) rows / n,
-              bytes < 0 ? "–" : String.format(Locale.ROOT, "%.0f", (double) bytes / n));
+          Sample last = samples.getLast();
+          System.out.printf(Locale.ROOT, "| %s | %,d | %,.0f | %.0f (%.0f–%.0f) | %.0f | %.0f | %.2f | %s |%n", s, n,
+              median(samples, Sample::wallMillis), median(samples, Sample::perPass),
+              samples.stream().mapToDouble(Sample::perPass).min().orElseThrow(),
+              samples.stream().mapToDouble(Sample::perPass).max().orElseThrow(),
+              median(samples, Sample::firstTenth), median(samples, Sample::lastTenth), (double) last.rows() / n,
+              last.bytes() < 0 ? "–" : String.format(Locale.ROOT, "%.0f", (double) last.bytes() / n));
         }
       }
     }
+  }
+
+  /** One run of {@code n} passes: wall ms, µs per pass overall and within the first and last tenth, journal size. */
+  private record Sample(double wallMillis, double perPass, double firstTenth, double lastTenth, long rows,
+      long bytes) {}
+
+  private static Sample sample(Target target, Loopflow engine, Workflow wf, int n) throws SQLException {
+    long t0 = System.nanoTime();
+    RunResult r = run(engine, wf, n);
+    double ms = (System.nanoTime() - t0) / 1e6;
+    target.store.flush();
+    List<Event> events = target.store.events(r.runId());
+    List<Instant> completed = events.stream()
+        .filter(e -> e instanceof Event.NodeCompleted c && c.node().nodeId().equals("increment"))
+        .map(Event::at).toList();
+    if (completed.size() != n) {
+      throw new IllegalStateException("expected " + n + " completions of the script node, found " + completed.size());
+    }
+    int tenth = n / 10;
+    double first = micros(completed.get(0), completed.get(tenth - 1)) / (tenth - 1);
+    double last = micros(completed.get(n - tenth), completed.get(n - 1)) / (tenth - 1);
+    long rows = target.store.nodeExecutions(r.runId()).size() + events.size();
+    return new Sample(ms, ms * 1000 / n, first, last, rows, target.journalBytes(r.runId()));
+  }
+
+  private static double median(List<Sample> samples, ToDoubleFunction<Sample> f) {
+    double[] v = samples.stream().mapToDouble(f).sorted().toArray();
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
   private static RunResult run(Loopflow engine, Workflow wf, int n) {
