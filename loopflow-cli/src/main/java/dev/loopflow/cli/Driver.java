@@ -112,6 +112,8 @@ final class Driver {
           .writeValueAsString(result.toJson()));
       if (result.status() == RunStatus.PAUSED) {
         printPauseHint(result);
+      } else if (result.status() == RunStatus.FAILED) {
+        printResumeHint(result);
       }
     } else {
       printHuman(result);
@@ -155,7 +157,12 @@ final class Driver {
     err.println("loopflow: run " + r.runId() + " paused" + (r.pause() == null ? "" : " at " + r.pause().at() + ": "
         + r.pause().message()));
     err.println("loopflow: continue with: loopflow resume " + r.runId()
-        + (waitsForApproval(r) ? " --approve | --reject [--comment TEXT]" : " --input TEXT"));
+        + (waitsForApproval(r) ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
+        + " (or answer in one go: run with --answer TEXT)");
+  }
+
+  private void printResumeHint(RunResult r) {
+    err.println("loopflow: run " + r.runId() + " is journaled; after fixing the cause: loopflow resume " + r.runId());
   }
 
   private void printHuman(RunResult r) {
@@ -170,8 +177,7 @@ final class Driver {
       err.println("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
           + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message());
       if (r.status() == RunStatus.FAILED) {
-        err.println("loopflow: run " + r.runId() + " is journaled; after fixing the cause: loopflow resume "
-            + r.runId());
+        printResumeHint(r);
       }
     }
   }

@@ -46,7 +46,7 @@ class DurableCliTest {
           bash: echo built
         - id: ask
           depends_on: [build]
-          approval: "Ship {{ nodes.build.output }}?"
+          approval: "Ship {{ build.output }}?"
         - id: ship
           depends_on: [ask]
           bash: echo shipped
@@ -102,11 +102,11 @@ class DurableCliTest {
             on_reject: continue
           - id: publish
             depends_on: [ask]
-            when: "{{ nodes.ask.approved }}"
+            when: "{{ ask.approved }}"
             bash: echo published
           - id: archive
             depends_on: [ask]
-            when: "{{ not nodes.ask.approved }}"
+            when: "{{ not ask.approved }}"
             bash: echo archived
         """);
     String id = json(cli("run", wf.toString(), "--store", store, "--json", "--quiet")).get("run_id").asText();

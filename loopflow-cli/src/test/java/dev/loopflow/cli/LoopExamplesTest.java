@@ -275,7 +275,8 @@ class LoopExamplesTest {
     assertThat(json.get("usage").get("llm_calls").asInt()).isEqualTo(1);
     CliTest.Run human = CliTest.cli("run", "../examples/loop-group-interactive.yaml", "--mock-llm", "--quiet");
     assertThat(human.status()).isEqualTo(3);
-    assertThat(human.err()).contains("paused at tagline[1].gate: Draft 1:").contains("--answer");
+    assertThat(human.err()).contains("paused at tagline[1].gate: Draft 1:").contains("--answer")
+        .contains("loopflow resume run_");
   }
 
   @Test
