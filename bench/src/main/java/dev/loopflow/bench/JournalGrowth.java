@@ -95,7 +95,7 @@ public final class JournalGrowth {
       }
     }
     System.out.println("| store | N | wall ms | µs/pass (min–max) | µs/pass, first tenth | µs/pass, last tenth "
-        + "| journal rows/pass | journal bytes/pass |");
+        + "| rows/pass | bytes/pass |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (String s : stores) {
       try (Target target = Target.open(s)) {
