@@ -167,16 +167,8 @@ final class ResumeCommand implements Callable<Integer> {
     if (rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))) {
       opts.workingDirectory(Path.of(rec.workingDirectory()));
     }
-    if (mockScript != null) {
-      opts.option("llm.mock", true);
-      if (!mockScript.isEmpty()) {
-        Path p = Path.of(mockScript);
-        if (!Files.isRegularFile(p)) {
-          err.println("loopflow: --mock-llm " + mockScript + ": no such file");
-          return Main.USAGE;
-        }
-        opts.option("llm.mock_script", p.toAbsolutePath().toString());
-      }
+    if (!Support.mockOption(opts, mockScript, err)) {
+      return Main.USAGE;
     }
     ResumeInput given = answer;
     Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);

@@ -1,25 +1,16 @@
 package dev.loopflow.cli;
 
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
-import dev.loopflow.core.run.RunResult;
-import dev.loopflow.core.run.RunStatus;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -129,16 +120,8 @@ final class RunCommand implements Callable<Integer> {
       err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     }
-    if (mockScript != null) {
-      opts.option("llm.mock", true);
-      if (!mockScript.isEmpty()) {
-        Path p = Path.of(mockScript);
-        if (!Files.isRegularFile(p)) {
-          err.println("loopflow: --mock-llm " + mockScript + ": no such file");
-          return Main.USAGE;
-        }
-        opts.option("llm.mock_script", p.toAbsolutePath().toString());
-      }
+    if (!Support.mockOption(opts, mockScript, err)) {
+      return Main.USAGE;
     }
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
       err.println("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '" + runId + "'");

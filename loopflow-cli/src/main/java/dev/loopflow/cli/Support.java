@@ -28,4 +28,24 @@ final class Support {
       return null;
     }
   }
+
+  /**
+   * Applies {@code --mock-llm [SCRIPT]} (null: not given; empty: the workflow's own mock block). False after
+   * printing why when the script file does not exist.
+   */
+  static boolean mockOption(dev.loopflow.core.run.RunOptions.Builder opts, String mockScript, PrintWriter err) {
+    if (mockScript == null) {
+      return true;
+    }
+    opts.option("llm.mock", true);
+    if (!mockScript.isEmpty()) {
+      Path p = Path.of(mockScript);
+      if (!Files.isRegularFile(p)) {
+        err.println("loopflow: --mock-llm " + mockScript + ": no such file");
+        return false;
+      }
+      opts.option("llm.mock_script", p.toAbsolutePath().toString());
+    }
+    return true;
+  }
 }

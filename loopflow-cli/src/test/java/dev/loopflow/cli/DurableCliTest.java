@@ -243,4 +243,24 @@ class DurableCliTest {
     assertThat(dup.status()).isEqualTo(2);
     assertThat(dup.err()).contains("already in the store");
   }
+
+  @Test
+  void anInteractiveLoopGatePausesAndLaterCommandsAnswerItWithoutRepeatingPasses() throws Exception {
+    String example = "../examples/loop-group-interactive.yaml";
+    Run first = cli("run", example, "--store", store, "--mock-llm", "--json", "--quiet");
+    assertThat(first.status()).as(first.err()).isEqualTo(3);
+    String id = json(first).get("run_id").asText();
+    assertThat(first.err()).contains("loopflow resume " + id + " --input TEXT");
+    assertThat(cli("resume", id, "--store", store, "--approve").status()).as("not an approval").isEqualTo(2);
+
+    Run second = cli("resume", id, "--store", store, "--mock-llm", "--input", "make it shorter", "--json", "--quiet");
+    assertThat(second.status()).as(second.err()).isEqualTo(3);
+    Run done = cli("resume", id, "--store", store, "--mock-llm", "--input", "approve", "--json", "--quiet");
+    assertThat(done.status()).as(done.err()).isZero();
+    // The same answers given in one process: the result must not depend on where the run was continued.
+    Run oneGo = cli("run", example, "--store", store, "--mock-llm", "--json", "--quiet", "--answer", "make it shorter",
+        "--answer", "approve");
+    assertThat(json(done).get("output")).isEqualTo(json(oneGo).get("output"));
+    assertThat(json(done).at("/usage/llm_calls").asInt()).isEqualTo(json(oneGo).at("/usage/llm_calls").asInt());
+  }
 }
