@@ -7,15 +7,24 @@ final class JinjaCondition implements Condition {
   private final String source;
   private final String expression;
   private final Set<String> roots;
+  /** The common subset evaluated without Jinjava (null when the expression is outside it); see FastExpr. */
+  private final FastExpr fast;
 
   JinjaCondition(String source, String expression, Set<String> roots) {
     this.source = source;
     this.expression = expression;
+    this.fast = FastExpr.compile(expression);
     this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
   }
 
   @Override
   public boolean test(Map<String, Object> scope) {
+    if (fast != null) {
+      Object r = fast.test(scope);
+      if (r != FastExpr.UNKNOWN) {
+        return (Boolean) r;
+      }
+    }
     return Jinja.truthy(Jinja.evaluate(expression, scope));
   }
 

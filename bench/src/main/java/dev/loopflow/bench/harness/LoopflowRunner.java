@@ -1,0 +1,348 @@
+package dev.loopflow.bench.harness;
+
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.similarity.Similarity;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.Secrets;
+import dev.loopflow.store.jdbc.JdbcStores;
+import dev.loopflow.testkit.PostgresServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+
+/**
+ * loopflow's runner for the side-by-side harness (bench/PROTOCOL.md): the workloads as a user would write them,
+ * either as YAML ({@code --variant yaml}: Lua {@code script} nodes and {@code while_loop}s) or through the Java
+ * API ({@code --variant api}: the same workflow shapes with the work done by {@link NodeHandler}s written in Java).
+ *
+ * <p>Loops are {@code while_loop}s. One {@code while_loop} allows at most 1,000 passes (SPEC §4), so the counter
+ * nests two: an inner loop of at most 100 passes ({@code on_exhausted: continue}) inside an outer loop of at most
+ * 1,000, both running while {@code state.count < input.n}; every N runs the same shape (N passes of the work node
+ * and about N/100 passes of the outer loop). Runs use the in-memory store except W3 (SQLite file, or PostgreSQL
+ * with {@code --store postgresql}).
+ */
+public final class LoopflowRunner {
+  static final String W1_YAML = """
+      name: w1-counter
+      limits: {max_steps: 1000000}
+      input:
+        n: {type: integer}
+        count: {type: integer, default: 0}
+      nodes:
+        - name: outer
+          type: while_loop
+          max_iterations: 1000
+          condition: "state.count < input.n"
+          body:
+            - name: inner
+              type: while_loop
+              max_iterations: 100
+              on_exhausted: continue
+              condition: "state.count < input.n"
+              body:
+                - name: increment
+                  %s
+      edges:
+        - {from: __start__, to: outer}
+        - {from: outer, to: __end__}
+      """;
+
+  static final String W2_YAML = """
+      name: w2-review
+      limits: {max_steps: 1000000}
+      input:
+        n: {type: integer}
+        drafts: {type: array, default: []}
+        approved: {type: boolean, default: false}
+      nodes:
+        - name: outer
+          type: while_loop
+          max_iterations: 1000
+          condition: "not state.approved"
+          body:
+            - name: inner
+              type: while_loop
+              max_iterations: 100
+              on_exhausted: continue
+              condition: "not state.approved"
+              body:
+                - name: coder
+                  %s
+                - name: reviewer
+                  %s
+      edges:
+        - {from: __start__, to: outer}
+        - {from: outer, to: __end__}
+      """;
+
+  static final String W6_YAML = """
+      name: w6-three
+      nodes:
+        - name: a
+          run: return { a = 1 }
+        - name: b
+          run: return { b = state.a + 1 }
+        - name: c
+          run: return { c = state.b + 1 }
+      edges:
+        - {from: __start__, to: a}
+        - {from: a, to: b}
+        - {from: b, to: c}
+        - {from: c, to: __end__}
+      """;
+
+  private LoopflowRunner() {}
+
+  public static void main(String[] args) throws Exception {
+    Args a = Args.parse(args);
+    String engine = "loopflow-" + a.variant;
+    if (!a.variant.equals("yaml") && !a.variant.equals("api")) {
+      throw new IllegalArgumentException("--variant must be yaml or api, was '" + a.variant + "'");
+    }
+    boolean api = a.variant.equals("api");
+    Output out = new Output(engine, a.workload, a.n);
+    switch (a.workload) {
+      case "W1" -> counter(a, out, api, RunStore.inMemory());
+      case "W2" -> review(a, out, api);
+      case "W3" -> durable(a, out, api);
+      case "W4" -> LlmWorkload.run(a, out, api);
+      case "W5" -> similarity(a, out);
+      case "W6" -> coldStart(out, api);
+      default -> throw new IllegalArgumentException("unknown workload '" + a.workload + "'");
+    }
+    out.summary(Map.of("loopflow", version(), "java", Runtime.version().toString(), "store",
+        a.workload.equals("W3") ? a.store : "memory"));
+  }
+
+  static String version() {
+    String v = Loopflow.class.getPackage().getImplementationVersion();
+    return v == null ? "0.1.0-SNAPSHOT" : v;
+  }
+
+  /** The Java API's counter: one handler kind whose program returns {@code count + 1} as a state patch. */
+  static final NodeHandler INCREMENT = handler("bench.increment", ctx -> {
+    Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
+    long count = ((Number) state.get("count")).longValue();
+    return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
+  });
+
+  static NodeHandler handler(String kind, NodeProgram program) {
+    return new NodeHandler() {
+      @Override
+      public String kind() {
+        return kind;
+      }
+
+      @Override
+      public Set<String> fields() {
+        return Set.of();
+      }
+
+      @Override
+      public NodeProgram compile(NodeConfig config) {
+        return program;
+      }
+    };
+  }
+
+  static String w1(boolean api) {
+    return W1_YAML.formatted(api ? "type: bench.increment" : "run: return { count = state.count + 1 }");
+  }
+
+  private static void counter(Args a, Output out, boolean api, RunStore store) {
+    Loopflow engine = Loopflow.builder().store(store).handler(INCREMENT).build();
+    Workflow wf = engine.parse(w1(api), "w1.yaml");
+    for (int i = 0; i < a.warmup + a.reps; i++) {
+      long t0 = System.nanoTime();
+      RunResult r = engine.run(wf, Map.of("n", a.n));
+      long t1 = System.nanoTime();
+      long count = check(r, "count");
+      if (count != a.n) {
+        throw new IllegalStateException("W1: count is " + count + ", expected " + a.n);
+      }
+      if (i >= a.warmup) {
+        out.rep(i - a.warmup, t1 - t0, count, Map.of());
+      }
+    }
+  }
+
+  private static void review(Args a, Output out, boolean api) {
+    String coder;
+    String reviewer;
+    Loopflow.Builder b = Loopflow.builder().store(RunStore.inMemory());
+    if (api) {
+      // The drafts list grows in place: the handler appends to the list it owns and hands the same list back as
+      // the state value, so a pass costs the same at 10 drafts as at 10,000.
+      b.handler(handler("bench.coder", ctx -> {
+        Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
+        List<?> drafts = (List<?>) state.get("drafts");
+        List<Object> next = new ArrayList<>(drafts.size() + 1);
+        next.addAll(drafts);
+        next.add("draft " + (drafts.size() + 1));
+        return NodeOutcome.of(null).withStatePatch(Map.of("drafts", next));
+      }));
+      b.handler(handler("bench.reviewer", ctx -> {
+        Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
+        int size = ((List<?>) state.get("drafts")).size();
+        long n = ((Number) ((Map<?, ?>) ctx.scope().get("input")).get("n")).longValue();
+        return NodeOutcome.of(null).withStatePatch(Map.of("approved", size >= n));
+      }));
+      coder = "type: bench.coder";
+      reviewer = "type: bench.reviewer";
+    } else {
+      coder = "run: |\n                    local d = state.drafts\n"
+          + "                    d[#d + 1] = \"draft \" .. (#d + 1)\n"
+          + "                    return { drafts = d }";
+      reviewer = "run: return { approved = #state.drafts >= input.n }";
+    }
+    Loopflow engine = b.build();
+    Workflow wf = engine.parse(W2_YAML.formatted(coder, reviewer), "w2.yaml");
+    for (int i = 0; i < a.warmup + a.reps; i++) {
+      long t0 = System.nanoTime();
+      RunResult r = engine.run(wf, Map.of("n", a.n));
+      long t1 = System.nanoTime();
+      Object drafts = r.state() == null ? null : r.state().get("drafts");
+      if (r.status() != RunStatus.COMPLETED || !(drafts instanceof List<?> l) || l.size() != a.n
+          || !("draft " + a.n).equals(l.getLast())) {
+        throw new IllegalStateException("W2: run ended " + r.status() + " with drafts " + abbreviate(drafts)
+            + ": " + r.error());
+      }
+      if (i >= a.warmup) {
+        out.rep(i - a.warmup, t1 - t0, a.n, Map.of());
+      }
+    }
+  }
+
+  private static void durable(Args a, Output out, boolean api) throws IOException {
+    Path dir = a.dir != null ? Path.of(a.dir) : Files.createTempDirectory("loopflow-w3-");
+    Files.createDirectories(dir);
+    PostgresServer pg = null;
+    try {
+      if (a.store.equals("postgresql")) {
+        pg = PostgresServer.start();
+      } else if (!a.store.equals("sqlite")) {
+        throw new IllegalArgumentException("W3 --store must be sqlite or postgresql, was '" + a.store + "'");
+      }
+      for (int i = 0; i < a.warmup + a.reps; i++) {
+        // A new journal per repetition, as the peers get a new checkpoint file per repetition: the bytes are this
+        // run's alone and no repetition is slowed by the ones before it.
+        Path file = dir.resolve("rep-" + i + ".db");
+        String url;
+        if (pg != null) {
+          pg.createDatabase("w3_" + i);
+          url = pg.jdbcUrl("w3_" + i);
+        } else {
+          url = "sqlite:" + file;
+        }
+        try (RunStore store = JdbcStores.open(url, Secrets.none())) {
+          Loopflow engine = Loopflow.builder().store(store).handler(INCREMENT).build();
+          Workflow wf = engine.parse(w1(api), "w3.yaml");
+          long t0 = System.nanoTime();
+          RunResult r = engine.run(wf, Map.of("n", a.n));
+          long t1 = System.nanoTime();
+          long count = check(r, "count");
+          if (count != a.n) {
+            throw new IllegalStateException("W3: count is " + count + ", expected " + a.n);
+          }
+          store.flush();
+          if (i >= a.warmup) {
+            // SQLite: the database file and its WAL as left on disk. PostgreSQL's files are not the run's alone.
+            long bytes = pg == null ? filesBytes(dir, "rep-" + i + ".db") : -1;
+            out.rep(i - a.warmup, t1 - t0, count, bytes < 0 ? Map.of()
+                : Map.of("bytes", bytes, "bytes_per_iter", (double) bytes / count));
+          }
+        }
+      }
+    } finally {
+      if (pg != null) {
+        pg.close();
+      }
+    }
+  }
+
+  private static long filesBytes(Path dir, String prefix) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.getFileName().toString().startsWith(prefix)).mapToLong(p -> p.toFile().length()).sum();
+    }
+  }
+
+  private static void similarity(Args a, Output out) {
+    Random random = new Random(42);
+    String x = randomText(random, 10_000);
+    String y = randomText(random, 10_000);
+    for (int i = 0; i < a.warmup + a.reps; i++) {
+      long t0 = System.nanoTime();
+      double s = Similarity.of(x, y);
+      long t1 = System.nanoTime();
+      if (!(s > 0 && s < 1)) {
+        throw new IllegalStateException("W5: similarity " + s);
+      }
+      if (i >= a.warmup) {
+        out.rep(i - a.warmup, t1 - t0, 1, Map.of("similarity", s));
+      }
+    }
+  }
+
+  static String randomText(Random random, int length) {
+    String alphabet = "abcdefghijklmnopqrstuvwxyz ";
+    StringBuilder sb = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return sb.toString();
+  }
+
+  /** In-process, for comparison with the CLI's W6 (which Compare times as a whole process). */
+  private static void coldStart(Output out, boolean api) {
+    long t0 = System.nanoTime();
+    Loopflow engine = Loopflow.builder().store(RunStore.inMemory()).build();
+    Workflow wf = engine.parse(W6_YAML, "w6.yaml");
+    RunResult r = engine.run(wf, Map.of());
+    long t1 = System.nanoTime();
+    if (r.status() != RunStatus.COMPLETED || check(r, "c") != 3) {
+      throw new IllegalStateException("W6: " + r.status() + " " + r.state());
+    }
+    out.rep(0, t1 - t0, 3, Map.of());
+  }
+
+  static long check(RunResult r, String key) {
+    Object v = r.state() == null ? null : r.state().get(key);
+    if (r.status() != RunStatus.COMPLETED || !(v instanceof Number n)) {
+      throw new IllegalStateException("run ended " + r.status() + " with " + key + " = " + v + ": " + r.error());
+    }
+    return n.longValue();
+  }
+
+  static String abbreviate(Object o) {
+    String s = String.valueOf(o);
+    return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+  }
+
+  /** Runs {@code tasks} on {@code threads} platform threads, or one virtual thread each when threads is 0. */
+  static <T> List<T> all(List<java.util.concurrent.Callable<T>> tasks) throws Exception {
+    try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<T>> fs = ex.invokeAll(tasks);
+      List<T> out = new ArrayList<>();
+      for (Future<T> f : fs) {
+        out.add(f.get());
+      }
+      return out;
+    }
+  }
+}
