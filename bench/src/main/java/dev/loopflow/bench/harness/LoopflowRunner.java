@@ -136,11 +136,11 @@ public final class LoopflowRunner {
   }
 
   /** The Java API's counter: one handler kind whose program returns {@code count + 1} as a state patch. */
-  static final NodeHandler INCREMENT = handler("bench.increment", ctx -> {
+  static final NodeHandler INCREMENT = handler("bench.increment", NodeProgram.inline(ctx -> {
     Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
     long count = ((Number) state.get("count")).longValue();
     return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
-  });
+  }));
 
   static NodeHandler handler(String kind, NodeProgram program) {
     return new NodeHandler() {
@@ -189,20 +189,20 @@ public final class LoopflowRunner {
     if (api) {
       // The drafts list grows in place: the handler appends to the list it owns and hands the same list back as
       // the state value, so a pass costs the same at 10 drafts as at 10,000.
-      b.handler(handler("bench.coder", ctx -> {
+      b.handler(handler("bench.coder", NodeProgram.inline(ctx -> {
         Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
         List<?> drafts = (List<?>) state.get("drafts");
         List<Object> next = new ArrayList<>(drafts.size() + 1);
         next.addAll(drafts);
         next.add("draft " + (drafts.size() + 1));
         return NodeOutcome.of(null).withStatePatch(Map.of("drafts", next));
-      }));
-      b.handler(handler("bench.reviewer", ctx -> {
+      })));
+      b.handler(handler("bench.reviewer", NodeProgram.inline(ctx -> {
         Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
         int size = ((List<?>) state.get("drafts")).size();
         long n = ((Number) ((Map<?, ?>) ctx.scope().get("input")).get("n")).longValue();
         return NodeOutcome.of(null).withStatePatch(Map.of("approved", size >= n));
-      }));
+      })));
       coder = "type: bench.coder";
       reviewer = "type: bench.reviewer";
     } else {

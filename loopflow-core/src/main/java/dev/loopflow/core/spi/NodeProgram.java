@@ -8,4 +8,30 @@ public interface NodeProgram {
    * {@code node_failed}) to fail; honour interruption, which is how cancellation and timeouts arrive.
    */
   NodeOutcome execute(NodeContext context) throws Exception;
+
+  /**
+   * Whether the engine may run this program on the thread that schedules its graph level instead of a thread of its
+   * own. True only for programs that compute and return (no network, no subprocess, no waiting for anything): a
+   * node running alone at its level then costs no thread handoff. Nodes with a {@code timeout} always get their
+   * own thread, since the scheduler must stay free to enforce it.
+   */
+  default boolean runsInline() {
+    return false;
+  }
+
+  /** {@code program}, marked as safe to run inline (see {@link #runsInline()}). */
+  static NodeProgram inline(NodeProgram program) {
+    java.util.Objects.requireNonNull(program, "program");
+    return new NodeProgram() {
+      @Override
+      public NodeOutcome execute(NodeContext context) throws Exception {
+        return program.execute(context);
+      }
+
+      @Override
+      public boolean runsInline() {
+        return true;
+      }
+    };
+  }
 }

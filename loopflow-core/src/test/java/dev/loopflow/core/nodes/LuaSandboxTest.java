@@ -76,6 +76,61 @@ class LuaSandboxTest {
   }
 
   @Test
+  void librariesAndGlobalsAreSharedOnlyReadOnlyAcrossScripts() {
+    RunResult first = runLua("""
+        math.floor = nil
+        rawset(table, 'insert', 1)
+        leaked = 'yes'
+        return { mt = tostring(getmetatable(math)), g = tostring(getmetatable(_G)) }
+        """, Map.of());
+    assertThat(first.state()).containsEntry("mt", "false").containsEntry("g", "false");
+
+    RunResult second = runLua("""
+        local t = {}
+        table.insert(t, math.floor(2.5))
+        return { floor = t[1], leaked = tostring(leaked), same = tostring(_G == _ENV) }
+        """, Map.of());
+    assertThat(second.state()).containsEntry("floor", 2L).containsEntry("leaked", "nil")
+        .containsEntry("same", "true");
+  }
+
+  @Test
+  void theLoopVariableReadsAndIteratesLikeAPlainTable() {
+    Workflow wf = engine.parse("""
+        name: lua-loop
+        input:
+          n: {type: integer, default: 0}
+        nodes:
+          - name: outer
+            type: while_loop
+            max_iterations: 2
+            condition: "state.n < 4"
+            body:
+              - name: inner
+                type: while_loop
+                max_iterations: 2
+                on_exhausted: continue
+                condition: "state.n < 4"
+                body:
+                  - name: step
+                    run: |
+                      local keys = {}
+                      for k in pairs(loop) do keys[#keys + 1] = k end
+                      table.sort(keys)
+                      local before = rawget(loop, 'iteration')
+                      loop.iteration = 99
+                      return { n = state.n + 1, keys = table.concat(keys, ','), own = loop.iteration,
+                               parent = loop.parent.iteration, raw = before }
+        """, "lua-loop.yaml");
+    RunResult r = engine.run(wf, Map.of());
+
+    assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.state()).containsEntry("n", 4L).containsEntry("own", 99L).containsEntry("parent", 2L)
+        .containsEntry("keys", "id,index,iteration,max,parent,prev,user_input")
+        .containsEntry("raw", 2L);
+  }
+
+  @Test
   void endlessLoopIsStoppedByTheInstructionLimit() {
     Workflow wf = engine.parse("""
         name: spin

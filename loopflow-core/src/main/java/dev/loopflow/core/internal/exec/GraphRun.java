@@ -136,6 +136,10 @@ final class GraphRun {
                 + "' was not started", id, pos.path(), Map.of()));
             break;
           }
+          if (running.isEmpty() && ready.isEmpty() && inline(unit)) {
+            stop = runInline(unit, needsSlot, remaining, ready);
+            continue;
+          }
           start(unit, needsSlot);
         }
         if (stop != null || running.isEmpty() && ready.isEmpty()) {
@@ -208,6 +212,46 @@ final class GraphRun {
       inbox.offer(new Completion(id, o));
     });
     running.put(id, new Running(f, deadline, unit, slot, began));
+  }
+
+  /**
+   * A unit alone at its level that only computes (or only coordinates a loop) runs on this thread: nothing else of
+   * this level can need the coordinator meanwhile, and an interrupt meant for this level reaches the unit directly.
+   */
+  private static boolean inline(ExecGraph.Unit unit) {
+    return switch (unit) {
+      case ExecGraph.RegionUnit ru -> true;
+      case ExecGraph.NodeUnit nu -> nu.node().timeout() == null && switch (nu.node().body()) {
+        case Node.Work w -> w.program().runsInline();
+        case Node.Router r -> !r.byLlm();
+        case Node.Loop l -> true;
+        case Node.Marker m -> true;
+        case Node.Input i -> true;
+        case Node.Output o -> true;
+        case Node.Cancel c -> true;
+        case Node.Approval a -> true;
+      };
+    };
+  }
+
+  private Result runInline(ExecGraph.Unit unit, boolean slot, Map<String, Integer> remaining,
+      ArrayDeque<String> ready) {
+    String id = unit.id();
+    NodePosition pos = frame.position(id);
+    ctx.running.put(pos.path(), pos);
+    NodeRunner.Outcome o;
+    try {
+      o = switch (unit) {
+        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
+        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
+      };
+    } finally {
+      if (slot) {
+        ctx.slots.release();
+      }
+      ctx.running.remove(pos.path());
+    }
+    return onOutcome(id, o, remaining, ready);
   }
 
   private void settle(Running r) {

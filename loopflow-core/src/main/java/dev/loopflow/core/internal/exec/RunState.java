@@ -21,7 +21,10 @@ final class RunState {
   final Workflow workflow;
   final Map<String, Object> inputs;
   final Frame top;
+  private final Map<String, Object> flow;
   private final Map<String, Object> state = new LinkedHashMap<>();
+  /** The snapshot handed out since the last write, or null; guarded by this. */
+  private Map<String, Object> view;
   private final Map<String, ConversationImpl> conversations = new ConcurrentHashMap<>();
   private final Map<String, Map<String, Object>> regionResults = new ConcurrentHashMap<>();
 
@@ -29,6 +32,7 @@ final class RunState {
     this.workflow = workflow;
     this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
     this.top = Frame.top(runBudget);
+    this.flow = Map.of("input", this.inputs, "name", workflow.name());
     state.putAll(inputs);
   }
 
@@ -36,10 +40,8 @@ final class RunState {
     Map<String, Object> scope = new HashMap<>(32);
     frame.collect(scope);
     scope.put("input", inputs);
-    scope.put("flow", Map.of("input", inputs, "name", workflow.name()));
-    synchronized (this) {
-      scope.put("state", Collections.unmodifiableMap(new LinkedHashMap<>(state)));
-    }
+    scope.put("flow", flow);
+    scope.put("state", stateView());
     Map<String, Object> loop = frame.loopVars();
     if (loop != null) {
       scope.put("loop", loop);
@@ -52,9 +54,11 @@ final class RunState {
     synchronized (this) {
       if (statePatch != null) {
         state.putAll(statePatch);
+        view = null;
       }
       if (stateKey != null) {
         state.put(stateKey, stateValue);
+        view = null;
       }
     }
     frame.complete(id, result, status);
@@ -64,8 +68,18 @@ final class RunState {
     return castMap(Values.plain(state));
   }
 
+  /**
+   * A read-only snapshot of the top-level state map, shared by every reader until the next write: a loop pass reads
+   * the state more often (the node's scope, the loop's condition) than it writes it, and a snapshot is O(keys).
+   * Values are never mutated in place (patches replace them), so sharing the snapshot is safe.
+   */
   synchronized Map<String, Object> stateView() {
-    return Collections.unmodifiableMap(new LinkedHashMap<>(state));
+    Map<String, Object> v = view;
+    if (v == null) {
+      v = Collections.unmodifiableMap(new LinkedHashMap<>(state));
+      view = v;
+    }
+    return v;
   }
 
   /** Loop-edge regions have no node of their own; their loop results are reported on the edge's source node. */

@@ -27,7 +27,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 /*
  * Design notes.
  *
- * Scripts get fresh globals per execution holding only base, string, table, math and bit32 — never
+ * Scripts get fresh globals per execution offering only base, string, table, math and bit32 — never
  * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
  * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
  * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
@@ -98,34 +98,83 @@ final class LuaSandbox {
     }
   }
 
-  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
-    Globals g = new Globals();
-    g.load(new JseBaseLib());
-    g.load(new PackageLib());
-    g.load(new Bit32Lib());
-    g.load(new TableLib());
-    g.load(new JseMathLib());
-    g.load(new DebugLib());
-    LuaTable string = new LuaTable();
-    copyInto(STRING_FUNCTIONS, string);
-    g.set("string", string);
-    LuaString.s_metatable = STRING_METATABLE;
-    LuaValue sethook = g.get("debug").get("sethook");
-    for (String name : REMOVED) {
-      g.set(name, LuaValue.NIL);
+  /*
+   * The libraries are loaded once per JVM. A run sees them through tables of its own: `string`, `table`, `math`
+   * and `bit32` are fresh empty tables whose __index is the shared library table, and the base functions are
+   * reached through the globals' __index. Assigning to a library field (string.upper = f) or to a global stores
+   * into the run's own table, which is dropped with the run, so no script can change what another sees; the
+   * metatables are protected (__metatable), so getmetatable cannot reach the shared tables either. What a script
+   * can tell: pairs() over a library table or _G lists only what it assigned itself.
+   */
+  private static final LuaTable BASE = new LuaTable();
+  private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
+  private static final Map<String, LuaTable> LIBRARY_METATABLES = new LinkedHashMap<>();
+  private static final LuaTable GLOBALS_METATABLE = new LuaTable();
+
+  static {
+    Globals lib = new Globals();
+    lib.load(new JseBaseLib());
+    lib.load(new PackageLib());
+    lib.load(new Bit32Lib());
+    lib.load(new TableLib());
+    lib.load(new JseMathLib());
+    copyInto(lib, BASE);
+    for (String name : LIBRARIES) {
+      LuaTable functions = name.equals("string") ? STRING_FUNCTIONS : (LuaTable) lib.get(name);
+      LuaTable meta = new LuaTable();
+      meta.set(LuaValue.INDEX, functions);
+      meta.set(LuaValue.METATABLE, LuaValue.FALSE);
+      LIBRARY_METATABLES.put(name, meta);
+      BASE.set(name, LuaValue.NIL);
     }
-    LuaTable globalsMeta = new LuaTable();
-    globalsMeta.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
+    for (String name : REMOVED) {
+      BASE.set(name, LuaValue.NIL);
+    }
+    BASE.set("_G", LuaValue.NIL);
+    BASE.set("print", LuaValue.NIL);
+    GLOBALS_METATABLE.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
       @Override
       public LuaValue call(LuaValue self, LuaValue key) {
-        if (key.isstring() && REMOVED.contains(key.tojstring())) {
+        LuaValue v = BASE.rawget(key);
+        if (v.isnil() && key.isstring() && REMOVED.contains(key.tojstring())) {
           throw new LuaError("'" + key.tojstring() + "' is not available in scripts (the sandbox offers the base "
               + "functions, string, table, math and bit32)");
         }
-        return NIL;
+        return v;
       }
     });
-    g.setmetatable(globalsMeta);
+    GLOBALS_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
+  }
+
+  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
+    return run(proto, bindings, maxInstructions, null);
+  }
+
+  /**
+   * {@code lazy}: the binding converted key by key on first read instead of all at once. The {@code loop} variable
+   * reaches the enclosing loops' previous passes ({@code loop.prev}, {@code loop.parent}), which a script rarely
+   * reads and which would otherwise be converted on every pass.
+   */
+  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions, String lazy)
+      throws InterruptedException {
+    Globals g = new Globals();
+    // The count hook needs the debug library bound to these globals; the script itself never sees `debug`.
+    // (DebugLib registers itself in package.loaded, so it gets a throwaway one.)
+    LuaTable pkg = new LuaTable();
+    pkg.set("loaded", new LuaTable());
+    g.set("package", pkg);
+    g.load(new DebugLib());
+    LuaValue sethook = g.get("debug").get("sethook");
+    g.set("debug", LuaValue.NIL);
+    g.set("package", LuaValue.NIL);
+    LuaString.s_metatable = STRING_METATABLE;
+    for (Map.Entry<String, LuaTable> lib : LIBRARY_METATABLES.entrySet()) {
+      LuaTable own = new LuaTable();
+      own.setmetatable(lib.getValue());
+      g.set(lib.getKey(), own);
+    }
+    g.set("_G", g);
+    g.setmetatable(GLOBALS_METATABLE);
     StringBuilder printed = new StringBuilder();
     g.set("print", new VarArgFunction() {
       @Override
@@ -140,7 +189,7 @@ final class LuaSandbox {
         return NONE;
       }
     });
-    bindings.forEach((k, v) -> g.set(k, toLua(v)));
+    bindings.forEach((k, v) -> g.set(k, k.equals(lazy) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(v)));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
     // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
@@ -204,6 +253,72 @@ final class LuaSandbox {
     }
     java.util.regex.Matcher pos = POSITION.matcher(m.strip());
     return pos.matches() ? "line " + pos.group(1) + ": " + pos.group(2) : m.strip();
+  }
+
+  /*
+   * A lazy table starts empty; its __index converts the Java map's entry on first read and stores it (rawset), so
+   * each key is converted at most once and later writes by the script win. pairs() and next() (replaced in BASE)
+   * first convert every key not yet read, so iteration sees the whole map. What differs from a plain table:
+   * rawget and rawlen before the key was read.
+   */
+  private static final LuaTable LAZY_METATABLE = new LuaTable();
+
+  static {
+    LAZY_METATABLE.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
+      @Override
+      public LuaValue call(LuaValue self, LuaValue key) {
+        if (!(self instanceof LazyTable lazy) || !key.isstring() || lazy.done.contains(key.tojstring())) {
+          return NIL;
+        }
+        String k = key.tojstring();
+        lazy.done.add(k);
+        LuaValue v = toLua(Values.plain(lazy.source.get(k)));
+        self.rawset(key, v);
+        return v;
+      }
+    });
+    LAZY_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
+    LuaValue next = BASE.get("next");
+    BASE.set("next", new VarArgFunction() {
+      @Override
+      public Varargs invoke(Varargs args) {
+        force(args.arg1());
+        return next.invoke(args);
+      }
+    });
+    BASE.set("pairs", new VarArgFunction() {
+      @Override
+      public Varargs invoke(Varargs args) {
+        LuaTable t = args.checktable(1);
+        force(t);
+        return LuaValue.varargsOf(BASE.get("next"), t, LuaValue.NIL);
+      }
+    });
+  }
+
+  private static final class LazyTable extends LuaTable {
+    final Map<?, ?> source;
+    final java.util.Set<String> done = new java.util.HashSet<>();
+
+    LazyTable(Map<?, ?> source) {
+      this.source = source;
+      setmetatable(LAZY_METATABLE);
+    }
+  }
+
+  private static LuaTable lazyTable(Map<?, ?> source) {
+    return new LazyTable(source);
+  }
+
+  private static void force(LuaValue t) {
+    if (t instanceof LazyTable lazy) {
+      for (Object k : lazy.source.keySet()) {
+        String key = String.valueOf(k);
+        if (lazy.done.add(key)) {
+          t.rawset(key, toLua(Values.plain(lazy.source.get(k))));
+        }
+      }
+    }
   }
 
   static LuaValue toLua(Object v) {

@@ -74,7 +74,8 @@ final class ScriptHandler implements NodeHandler {
           }
           yield null;
         }
-        yield ctx -> runLua(ctx, proto, limit);
+        // Lua runs in-process and checks for interruption every few hundred instructions.
+        yield NodeProgram.inline(ctx -> runLua(ctx, proto, limit));
       }
       case "python" -> ctx -> runSubprocess(ctx, List.of("python3", "-c", pythonWrapper(code)), "python3");
       case "node", "javascript", "js" -> ctx -> runSubprocess(ctx, List.of("node", "-e", nodeWrapper(code)), "node");
@@ -100,7 +101,7 @@ final class ScriptHandler implements NodeHandler {
     b.put("state", Values.plain(ctx.scope().get("state")));
     b.put("input", Values.plain(ctx.scope().get("input")));
     if (ctx.scope().get("loop") != null) {
-      b.put("loop", Values.plain(ctx.scope().get("loop")));
+      b.put("loop", ctx.scope().get("loop"));
     }
     return b;
   }
@@ -108,7 +109,7 @@ final class ScriptHandler implements NodeHandler {
   private static NodeOutcome runLua(NodeContext ctx, Prototype proto, long limit) throws InterruptedException {
     LuaSandbox.Result r;
     try {
-      r = LuaSandbox.run(proto, bindings(ctx), limit);
+      r = LuaSandbox.run(proto, bindings(ctx), limit, "loop");
     } catch (LuaError e) {
       String m = String.valueOf(e.getMessage());
       throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error" + (m.startsWith("line ") ? " on " : ": ") + m,

@@ -37,13 +37,13 @@ final class TransformHandler implements NodeHandler {
       t = raw instanceof String ? cfg.template(field) : null;
       if (!(raw instanceof String)) {
         Object constant = raw;
-        return ctx -> NodeOutcome.of(constant);
+        return NodeProgram.inline(ctx -> NodeOutcome.of(constant));
       }
     }
     if (t == null) {
       return null;
     }
     Template ft = t;
-    return ctx -> NodeOutcome.of(ctx.evaluate(ft));
+    return NodeProgram.inline(ctx -> NodeOutcome.of(ctx.evaluate(ft)));
   }
 }
