@@ -35,4 +35,4 @@ if ! (cd bench/js && node -e "require('better-sqlite3'); require('@langchain/lan
 fi
 
 # PostgreSQL (W3's second loopflow store) is started by the runner from Debian's server binaries when present.
-exec "$JAVA" -cp bench/target/benchmarks.jar dev.loopflow.bench.harness.Compare "$@"
+exec "$JAVA" -Dsun.net.httpserver.maxIdleConnections=2000 -cp bench/target/benchmarks.jar dev.loopflow.bench.harness.Compare "$@"

@@ -125,7 +125,7 @@ public final class Compare {
       all.add(new Case("W1", n, List.of(), n >= 10_000 ? 2 : 5, n >= 10_000 ? 3 : 5));
     }
     for (int n : quick ? new int[] {100} : new int[] {100, 1000, 10_000}) {
-      all.add(new Case("W2", n, List.of(), n >= 10_000 ? 1 : 3, n >= 10_000 ? 2 : 5));
+      all.add(new Case("W2", n, List.of(), n >= 10_000 ? 0 : 3, n >= 10_000 ? 1 : 5));
     }
     for (int n : quick ? new int[] {100} : new int[] {100, 1000}) {
       all.add(new Case("W3", n, List.of(), 2, 3));
