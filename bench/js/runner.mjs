@@ -11,11 +11,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ENGINE = "langgraph-js";
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2; // also W5, which has no JS equivalent
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 // ---------------------------------------------------------------------------------------------------------
-// stdout belongs to the JSON lines. Anything the libraries print through console goes to stderr.
+// stdout belongs to the JSON lines. Anything the libraries print, through console or process.stdout, goes to
+// stderr.
 const writeStdout = process.stdout.write.bind(process.stdout);
+process.stdout.write = (...args) => process.stderr.write(...args);
 for (const level of ["log", "info", "warn", "debug", "trace", "dir", "table"]) {
   console[level] = (...args) => console.error(...args);
 }
@@ -25,7 +29,7 @@ function emit(obj) {
 function log(msg) {
   process.stderr.write(`[${ENGINE}] ${msg}\n`);
 }
-function fail(msg, code = 1) {
+function fail(msg, code = EXIT_FAILED) {
   process.stderr.write(`[${ENGINE}] FAIL: ${msg}\n`);
   process.exit(code);
 }
@@ -45,32 +49,36 @@ function fail(msg, code = 1) {
 // Command line.
 function parseArgs(argv) {
   if (argv.length === 0 || argv[0].startsWith("-")) {
-    fail("usage: runner.mjs <W1..W6> [--variant NAME] [--n N] [--warmup W] [--reps R] [--url URL] [--runs K] [--dir DIR]", 64);
+    fail("usage: runner.mjs <W1..W6> [--variant NAME] [--n N] [--warmup W] [--reps R] [--url URL] [--runs K] [--dir DIR]", EXIT_USAGE);
   }
   const opts = { workload: argv[0].toUpperCase(), variant: null, n: null, warmup: 3, reps: 5, url: null, runs: 500, dir: null };
   const ints = new Set(["n", "warmup", "reps", "runs"]);
   for (let i = 1; i < argv.length; i++) {
     let arg = argv[i];
     let value;
-    if (!arg.startsWith("--")) fail(`unexpected argument: ${arg}`, 64);
+    if (!arg.startsWith("--")) fail(`unexpected argument: ${arg}`, EXIT_USAGE);
     arg = arg.slice(2);
     const eq = arg.indexOf("=");
     if (eq >= 0) {
       value = arg.slice(eq + 1);
       arg = arg.slice(0, eq);
     } else {
-      if (i + 1 >= argv.length) fail(`--${arg} needs a value`, 64);
+      if (i + 1 >= argv.length) fail(`--${arg} needs a value`, EXIT_USAGE);
       value = argv[++i];
     }
-    if (!(arg in opts) || arg === "workload") fail(`unknown option: --${arg}`, 64);
+    if (!(arg in opts) || arg === "workload") fail(`unknown option: --${arg}`, EXIT_USAGE);
     if (ints.has(arg)) {
-      if (!/^\d+$/.test(value)) fail(`--${arg} must be a non-negative integer, got ${value}`, 64);
+      if (!/^\d+$/.test(value)) fail(`--${arg} must be a non-negative integer, got ${value}`, EXIT_USAGE);
       opts[arg] = Number(value);
     } else {
       opts[arg] = value;
     }
   }
-  if (opts.reps < 1) fail("--reps must be at least 1", 64);
+  if (opts.reps < 1) fail("--reps must be at least 1", EXIT_USAGE);
+  if (opts.n !== null && opts.n < 1) fail("--n must be at least 1", EXIT_USAGE);
+  if (opts.runs < 1) fail("--runs must be at least 1", EXIT_USAGE);
+  // LangGraph.js is built one way only: measuring it under another variant's name would mislabel the figures.
+  if (opts.variant !== null && opts.variant !== "default") fail(`the langgraph-js runner has no variant '${opts.variant}'`, EXIT_USAGE);
   return opts;
 }
 
@@ -180,8 +188,7 @@ async function w2(opts, lg) {
 async function w3(opts, lg) {
   const { StateGraph, Annotation, START, END } = lg;
   const { SqliteSaver } = await import("@langchain/langgraph-checkpoint-sqlite");
-  const N = opts.n ?? 1000;
-  if (!opts.dir) throw new Error("W3 needs --dir");
+  const N = opts.n ?? 100;
   fs.mkdirSync(opts.dir, { recursive: true });
   const State = Annotation.Root({ count: Annotation() });
   const builder = new StateGraph(State)
@@ -218,7 +225,6 @@ async function w3(opts, lg) {
 async function w4(opts, lg) {
   const { StateGraph, Annotation, START, END } = lg;
   const { ChatOpenAI } = await import("@langchain/openai");
-  if (!opts.url) throw new Error("W4 needs --url");
   const loops = opts.n ?? 5; // reviewer calls per run
   const runs = opts.runs;
   const llm = new ChatOpenAI({ model: "bench", apiKey: "x", configuration: { baseURL: opts.url }, maxRetries: 0 });
@@ -290,13 +296,13 @@ async function w6(lg) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const w = opts.workload;
-  if (w === "W5") fail("W5: no JS equivalent", 2);
-  if (!["W1", "W2", "W3", "W4", "W6"].includes(w)) fail(`unknown workload ${opts.workload}`, 64);
-  if (opts.variant) log(`variant ${opts.variant} (LangGraph.js has one variant; the name is only echoed)`);
+  if (w === "W5") fail("W5: no JS equivalent", EXIT_USAGE);
+  if (!["W1", "W2", "W3", "W4", "W6"].includes(w)) fail(`unknown workload ${opts.workload}`, EXIT_USAGE);
+  if (w === "W3" && !opts.dir) fail("W3 needs --dir, a directory for the checkpoint files", EXIT_USAGE);
+  if (w === "W4" && !opts.url) fail("W4 needs --url, the fake OpenAI server's base URL", EXIT_USAGE);
 
   const lg = await import("@langchain/langgraph");
   const base = { engine: ENGINE, workload: w };
-  if (opts.variant) base.variant = opts.variant;
 
   if (w === "W6") {
     // Built and run once; the harness times the whole process.
@@ -335,5 +341,5 @@ function describe(err) {
 
 main().then(
   () => process.exit(0),
-  (err) => fail(describe(err), 1),
+  (err) => fail(describe(err), EXIT_FAILED),
 );

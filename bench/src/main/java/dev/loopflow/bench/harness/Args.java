@@ -18,9 +18,15 @@ final class Args {
           + "[--url URL] [--runs K] [--dir DIR] [--store sqlite|postgresql]");
     }
     Args a = new Args();
-    a.workload = args[0];
-    for (int i = 1; i < args.length; i++) {
+    for (int i = 0; i < args.length; i++) {
       String flag = args[i];
+      if (!flag.startsWith("--")) {
+        if (a.workload != null) {
+          throw new IllegalArgumentException("two workloads given: " + a.workload + " and " + flag);
+        }
+        a.workload = flag;
+        continue;
+      }
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException(flag + " needs a value");
       }
@@ -36,6 +42,9 @@ final class Args {
         case "--store" -> a.store = v;
         default -> throw new IllegalArgumentException("unknown option '" + flag + "'");
       }
+    }
+    if (a.workload == null) {
+      throw new IllegalArgumentException("no workload given (W1..W6)");
     }
     return a;
   }

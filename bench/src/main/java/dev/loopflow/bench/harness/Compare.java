@@ -272,6 +272,14 @@ public final class Compare {
         engines.add(s.engine());
       }
     }
+    // W6 is timed as whole processes; the CLI prints its result, not protocol lines.
+    processWallMs.keySet().stream().filter(k -> k.contains("|W6|")).forEach(k -> {
+      String[] parts = k.split("\\|");
+      List<String> engines = seen.computeIfAbsent("W6|" + parts[2], x -> new ArrayList<>());
+      if (!engines.contains(parts[0])) {
+        engines.add(parts[0]);
+      }
+    });
     for (Map.Entry<String, List<String>> e : seen.entrySet()) {
       String workload = e.getKey().split("\\|")[0];
       int n = Integer.parseInt(e.getKey().split("\\|")[1]);
