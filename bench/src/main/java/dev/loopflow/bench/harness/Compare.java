@@ -121,11 +121,14 @@ public final class Compare {
 
   private List<Case> cases(boolean quick, List<String> only) {
     List<Case> all = new ArrayList<>();
+    // Warm-up is sized in iterations, not repetitions: about 20,000 loop iterations before timing, so that a small
+    // N measures a warmed engine as a large one does (JIT compilation takes thousands of passes).
     for (int n : quick ? new int[] {10, 1000} : new int[] {10, 1000, 10_000}) {
-      all.add(new Case("W1", n, List.of(), n >= 10_000 ? 2 : 5, n >= 10_000 ? 3 : 5));
+      all.add(new Case("W1", n, List.of(), Math.max(2, Math.min(200, 20_000 / n)), 5));
     }
     for (int n : quick ? new int[] {100} : new int[] {100, 1000, 10_000}) {
-      all.add(new Case("W2", n, List.of(), n >= 10_000 ? 0 : 3, n >= 10_000 ? 1 : 5));
+      all.add(new Case("W2", n, List.of(), n >= 10_000 ? 0 : Math.max(2, Math.min(50, 10_000 / n)),
+          n >= 10_000 ? 1 : 5));
     }
     for (int n : quick ? new int[] {100} : new int[] {100, 1000}) {
       all.add(new Case("W3", n, List.of(), 2, 3));

@@ -25,8 +25,14 @@ import java.util.Set;
  * copied into the result, so credentials do not reach the journal.
  */
 final class HttpHandler implements NodeHandler {
-  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
+  /**
+   * Built on first use: creating an HttpClient initialises TLS (the default SSLContext and its trust store), about a
+   * tenth of a second that every CLI command would otherwise pay whether or not its workflow has an http node.
+   */
+  private static final class Client {
+    static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
       .followRedirects(HttpClient.Redirect.NORMAL).build();
+  }
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
 
   @Override
@@ -80,7 +86,7 @@ final class HttpHandler implements NodeHandler {
     }
     rb.method(method, payload == null ? HttpRequest.BodyPublishers.noBody()
         : HttpRequest.BodyPublishers.ofString(payload));
-    HttpResponse<String> resp = CLIENT.send(rb.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> resp = Client.CLIENT.send(rb.build(), HttpResponse.BodyHandlers.ofString());
     Object parsed = resp.body();
     String type = resp.headers().firstValue("content-type").orElse("");
     if (type.contains("json") && !resp.body().isBlank()) {
