@@ -45,23 +45,50 @@ public final class Events {
 
   private Events() {}
 
+  /** One event class's components in declaration order: key and accessor, looked up once per class. */
+  private record Component(String key, java.lang.invoke.MethodHandle accessor) {}
+
+  /*
+   * getRecordComponents() and getAccessor() return new objects on every call, and invoking a fresh Method builds a
+   * new accessor each time: that was most of the cost of journaling an event. The handles are resolved once.
+   */
+  private static final ClassValue<List<Component>> COMPONENTS = new ClassValue<>() {
+    @Override
+    protected List<Component> computeValue(Class<?> type) {
+      List<Component> out = new java.util.ArrayList<>();
+      java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.publicLookup();
+      for (RecordComponent c : type.getRecordComponents()) {
+        try {
+          out.add(new Component(key(type, c), lookup.unreflect(c.getAccessor())
+              .asType(java.lang.invoke.MethodType.methodType(Object.class, Object.class))));
+        } catch (IllegalAccessException ex) {
+          throw new IllegalStateException(ex);
+        }
+      }
+      return List.copyOf(out);
+    }
+  };
+
   public static Map<String, Object> toMap(Event e) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("type", e.type());
-    for (RecordComponent c : e.getClass().getRecordComponents()) {
+    for (Component c : COMPONENTS.get(e.getClass())) {
+      Object v;
       try {
-        Object v = c.getAccessor().invoke(e);
-        if (v instanceof NodePosition p) {
-          m.put("node", p.nodeId());
-          m.put("path", p.path());
-          if (!p.loops().isEmpty()) {
-            m.put("loops", p.loops());
-          }
-        } else {
-          m.put(key(e.getClass(), c), v instanceof Instant i ? i.toString() : v);
-        }
-      } catch (ReflectiveOperationException ex) {
+        v = c.accessor().invokeExact((Object) e);
+      } catch (RuntimeException | Error ex) {
+        throw ex;
+      } catch (Throwable ex) {
         throw new IllegalStateException(ex);
+      }
+      if (v instanceof NodePosition p) {
+        m.put("node", p.nodeId());
+        m.put("path", p.path());
+        if (!p.loops().isEmpty()) {
+          m.put("loops", p.loops());
+        }
+      } else {
+        m.put(c.key(), v instanceof Instant i ? i.toString() : v);
       }
     }
     return m;
