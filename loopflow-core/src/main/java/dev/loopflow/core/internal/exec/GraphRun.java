@@ -37,6 +37,11 @@ import java.util.concurrent.TimeUnit;
  * their bodies. Failure, cancellation and timeouts stop dispatch and interrupt running units; interrupting a
  * loop's thread interrupts its body coordinator, which interrupts its own units, so cancellation reaches every
  * depth. A requested pause stops dispatch and lets running units finish.
+ *
+ * A unit alone at its level that only computes or coordinates (inline(): loops, regions, control nodes, programs
+ * marked runsInline, never a node with a timeout) runs on the coordinator's own thread instead: there is nothing
+ * else for the coordinator to watch meanwhile, and an interrupt meant for this level lands on the unit directly.
+ * See docs/performance.md.
  */
 final class GraphRun {
   /** How a level's execution ended. */
