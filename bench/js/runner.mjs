@@ -213,11 +213,14 @@ async function w3(opts, lg) {
       // The durable state must hold the final count too.
       const snapshot = await graph.getState({ configurable: { thread_id: config.configurable.thread_id } });
       if (snapshot.values.count !== N) throw new Error(`W3: checkpointed count ${snapshot.values.count}, expected ${N}`);
+      // bytes: the database file with its -wal and -shm as the run left them, the connection still open (as
+      // loopflow's own W3 counts its SQLite journal). Closing then folds the WAL into the database file and removes
+      // -wal/-shm; that smaller size goes to stderr only.
       const open = dirBytes(sub);
-      saver.db.close(); // WAL is checkpointed into the main file and -wal/-shm are removed
-      const left = dirBytes(sub);
-      log(`W3 ${warm ? "warm-up" : "rep"} ${rep}: files while open ${JSON.stringify(open.files)}, left after close ${JSON.stringify(left.files)}`);
-      return { iterations: out.count, wall_ms: msBetween(t0, t1), bytes: left.total };
+      saver.db.close();
+      const closed = dirBytes(sub);
+      log(`W3 ${warm ? "warm-up" : "rep"} ${rep}: files left by the run ${JSON.stringify(open.files)} = ${open.total} bytes; after close ${JSON.stringify(closed.files)} = ${closed.total} bytes`);
+      return { iterations: out.count, wall_ms: msBetween(t0, t1), bytes: open.total };
     },
   };
 }

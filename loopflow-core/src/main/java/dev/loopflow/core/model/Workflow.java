@@ -11,14 +11,20 @@ import java.util.Map;
  */
 public record Workflow(String name, String description, String file, String source, Map<String, InputSpec> inputs,
     Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
-    Template output, Map<String, Object> blocks) {
+    Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge) {
 
   public Workflow {
+    stateMerge = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stateMerge));
     inputs = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
     defaults = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(defaults));
     blocks = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(blocks));
     nodes = List.copyOf(nodes);
     edges = List.copyOf(edges);
+  }
+
+  /** How a state key is merged; REPLACE unless declared otherwise. */
+  public StateMerge merge(String key) {
+    return stateMerge.getOrDefault(key, StateMerge.REPLACE);
   }
 
   public Node node(String id) {

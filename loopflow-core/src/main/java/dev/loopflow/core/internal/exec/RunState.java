@@ -34,6 +34,11 @@ final class RunState {
     this.top = Frame.top(runBudget);
     this.flow = Map.of("input", this.inputs, "name", workflow.name());
     state.putAll(inputs);
+    workflow.stateMerge().forEach((key, merge) -> {
+      if (merge == dev.loopflow.core.model.StateMerge.APPEND && state.get(key) instanceof List<?> l) {
+        state.put(key, AppendList.of(l));
+      }
+    });
   }
 
   Map<String, Object> scope(Frame frame) {
@@ -53,7 +58,13 @@ final class RunState {
       String stateKey, Object stateValue, NodeStatus status) {
     synchronized (this) {
       if (statePatch != null) {
-        state.putAll(statePatch);
+        for (Map.Entry<String, Object> e : statePatch.entrySet()) {
+          if (workflow.merge(e.getKey()) == dev.loopflow.core.model.StateMerge.APPEND) {
+            append(e.getKey(), e.getValue());
+          } else {
+            state.put(e.getKey(), e.getValue());
+          }
+        }
         view = null;
       }
       if (stateKey != null) {
@@ -62,6 +73,17 @@ final class RunState {
       }
     }
     frame.complete(id, result, status);
+  }
+
+  /** Guarded by this. */
+  private void append(String key, Object value) {
+    Object current = state.get(key);
+    if (current != null && !(current instanceof List<?>)) {
+      throw new IllegalStateException("state." + key + " is declared 'merge: append' but holds "
+          + Values.describe(current) + ", not a list");
+    }
+    List<?> added = value instanceof List<?> l ? l : java.util.Collections.singletonList(value);
+    state.put(key, AppendList.appendTo(current == null ? List.of() : (List<?>) current, added));
   }
 
   synchronized Map<String, Object> stateCopy() {

@@ -33,7 +33,7 @@ import java.util.TreeSet;
  */
 public final class WorkflowLoader {
   static final Set<String> TOP_LEVEL = Set.of("name", "description", "flow", "input", "defaults", "budget", "limits",
-      "nodes", "edges", "output", "mock", "version");
+      "nodes", "edges", "output", "mock", "version", "state");
   static final Set<String> COMMON_NODE_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
       "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
   /** Node kinds the language defines but this version does not run yet. */
@@ -202,8 +202,9 @@ public final class WorkflowLoader {
       checkReferences();
       Graphs.check(nodes, edges, routers, problems, file);
       nodes = Graphs.pair(nodes, edges, problems, invalidLoopKinds);
+      Map<String, dev.loopflow.core.model.StateMerge> merges = stateSection(top.get("state"));
       return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
-          blocks);
+          blocks, merges);
     }
 
     String deriveName(String f) {
@@ -303,6 +304,50 @@ public final class WorkflowLoader {
           : LoaderSupport.integer(m.get("max_llm_calls"), "max_llm_calls", 0, Integer.MAX_VALUE,
               path + ".max_llm_calls", problems);
       return new Budget(usd, tokens, calls);
+    }
+
+    /** {@code state: {key: {merge: append|replace}}}, or the short form {@code key: append}. */
+    Map<String, dev.loopflow.core.model.StateMerge> stateSection(YNode n) {
+      Map<String, dev.loopflow.core.model.StateMerge> out = new LinkedHashMap<>();
+      if (n == null) {
+        return out;
+      }
+      if (!(n instanceof YNode.YMap m)) {
+        problems.add(n.location(), "state", "expected a mapping of state keys, found " + n.describe());
+        return out;
+      }
+      Set<String> merges = Set.of("append", "replace");
+      for (YNode.YMap.Entry e : m.entries().values()) {
+        String path = "state." + e.key();
+        YNode v = e.value();
+        YNode mergeNode = v;
+        if (v instanceof YNode.YMap vm) {
+          for (YNode.YMap.Entry f : vm.entries().values()) {
+            if (!f.key().equals("merge")) {
+              problems.add(f.keyLocation(), path + "." + f.key(), "unknown field '" + f.key() + "'"
+                  + Names.suggest(f.key(), Set.of("merge")));
+            }
+          }
+          mergeNode = vm.get("merge");
+          if (mergeNode == null) {
+            problems.add(v.location(), path, "missing required field 'merge' (append or replace)");
+            continue;
+          }
+          path = path + ".merge";
+        }
+        String merge = LoaderSupport.string(mergeNode, "merge", path, problems);
+        if (merge == null) {
+          continue;
+        }
+        if (!merges.contains(merge)) {
+          problems.add(mergeNode.location(), path, "unknown merge '" + merge + "'" + Names.suggest(merge, merges)
+              + "; expected append or replace");
+          continue;
+        }
+        out.put(e.key(), merge.equals("append") ? dev.loopflow.core.model.StateMerge.APPEND
+            : dev.loopflow.core.model.StateMerge.REPLACE);
+      }
+      return out;
     }
 
     Limits limits(YNode n) {

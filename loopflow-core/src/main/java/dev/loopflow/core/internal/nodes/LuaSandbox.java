@@ -147,15 +147,15 @@ final class LuaSandbox {
   }
 
   static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
-    return run(proto, bindings, maxInstructions, null);
+    return run(proto, bindings, maxInstructions, java.util.Set.of());
   }
 
   /**
-   * {@code lazy}: the binding converted key by key on first read instead of all at once. The {@code loop} variable
-   * reaches the enclosing loops' previous passes ({@code loop.prev}, {@code loop.parent}), which a script rarely
-   * reads and which would otherwise be converted on every pass.
+   * {@code lazy}: bindings converted key by key on first read instead of all at once. The {@code loop} variable
+   * reaches the enclosing loops' previous passes ({@code loop.prev}, {@code loop.parent}) and {@code state} may
+   * hold long lists, which a script rarely reads in full and which would otherwise be converted on every pass.
    */
-  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions, String lazy)
+  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions, java.util.Set<String> lazy)
       throws InterruptedException {
     Globals g = new Globals();
     // The count hook needs the debug library bound to these globals; the script itself never sees `debug`.
@@ -189,7 +189,7 @@ final class LuaSandbox {
         return NONE;
       }
     });
-    bindings.forEach((k, v) -> g.set(k, k.equals(lazy) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(v)));
+    bindings.forEach((k, v) -> g.set(k, lazy.contains(k) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(Values.plain(v))));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
     // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
@@ -369,6 +369,7 @@ final class LuaSandbox {
       return v.tojstring();
     }
     if (v.istable()) {
+      force(v); // a returned lazy table (return state) must carry every key, read or not
       LuaTable t = (LuaTable) v;
       int n = t.length();
       int count = 0;

@@ -68,7 +68,9 @@ final class ScriptHandler implements NodeHandler {
           java.util.regex.Matcher m = LUA_ERROR.matcher(String.valueOf(e.getMessage()));
           if (m.matches()) {
             cfg.error(field, Integer.parseInt(m.group(1)), "Lua syntax error on line " + m.group(1) + " of the script: "
-                + m.group(2).replaceAll("unexpected symbol \\d+ \\((.+)\\)", "unexpected symbol '$1'"));
+                + m.group(2).replaceAll("unexpected symbol \\d+ \\((.+)\\)", "unexpected symbol '$1'")
+                // luaj names the end of the chunk by its token number (286), printed as 'Ğ'
+                .replace("unexpected symbol 'Ğ'", "unexpected end of the script"));
           } else {
             cfg.error(field, "Lua syntax error: " + e.getMessage());
           }
@@ -96,12 +98,14 @@ final class ScriptHandler implements NodeHandler {
     return "lua";
   }
 
-  private static Map<String, Object> bindings(NodeContext ctx) {
+  /** {@code copy}: plain deep copies (for a subprocess's JSON); otherwise the read-only views themselves. */
+  private static Map<String, Object> bindings(NodeContext ctx, boolean copy) {
     Map<String, Object> b = new LinkedHashMap<>();
-    b.put("state", Values.plain(ctx.scope().get("state")));
-    b.put("input", Values.plain(ctx.scope().get("input")));
-    if (ctx.scope().get("loop") != null) {
-      b.put("loop", ctx.scope().get("loop"));
+    for (String name : List.of("state", "input", "loop")) {
+      Object v = ctx.scope().get(name);
+      if (v != null || !name.equals("loop")) {
+        b.put(name, copy ? Values.plain(v) : v);
+      }
     }
     return b;
   }
@@ -109,7 +113,8 @@ final class ScriptHandler implements NodeHandler {
   private static NodeOutcome runLua(NodeContext ctx, Prototype proto, long limit) throws InterruptedException {
     LuaSandbox.Result r;
     try {
-      r = LuaSandbox.run(proto, bindings(ctx), limit, "loop");
+      // Converted to Lua key by key on first read: a pass that never reads a long list in state does not pay for it.
+      r = LuaSandbox.run(proto, bindings(ctx, false), limit, java.util.Set.of("state", "input", "loop"));
     } catch (LuaError e) {
       String m = String.valueOf(e.getMessage());
       throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error" + (m.startsWith("line ") ? " on " : ": ") + m,
@@ -135,7 +140,7 @@ final class ScriptHandler implements NodeHandler {
   }
 
   private static NodeOutcome runSubprocess(NodeContext ctx, List<String> command, String program) throws Exception {
-    Map<String, Object> b = bindings(ctx);
+    Map<String, Object> b = bindings(ctx, true);
     Processes.Result r;
     try {
       r = Processes.run(command, ctx.environment(), ctx.workingDirectory(), Json.compact(b));
