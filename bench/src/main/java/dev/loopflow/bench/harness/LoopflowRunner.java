@@ -127,6 +127,7 @@ public final class LoopflowRunner {
       case "W4" -> LlmWorkload.run(a, out, api);
       case "W5" -> similarity(a, out);
       case "W6" -> coldStart(out, api);
+      case "paused" -> paused(a, out);
       default -> throw new IllegalArgumentException("unknown workload '" + a.workload + "'");
     }
     out.summary(Map.of("loopflow", version(), "java", Runtime.version().toString(), "store",
@@ -319,6 +320,53 @@ public final class LoopflowRunner {
       throw new IllegalStateException("W6: " + r.status() + " " + r.state());
     }
     out.rep(0, t1 - t0, 3, Map.of());
+  }
+
+  static final String PAUSED_YAML = """
+      name: paused
+      nodes:
+        - name: draft
+          run: return { draft = "a draft of some length, as a reviewer would see it" }
+        - name: approve
+          type: approval
+          message: "Ship {{ state.draft }}?"
+      edges:
+        - {from: __start__, to: draft}
+        - {from: draft, to: approve}
+      """;
+
+  /**
+   * Memory per paused run: {@code --runs} runs that each stop at an approval, all kept by the engine's in-memory
+   * store (a SQLite or PostgreSQL store keeps them on disk instead). Heap in use after a full GC, before and after,
+   * divided by the number of runs.
+   */
+  private static void paused(Args a, Output out) {
+    RunStore store = RunStore.inMemory();
+    Loopflow engine = Loopflow.builder().store(store).build();
+    Workflow wf = engine.parse(PAUSED_YAML, "paused.yaml");
+    engine.run(wf, Map.of()); // warm up the classes the runs need
+    long before = usedAfterGc();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < a.runs; i++) {
+      RunResult r = engine.run(wf, Map.of());
+      if (r.status() != RunStatus.PAUSED) {
+        throw new IllegalStateException("paused: run ended " + r.status() + ": " + r.error());
+      }
+    }
+    long t1 = System.nanoTime();
+    long after = usedAfterGc();
+    out.rep(0, t1 - t0, a.runs, Map.of("runs", a.runs, "heap_bytes_per_paused_run",
+        (after - before) / (double) a.runs));
+  }
+
+  private static long usedAfterGc() {
+    Runtime rt = Runtime.getRuntime();
+    long used = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      System.gc();
+      used = Math.min(used, rt.totalMemory() - rt.freeMemory());
+    }
+    return used;
   }
 
   static long check(RunResult r, String key) {

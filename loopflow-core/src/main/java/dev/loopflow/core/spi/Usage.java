@@ -22,7 +22,15 @@ public record Usage(long inputTokens, long outputTokens, Double costUsd, int llm
     if (this == NONE) {
       return o;
     }
-    Double cost = costUsd == null ? o.costUsd : (o.costUsd == null ? costUsd : costUsd + o.costUsd);
+    // Not a nested conditional: mixing Double and double there unboxes a null cost (two unpriced calls threw).
+    Double cost;
+    if (costUsd == null) {
+      cost = o.costUsd;
+    } else if (o.costUsd == null) {
+      cost = costUsd;
+    } else {
+      cost = Double.valueOf(costUsd.doubleValue() + o.costUsd.doubleValue());
+    }
     return new Usage(inputTokens + o.inputTokens, outputTokens + o.outputTokens, cost, llmCalls + o.llmCalls,
         unpricedCalls + o.unpricedCalls);
   }
