@@ -194,7 +194,8 @@ public final class Compare {
         cmd.addAll(List.of("--dir", dir.toString()));
       }
     }
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+    Path stderr = Files.createTempFile("bench-stderr-", ".txt");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(stderr.toFile());
     pb.environment().put("LOOPFLOW_HOME", Files.createTempDirectory("bench-home-").toString());
     long t0 = System.nanoTime();
     Process p = pb.start();
@@ -208,9 +209,12 @@ public final class Compare {
     double wallMs = (System.nanoTime() - t0) / 1e6;
     String key = e.name() + "|" + c.workload() + "|" + c.n();
     if (exit != 0 && !(c.workload().equals("W5") && exit == 2)) {
-      failures.add(key + ": exit " + exit + " (" + String.join(" ", cmd) + ")");
+      List<String> err = Files.readAllLines(stderr);
+      failures.add(key + ": exit " + exit + " (" + String.join(" ", cmd) + "): "
+          + String.join(" | ", err.subList(Math.max(0, err.size() - 3), err.size())));
       return;
     }
+    Files.deleteIfExists(stderr);
     processWallMs.computeIfAbsent(key, k -> new ArrayList<>()).add(wallMs);
     for (String line : lines) {
       if (!line.startsWith("{")) {
