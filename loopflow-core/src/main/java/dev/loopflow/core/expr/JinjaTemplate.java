@@ -10,6 +10,8 @@ final class JinjaTemplate implements Template {
   private final boolean literal;
   private final String singleExpression;
   private final Node tree;
+  /** Text with plain {{ path }} insertions rendered without Jinjava (null otherwise); see FastTemplate. */
+  private final FastTemplate fast;
 
   JinjaTemplate(String source, Set<String> roots, boolean literal, String singleExpression, Node tree) {
     this.source = source;
@@ -17,6 +19,7 @@ final class JinjaTemplate implements Template {
     this.literal = literal;
     this.singleExpression = singleExpression;
     this.tree = tree;
+    this.fast = literal ? null : FastTemplate.compile(source);
   }
 
   @Override
@@ -38,6 +41,12 @@ final class JinjaTemplate implements Template {
   public String render(Map<String, Object> scope) {
     if (literal) {
       return source;
+    }
+    if (fast != null) {
+      String s = fast.render(scope);
+      if (s != null) {
+        return s;
+      }
     }
     return Jinja.render(tree, source, scope);
   }
