@@ -110,6 +110,14 @@ final class LuaSandbox {
   private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
   private static final Map<String, LuaTable> LIBRARY_METATABLES = new LinkedHashMap<>();
   private static final LuaTable GLOBALS_METATABLE = new LuaTable();
+  // Keys set on every run's globals, interned once: LuaValue.valueOf(String) encodes and hashes the name each time.
+  private static final LuaString LOADED = LuaString.valueOf("loaded");
+  private static final LuaString PACKAGE = LuaString.valueOf("package");
+  private static final LuaString DEBUG = LuaString.valueOf("debug");
+  private static final LuaString SETHOOK = LuaString.valueOf("sethook");
+  private static final LuaString G = LuaString.valueOf("_G");
+  private static final LuaString PRINT = LuaString.valueOf("print");
+  private static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
 
   static {
     Globals lib = new Globals();
@@ -125,6 +133,7 @@ final class LuaSandbox {
       meta.set(LuaValue.INDEX, functions);
       meta.set(LuaValue.METATABLE, LuaValue.FALSE);
       LIBRARY_METATABLES.put(name, meta);
+      LIBRARY_KEYS.put(LuaString.valueOf(name), meta);
       BASE.set(name, LuaValue.NIL);
     }
     for (String name : REMOVED) {
@@ -161,22 +170,22 @@ final class LuaSandbox {
     // The count hook needs the debug library bound to these globals; the script itself never sees `debug`.
     // (DebugLib registers itself in package.loaded, so it gets a throwaway one.)
     LuaTable pkg = new LuaTable();
-    pkg.set("loaded", new LuaTable());
-    g.set("package", pkg);
+    pkg.set(LOADED, new LuaTable());
+    g.set(PACKAGE, pkg);
     g.load(new DebugLib());
-    LuaValue sethook = g.get("debug").get("sethook");
-    g.set("debug", LuaValue.NIL);
-    g.set("package", LuaValue.NIL);
+    LuaValue sethook = g.get(DEBUG).get(SETHOOK);
+    g.set(DEBUG, LuaValue.NIL);
+    g.set(PACKAGE, LuaValue.NIL);
     LuaString.s_metatable = STRING_METATABLE;
-    for (Map.Entry<String, LuaTable> lib : LIBRARY_METATABLES.entrySet()) {
+    for (Map.Entry<LuaString, LuaTable> lib : LIBRARY_KEYS.entrySet()) {
       LuaTable own = new LuaTable();
       own.setmetatable(lib.getValue());
       g.set(lib.getKey(), own);
     }
-    g.set("_G", g);
+    g.set(G, g);
     g.setmetatable(GLOBALS_METATABLE);
     StringBuilder printed = new StringBuilder();
-    g.set("print", new VarArgFunction() {
+    g.set(PRINT, new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
         for (int i = 1; i <= args.narg(); i++) {
@@ -189,7 +198,7 @@ final class LuaSandbox {
         return NONE;
       }
     });
-    bindings.forEach((k, v) -> g.set(k, lazy.contains(k) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(Values.plain(v))));
+    bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k), lazy.contains(k) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(Values.plain(v))));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
     // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
