@@ -16,14 +16,10 @@ import dev.loopflow.testkit.PostgresServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
 /**
@@ -94,22 +90,6 @@ public final class LoopflowRunner {
         - {from: outer, to: __end__}
       """;
 
-  static final String W6_YAML = """
-      name: w6-three
-      nodes:
-        - name: a
-          run: return { a = 1 }
-        - name: b
-          run: return { b = state.a + 1 }
-        - name: c
-          run: return { c = state.b + 1 }
-      edges:
-        - {from: __start__, to: a}
-        - {from: a, to: b}
-        - {from: b, to: c}
-        - {from: c, to: __end__}
-      """;
-
   private LoopflowRunner() {}
 
   public static void main(String[] args) throws Exception {
@@ -126,7 +106,8 @@ public final class LoopflowRunner {
       case "W3" -> durable(a, out, api);
       case "W4" -> LlmWorkload.run(a, out, api);
       case "W5" -> similarity(a, out);
-      case "W6" -> coldStart(out, api);
+      case "W6" -> throw new IllegalArgumentException("W6 is the CLI itself: Compare times `loopflow run "
+          + "bench/workloads/w6-three-nodes.yaml` as a whole process");
       case "paused" -> paused(a, out);
       default -> throw new IllegalArgumentException("unknown workload '" + a.workload + "'");
     }
@@ -309,19 +290,6 @@ public final class LoopflowRunner {
     return sb.toString();
   }
 
-  /** In-process, for comparison with the CLI's W6 (which Compare times as a whole process). */
-  private static void coldStart(Output out, boolean api) {
-    long t0 = System.nanoTime();
-    Loopflow engine = Loopflow.builder().store(RunStore.inMemory()).build();
-    Workflow wf = engine.parse(W6_YAML, "w6.yaml");
-    RunResult r = engine.run(wf, Map.of());
-    long t1 = System.nanoTime();
-    if (r.status() != RunStatus.COMPLETED || check(r, "c") != 3) {
-      throw new IllegalStateException("W6: " + r.status() + " " + r.state());
-    }
-    out.rep(0, t1 - t0, 3, Map.of());
-  }
-
   static final String PAUSED_YAML = """
       name: paused
       nodes:
@@ -380,17 +348,5 @@ public final class LoopflowRunner {
   static String abbreviate(Object o) {
     String s = String.valueOf(o);
     return s.length() > 200 ? s.substring(0, 200) + "..." : s;
-  }
-
-  /** Runs {@code tasks} on {@code threads} platform threads, or one virtual thread each when threads is 0. */
-  static <T> List<T> all(List<java.util.concurrent.Callable<T>> tasks) throws Exception {
-    try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
-      List<Future<T>> fs = ex.invokeAll(tasks);
-      List<T> out = new ArrayList<>();
-      for (Future<T> f : fs) {
-        out.add(f.get());
-      }
-      return out;
-    }
   }
 }

@@ -64,6 +64,24 @@ final class FastExpr {
     }
   }
 
+  /** The parts of {@code expression} when it is exactly a dotted path ({@code a.b.c}), else null. */
+  static String[] pathOf(String expression) {
+    FastExpr f = compile(expression);
+    return f != null && f.root instanceof Path p ? p.parts() : null;
+  }
+
+  /** The value at {@code parts} through existing, non-null map entries, or {@link #UNKNOWN}. */
+  static Object resolve(String[] parts, Map<String, Object> scope) {
+    Object v = scope.get(parts[0]);
+    for (int i = 1; i < parts.length && v != null; i++) {
+      if (!(v instanceof Map<?, ?> m)) {
+        return UNKNOWN;
+      }
+      v = m.get(parts[i]);
+    }
+    return v == null ? UNKNOWN : v;
+  }
+
   /** True or false, or {@link #UNKNOWN}. */
   Object test(Map<String, Object> scope) {
     Object v = eval(root, scope);
@@ -102,17 +120,6 @@ final class FastExpr {
       }
       case Cmp c -> compare(c.op(), eval(c.left(), scope), eval(c.right(), scope));
     };
-  }
-
-  private static Object resolve(String[] parts, Map<String, Object> scope) {
-    Object v = scope.get(parts[0]);
-    for (int i = 1; i < parts.length && v != null; i++) {
-      if (!(v instanceof Map<?, ?> m)) {
-        return UNKNOWN;
-      }
-      v = m.get(parts[i]);
-    }
-    return v == null ? UNKNOWN : v;
   }
 
   private static Object compare(String op, Object a, Object b) {

@@ -10,9 +10,9 @@ import java.util.Map;
  * Prompts and commands are mostly text with a few `{{ a.b }}` insertions, rendered on every execution; a Jinjava
  * render builds an interpreter and a context each time. This renders that form directly and must produce exactly
  * Jinjava's text whenever it produces any:
- *  - compile() accepts only literal text and `{{ dotted.path }}` expressions: no `{%`, no `{#`, no whitespace
- *    control (`{{-`), no filters, no other expression syntax; anything else returns null and the template always
- *    renders with Jinjava.
+ *  - compile() accepts only literal text and `{{ dotted.path }}` expressions (a path as FastExpr parses it): no
+ *    `{%`, no `{#`, no whitespace control (`{{-`), no filters, no other expression syntax; anything else returns
+ *    null and the template always renders with Jinjava.
  *  - render() answers only when every path resolves through existing map entries to a String, Integer or Long
  *    (whose text Jinjava prints the same way); otherwise it returns null and the caller renders with Jinjava.
  * FastTemplateTest compares both on generated templates and scopes.
@@ -47,15 +47,12 @@ final class FastTemplate {
       if (expr.startsWith("-") || expr.endsWith("-")) {
         return null;
       }
-      String[] path = path(expr.strip());
+      String[] path = FastExpr.pathOf(expr);
       if (path == null) {
         return null;
       }
       parts.add(path);
       i = close + 2;
-    }
-    if (source.contains("}}") && parts.stream().noneMatch(p -> p instanceof String[])) {
-      return null;
     }
     for (Object p : parts) {
       if (p instanceof String s && (s.contains("}}") || s.contains("{{"))) {
@@ -63,27 +60,6 @@ final class FastTemplate {
       }
     }
     return new FastTemplate(parts);
-  }
-
-  private static String[] path(String expr) {
-    String[] parts = expr.split("\\.", -1);
-    for (String p : parts) {
-      if (p.isEmpty() || !(Character.isLetter(p.charAt(0)) || p.charAt(0) == '_')) {
-        return null;
-      }
-      for (int k = 1; k < p.length(); k++) {
-        char c = p.charAt(k);
-        if (!(Character.isLetterOrDigit(c) || c == '_')) {
-          return null;
-        }
-      }
-      if (p.equals("true") || p.equals("false") || p.equals("none") || p.equals("None") || p.equals("null")
-          || p.equals("True") || p.equals("False") || p.equals("not") || p.equals("and") || p.equals("or")
-          || p.equals("in") || p.equals("is")) {
-        return null;
-      }
-    }
-    return parts;
   }
 
   /** The rendered text, or null when Jinjava must decide. */
@@ -94,14 +70,7 @@ final class FastTemplate {
         sb.append(s);
         continue;
       }
-      String[] path = (String[]) p;
-      Object v = scope.get(path[0]);
-      for (int k = 1; k < path.length && v != null; k++) {
-        if (!(v instanceof Map<?, ?> m)) {
-          return null;
-        }
-        v = m.get(path[k]);
-      }
+      Object v = FastExpr.resolve((String[]) p, scope);
       if (v instanceof String || v instanceof Integer || v instanceof Long) {
         sb.append(v);
       } else {

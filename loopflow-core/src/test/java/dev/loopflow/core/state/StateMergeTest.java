@@ -80,6 +80,30 @@ class StateMergeTest {
   }
 
   @Test
+  void aNodeWritingItsOutputToAnAppendKeyAppendsToo() {
+    RunResult r = engine.run(engine.parse("""
+        name: output-key
+        state:
+          notes: append
+        nodes:
+          - name: first
+            type: transform
+            template: "one"
+            output: notes
+          - name: second
+            type: transform
+            template: "two"
+            output: notes
+        edges:
+          - {from: __start__, to: first}
+          - {from: first, to: second}
+        """, "output-key.yaml"), Map.of());
+
+    assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.state()).containsEntry("notes", List.of("one", "two"));
+  }
+
+  @Test
   void appendingToAKeyThatHoldsNoListFailsTheNodeWithTheKeyNamed() {
     RunResult r = engine.run(engine.parse("""
         name: bad

@@ -58,25 +58,22 @@ final class RunState {
       String stateKey, Object stateValue, NodeStatus status) {
     synchronized (this) {
       if (statePatch != null) {
-        for (Map.Entry<String, Object> e : statePatch.entrySet()) {
-          if (workflow.merge(e.getKey()) == dev.loopflow.core.model.StateMerge.APPEND) {
-            append(e.getKey(), e.getValue());
-          } else {
-            state.put(e.getKey(), e.getValue());
-          }
-        }
-        view = null;
+        statePatch.forEach(this::merge);
       }
       if (stateKey != null) {
-        state.put(stateKey, stateValue);
-        view = null;
+        merge(stateKey, stateValue);
       }
     }
     frame.complete(id, result, status);
   }
 
-  /** Guarded by this. */
-  private void append(String key, Object value) {
+  /** Every write to state goes through here, so a key's declared merge applies whoever writes it. Guarded by this. */
+  private void merge(String key, Object value) {
+    view = null;
+    if (workflow.merge(key) != dev.loopflow.core.model.StateMerge.APPEND) {
+      state.put(key, value);
+      return;
+    }
     Object current = state.get(key);
     if (current != null && !(current instanceof List<?>)) {
       throw new IllegalStateException("state." + key + " is declared 'merge: append' but holds "

@@ -108,7 +108,6 @@ final class LuaSandbox {
    */
   private static final LuaTable BASE = new LuaTable();
   private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
-  private static final Map<String, LuaTable> LIBRARY_METATABLES = new LinkedHashMap<>();
   private static final LuaTable GLOBALS_METATABLE = new LuaTable();
   // Keys set on every run's globals, interned once: LuaValue.valueOf(String) encodes and hashes the name each time.
   private static final LuaString LOADED = LuaString.valueOf("loaded");
@@ -132,7 +131,6 @@ final class LuaSandbox {
       LuaTable meta = new LuaTable();
       meta.set(LuaValue.INDEX, functions);
       meta.set(LuaValue.METATABLE, LuaValue.FALSE);
-      LIBRARY_METATABLES.put(name, meta);
       LIBRARY_KEYS.put(LuaString.valueOf(name), meta);
       BASE.set(name, LuaValue.NIL);
     }
@@ -153,10 +151,6 @@ final class LuaSandbox {
       }
     });
     GLOBALS_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
-  }
-
-  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions) throws InterruptedException {
-    return run(proto, bindings, maxInstructions, java.util.Set.of());
   }
 
   /**
@@ -198,7 +192,8 @@ final class LuaSandbox {
         return NONE;
       }
     });
-    bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k), lazy.contains(k) && v instanceof Map<?, ?> m ? lazyTable(m) : toLua(Values.plain(v))));
+    bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k),
+        lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m) : toLua(Values.plain(v))));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
     // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
@@ -313,10 +308,6 @@ final class LuaSandbox {
       this.source = source;
       setmetatable(LAZY_METATABLE);
     }
-  }
-
-  private static LuaTable lazyTable(Map<?, ?> source) {
-    return new LazyTable(source);
   }
 
   private static void force(LuaValue t) {
