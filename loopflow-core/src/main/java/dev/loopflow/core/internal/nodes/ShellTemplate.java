@@ -72,8 +72,11 @@ final class ShellTemplate {
         cfg.error(field, lineOf(source, src.origin(p.offset())), p.message());
       }
     }
+    if (!src.ok) {
+      return null; // a refused tag: the command is not compiled with it
+    }
     Template script = cfg.template(field, src.script.toString());
-    if (!src.ok || script == null || !src.hasTags && !read.problems().isEmpty()) {
+    if (script == null || !src.hasTags && !read.problems().isEmpty()) {
       return null;
     }
     return new ShellTemplate(shownAs, script, src.args, src.hasTags ? null : read);
