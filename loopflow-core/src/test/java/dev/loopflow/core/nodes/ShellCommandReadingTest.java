@@ -277,9 +277,9 @@ class ShellCommandReadingTest {
 
   @Test
   void forLoopValuesAreRefusedInsteadOfRenderingEmpty_bugArgsRenderedOutsideTheLoop() {
-    // The loop's {{ x }} used to be rendered outside the loop, where x does not exist: every item printed empty.
+    // The loop's {{ item }} used to be rendered outside the loop, where item is empty: every item printed empty.
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
-        Map.of("bash", "{% for x in input.xs %}echo {{ x }};{% endfor %}")).build());
+        Map.of("bash", "{% for item in input.xs %}echo {{ item }};{% endfor %}")).build());
 
     assertThat(problems).first().asString().contains("{% for %} cannot be used in a shell command");
   }

@@ -270,6 +270,70 @@ class ShellValueSafetyTest {
     assertThat(r.output()).isEqualTo(c.printed());
   }
 
+  /** until_bash / until_command tests whose score comes from the pass (a model's reply, here a transform). */
+  static Stream<Arguments> untilCases() {
+    List<Arguments> all = new ArrayList<>();
+    List<String[]> tests = List.of(
+        new String[] {"until_bash", "[[ {{ score.output }} -ge 8 ]]", "integer"},
+        new String[] {"until_bash", "(( {{ score.output }} >= 8 ))", "integer"},
+        new String[] {"until_command", "test {{ score.output }} -ge 8", "integer"},
+        new String[] {"until_bash", "s={{ score.output }}; (( s >= 8 ))", "arithmetic_inert"});
+    for (String[] t : tests) {
+      for (String h : hostile()) {
+        all.add(Arguments.of(t[0], t[1], t[2], h));
+      }
+    }
+    return all.stream();
+  }
+
+  private RunResult runUntil(String field, String test, String score) {
+    Workflow wf = ENGINE.parse("""
+        name: until
+        nodes:
+          - id: g
+            loop_group:
+              max_iterations: 3
+              %s: |-
+                %s
+              nodes:
+                - id: score
+                  type: transform
+                  template: "{{ input.v }}"
+        """.formatted(field, test), "until.yaml");
+    return ENGINE.run(wf, RunOptions.builder().input("v", score).workingDirectory(tmp).build());
+  }
+
+  @ParameterizedTest(name = "{0}: {1} <- {3}")
+  @MethodSource("untilCases")
+  void untilCommandValueCannotRunCommand_bugBashRecursiveArithmetic(String field, String test, String rule,
+      String hostile) {
+    String value = arm(hostile);
+    RunResult r = runUntil(field, test, value);
+
+    assertThat(marker()).as("the marker file").doesNotExist();
+    int open = value.indexOf('[');
+    boolean subscript = open >= 0 && (value.indexOf('$', open) > 0 || value.indexOf('`', open) > 0);
+    if (rule.equals("integer") || subscript) {
+      // A refused value ends the loop with the refusal, not with "another pass" until the bound.
+      assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+      assertThat(r.error().code()).isEqualTo("node_failed");
+      assertThat(r.error().details()).isEqualTo(Map.of("field", field, "source", "{{ score.output }}", "rule", rule));
+      assertThat(r.error().message()).contains(field + ": the value of {{ score.output }} ");
+      assertThat(r.nodes().get("g")).containsEntry("count", 1).containsEntry("exit_reason", "error");
+    }
+  }
+
+  @Test
+  void untilCommandStillDecidesByItsExitStatus() {
+    RunResult done = runUntil("until_bash", "[[ {{ score.output }} -ge 8 ]]", "9");
+    RunResult notYet = runUntil("until_bash", "[[ {{ score.output }} -ge 8 ]]", "5");
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.nodes().get("g")).containsEntry("count", 1).containsEntry("exit_reason", "command");
+    assertThat(notYet.error().code()).isEqualTo("max_iterations_exceeded");
+    assertThat(notYet.nodes().get("g")).containsEntry("count", 3);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"5", " 5", "5 ", "\t5\n", "+5", "005"})
   void anIntegerIsPassedInItsPlainDecimalForm(String value) {
