@@ -74,6 +74,7 @@ class ShellCommandReadingTest {
         bash("heredoc with space", "cat << \"EOF\" >/dev/null\n$(nothing) 'it's\nEOF\ncat <<END\nV\nEND"),
         bash("two heredocs", "cat <<A; cat <<B\nV\nA\nV\nB", v -> v + "\n" + v),
         bash("heredoc $( )", "cat <<EOF\n$(printf %s \"V\")\nEOF"),
+        bash("heredoc line continued", "cat <<EOF\nx\\\nEOF\n(( V )) EOF\nEOF", v -> "xEOF\n(( " + v + " )) EOF"),
         bash("comment with a quote", "# it's a \"comment\" V\nprintf %s V"),
         bash("comment after a command", "true # don't V\nprintf %s V"),
         bash("not a comment", "printf %s a#V", v -> "a#" + v),
@@ -301,7 +302,7 @@ class ShellCommandReadingTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"eval \"echo V\"", "eval echo V", "trap 'rm -f V' EXIT", "bash -c \"echo V\"",
-      "sh -ec 'echo V'", "/bin/bash -c 'echo V'", "command eval 'echo V'"})
+      "sh -ec 'echo V'", "/bin/bash -c 'echo V'", "command eval 'echo V'", "mapfile -C 'echo V' -c 1 x < /dev/null"})
   void valueInsideShellCodeIsALoadError(String command) {
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
         Map.of("bash", command.replace("V", V))).build());

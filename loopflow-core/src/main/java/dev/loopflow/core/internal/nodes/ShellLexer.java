@@ -99,6 +99,7 @@ final class ShellLexer {
     boolean nextName;
     boolean nextOptionArgument;
     boolean optionArgumentIsName;
+    boolean optionArgumentIsCode;
     boolean nextRedirectTarget;
     boolean declaresAssociative;
     boolean scriptNext;
@@ -155,6 +156,8 @@ final class ShellLexer {
   private final Set<String> associative = new HashSet<>();
   private boolean evaluatesIndirectly;
   private boolean closing;
+  /** Where a line joined to the one before it by backslash-newline starts (it cannot end a heredoc). */
+  private int continuedLine = -1;
   private int i;
 
   private ShellLexer(String text, List<String> sources) {
@@ -532,6 +535,9 @@ final class ShellLexer {
       i += 2;
       return;
     }
+    if (s.charAt(i + 1) == '\n' && f.kind == Kind.HEREDOC) {
+      continuedLine = i + 2; // bash joins the lines before it looks for the delimiter
+    }
     if (f.kind == Kind.CMD || f.kind == Kind.DBRACKET) {
       word(f).plain = false;
     }
@@ -804,7 +810,7 @@ final class ShellLexer {
 
   private void heredoc(Frame f) {
     Heredoc h = f.heredoc;
-    if (i == 0 || s.charAt(i - 1) == '\n') {
+    if ((i == 0 || s.charAt(i - 1) == '\n') && i != continuedLine) {
       int eol = s.indexOf('\n', i);
       if (eol < 0) {
         eol = s.length();
@@ -983,7 +989,13 @@ final class ShellLexer {
       push(a);
       return;
     }
-    if (w == null && at(i + 1) == '(') {
+    if (inCasePattern(f)) {
+      out.append('(');
+      i++;
+      return;
+    }
+    endWord(f); // '(' is a metacharacter: it always ends the word before it (if((x)) is "if" then "((")
+    if (at(i + 1) == '(') {
       // (( ... )) and for (( ... )): arithmetic. A nested subshell written "((" is read as arithmetic too, which
       // only makes its values stricter.
       if (f.cmd.name == null) {
@@ -991,16 +1003,9 @@ final class ShellLexer {
       }
       out.append("((");
       i += 2;
-      Frame a = new Frame(Kind.ARITH, ')');
-      stack.push(a);
+      stack.push(new Frame(Kind.ARITH, ')'));
       return;
     }
-    if (inCasePattern(f)) {
-      out.append('(');
-      i++;
-      return;
-    }
-    endWord(f);
     Matcher fn = FUNCTION_PARENS.matcher(s).region(i, s.length());
     if (f.cmd.name != null && fn.lookingAt()) {
       // name() { ...; }: a function definition; its body starts a new command.
@@ -1046,7 +1051,10 @@ final class ShellLexer {
       return;
     }
     cmd.current = null;
-    String t = w.plain ? w.text.toString() : null;
+    // Reserved words count only when unquoted; command names, options and operators count after quote removal
+    // ('let', \let and "-gt" are what bash runs and compares).
+    String reserved = w.plain ? w.text.toString() : null;
+    String t = w.dynamic ? null : unquote(w.text);
     if (f.kind == Kind.DBRACKET) {
       testWord(cmd, w, t, true);
       return;
@@ -1061,14 +1069,14 @@ final class ShellLexer {
     if (!f.cases.isEmpty()) {
       CaseState state = f.cases.peek();
       if (state == CaseState.SUBJECT) {
-        if ("in".equals(t)) {
+        if ("in".equals(reserved)) {
           f.cases.pop();
           f.cases.push(CaseState.PATTERN);
         }
         return;
       }
-      if (state == CaseState.PATTERN || cmd.name == null && "esac".equals(t)) {
-        if ("esac".equals(t)) {
+      if (state == CaseState.PATTERN || cmd.name == null && "esac".equals(reserved)) {
+        if ("esac".equals(reserved)) {
           f.cases.pop();
           cmd.name = "esac";
         }
@@ -1076,17 +1084,17 @@ final class ShellLexer {
       }
     }
     if (cmd.name == null) {
-      commandWord(f, w, t);
+      commandWord(f, w, reserved, t);
       return;
     }
     cmd.arguments++;
     if (cmd.arguments == 1 && ("builtin".equals(cmd.name) || "command".equals(cmd.name)) && t != null
         && !t.startsWith("-")) {
       cmd.name = null;
-      commandWord(f, w, t);
+      commandWord(f, w, reserved, t);
       return;
     }
-    if (cmd.arguments == 1 && "function".equals(cmd.name)) {
+    if (cmd.arguments == 1 && "function".equals(cmd.name)) { // function NAME { ...; }: the body starts a command
       endCommand(f);
       return;
     }
@@ -1117,21 +1125,21 @@ final class ShellLexer {
     }
   }
 
-  private void commandWord(Frame f, Word w, String t) {
+  private void commandWord(Frame f, Word w, String reserved, String t) {
     Command cmd = f.cmd;
-    if (t != null && KEEP_COMMAND_POSITION.contains(t)) {
+    if (reserved != null && KEEP_COMMAND_POSITION.contains(reserved)) {
       return;
     }
     if (w.beforeEquals != null && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
       return; // an assignment before the command name
     }
-    if ("case".equals(t)) {
+    if ("case".equals(reserved)) {
       f.cases.push(CaseState.SUBJECT);
-      cmd.name = t;
+      cmd.name = reserved;
       return;
     }
-    if ("[[".equals(t)) {
-      cmd.name = t;
+    if ("[[".equals(reserved)) {
+      cmd.name = reserved;
       if (!closing) {
         stack.push(new Frame(Kind.DBRACKET, ']'));
       }
@@ -1158,6 +1166,43 @@ final class ShellLexer {
       String v = sources.get(r.arg - 1);
       problems.add(new Problem(r.offset, v + " is used in shell code: " + why.replace("VALUE", v)));
     }
+  }
+
+  /** The word after quote removal, or null when it has quoting this reader does not undo ($'...'). */
+  private static String unquote(CharSequence text) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < text.length(); k++) {
+      char c = text.charAt(k);
+      if (c == '\\' && k + 1 < text.length()) {
+        b.append(text.charAt(++k));
+      } else if (c == '\'') {
+        int end = indexOf(text, '\'', k + 1);
+        b.append(text, k + 1, end);
+        k = end;
+      } else if (c == '"') {
+        k++;
+        while (k < text.length() && text.charAt(k) != '"') {
+          if (text.charAt(k) == '\\' && k + 1 < text.length() && "\"\\$`".indexOf(text.charAt(k + 1)) >= 0) {
+            k++;
+          }
+          b.append(text.charAt(k++));
+        }
+      } else if (c == '$' && k + 1 < text.length() && text.charAt(k + 1) == '\'') {
+        return null;
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  private static int indexOf(CharSequence text, char c, int from) {
+    for (int k = from; k < text.length(); k++) {
+      if (text.charAt(k) == c) {
+        return k;
+      }
+    }
+    return text.length();
   }
 
   /** A word the shell takes as a variable name: its values must be names, and a computed name is indirect. */
@@ -1207,6 +1252,8 @@ final class ShellLexer {
       cmd.nextOptionArgument = false;
       if (cmd.optionArgumentIsName) {
         nameWord(w, w.refs, w.dynamic);
+      } else if (cmd.optionArgumentIsCode) {
+        code(w, cmd.name + " -C runs its callback as shell code, so the value would be parsed as code");
       }
       return;
     }
@@ -1220,6 +1267,7 @@ final class ShellLexer {
       if (takesArgument.indexOf(last) >= 0) {
         cmd.nextOptionArgument = true;
         cmd.optionArgumentIsName = "read".equals(cmd.name) && last == 'a';
+        cmd.optionArgumentIsCode = !"read".equals(cmd.name) && last == 'C';
       }
       return;
     }
