@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,6 +169,67 @@ class ShellValueSafetyTest {
         "1 )) ; touch @F@ ; (( 1",
         "-1 )); touch @F@; ((0",
         "x; touch @F@");
+  }
+
+  /** Constructs an arithmetic context can sit in; each keeps the context on lines of its own. */
+  static List<UnaryOperator<String>> wrappers() {
+    return List.of(
+        x -> "echo \"$(\n" + x + "\n)\"",
+        x -> "{\n" + x + "\n}",
+        x -> "(\n" + x + "\n)",
+        x -> "if true; then\n" + x + "\nfi",
+        x -> "f() {\n" + x + "\n}; f",
+        x -> "case a in a)\n" + x + "\n;; esac",
+        x -> "while true; do\n" + x + "\nbreak; done",
+        x -> "for i in 1; do\n" + x + "\ndone",
+        x -> "x=$(\n" + x + "\n); echo \"$x\"",
+        x -> "# it's a \"comment\n" + x,
+        x -> "cat <<'EOF' >/dev/null\nit's \"$(\nEOF\n" + x,
+        x -> "echo 'it'\"'\"'s' >/dev/null; true &&\n" + x,
+        x -> "{% if true %}\n" + x + "\n{% endif %}");
+  }
+
+  static Stream<Arguments> wrappedCases() {
+    List<Arguments> all = new ArrayList<>();
+    List<String> values = List.of("a[$(touch @F@)]", "x[`touch @F@`]", "$(touch @F@)", "'; touch @F@; '");
+    for (Context c : arithmetic()) {
+      for (int w = 0; w < wrappers().size(); w++) {
+        for (String h : values) {
+          all.add(Arguments.of(c, w, h));
+        }
+      }
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} in wrapper {1} <- {2}")
+  @MethodSource("wrappedCases")
+  void arithmeticContextInsideAnyConstructCannotRunCommand_bugBashRecursiveArithmetic(Context c, int wrapper,
+      String hostile) {
+    Context wrapped = new Context(c.name(), c.field(), wrappers().get(wrapper).apply(c.command()), "", "");
+    RunResult r = run(wrapped, arm(hostile));
+
+    assertRefused(r, c.field(), V, Rule.INTEGER);
+  }
+
+  static Stream<Arguments> wrappedContexts() {
+    List<Arguments> all = new ArrayList<>();
+    for (Context c : arithmetic()) {
+      for (int w = 0; w < wrappers().size(); w++) {
+        all.add(Arguments.of(c, w));
+      }
+    }
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "{0} in wrapper {1}")
+  @MethodSource("wrappedContexts")
+  void aNumberStillWorksInsideAnyConstruct(Context c, int wrapper) {
+    Context wrapped = new Context(c.name(), c.field(), wrappers().get(wrapper).apply(c.command()), "", "");
+    RunResult good = run(wrapped, c.good());
+
+    assertThat(good.status()).as(String.valueOf(good.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(String.valueOf(good.output())).contains(c.printed());
   }
 
   static Stream<Arguments> arithmeticCases() {
