@@ -477,6 +477,20 @@ class ShellValueSafetyTest {
     assertThat(good.output()).isEqualTo("6");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"a[$(touch @F@)]", "x[`touch @F@`]", "$(touch @F@)", "5; touch @F@", "5\ntouch @F@"})
+  void aValueCheckedWithARegexBeforeAScriptUsesItIsSafe(String hostile) throws Exception {
+    java.nio.file.Files.writeString(tmp.resolve("double.sh"), "echo $(( $1 * 2 ))\n");
+    Context c = bash("documented pattern", "[[ V =~ ^[0-9]+$ ]] || exit 3; bash double.sh V", "5", "10");
+
+    RunResult bad = run(c, arm(hostile));
+    RunResult good = run(c, "5");
+
+    assertThat(marker()).doesNotExist();
+    assertThat(bad.nodes().get("sh")).containsEntry("exitCode", 3);
+    assertThat(good.output()).isEqualTo("10");
+  }
+
   @Test
   void envValuesOfACommandWithoutArithmeticAreData() {
     Workflow wf = ENGINE.workflow("shell").node("sh", "shell", Map.of("bash", "printf %s \"$N\"",
