@@ -1,5 +1,7 @@
 package dev.loopflow.core.internal.nodes;
 
+import dev.loopflow.core.internal.nodes.ShellWords.Ref;
+import dev.loopflow.core.internal.nodes.ShellWords.Word;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -15,8 +17,8 @@ import java.util.regex.Pattern;
  *  - quoted to suit the context it sits in (outside quotes, in "...", in '...', in $'...', in an unquoted heredoc
  *    body where quotes would be literal, in arithmetic where dash rejects quotes);
  *  - dropped from # comments (a value there would do nothing, and it must not end the comment);
- *  - refused in a heredoc with a quoted delimiter (nothing is expanded there, the value would never arrive) and
- *    as a heredoc delimiter.
+ *  - refused in a heredoc with a quoted delimiter (nothing is expanded there, the value would never arrive), as a
+ *    heredoc delimiter, and in code that eval, trap or sh -c run (ShellWords).
  * It also classifies each reference: INTEGER where bash evaluates the text as arithmetic (operands are evaluated
  * recursively, and an array subscript met on the way is expanded, $(...) included), NAME where bash takes the
  * text as a variable name (whose subscript is evaluated the same way), TEXT everywhere else. And it notes whether
@@ -24,28 +26,14 @@ import java.util.regex.Pattern;
  * name): then a value may reach that evaluation indirectly (x=VALUE; echo $((x))), and every value must be free of
  * subscripts that could expand.
  *
- * Contexts recognised (the guarantee in docs/dsl.md §3.6 lists them):
- *  arithmetic: (( )), for (( )), $(( )), $[ ], let, declare/typeset/local -i, operands of -eq -ne -lt -le -gt -ge
- *  in [[ ]], test and [, ${name[...]} and name[...]= subscripts (not of arrays declared -A in the command),
- *  ${name:offset:length}, [...]= subscripts in array literals;
- *  names: the operand of -v (test, [, [[, printf), the names given to read, unset, mapfile, readarray, and the
- *  name part of declare/typeset/local arguments;
- *  indirect evaluation: any of the above containing a variable, an expansion or a name, ${!name}, declare -n.
- * What this reader does not model only makes it stricter (a nested subshell written as ((...)) is taken for
- * arithmetic) or changes how a value is quoted inside constructs the shells themselves disagree on; a value is
- * never placed where the shell would parse it as code, because the reference is the only thing emitted.
+ * This class follows the contexts (quotes, $( ), backquotes, ${ }, arithmetic, [[ ]], heredocs, comments);
+ * ShellWords decides what the words of each simple command mean. docs/dsl.md §3.6 lists what is recognised.
+ * Where this reading is simpler than the shell's it errs towards more checking (a nested subshell written as
+ * ((...)) is taken for arithmetic); the only thing it ever emits in place of a value is a reference to it.
  */
 final class ShellLexer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{LOOPFLOW_ARG_([0-9]{1,6})}");
-  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern ASSIGNMENT_TARGET = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\[.*])?\\+?");
-  private static final Set<String> ARITHMETIC_OPERATORS = Set.of("-eq", "-ne", "-lt", "-le", "-gt", "-ge");
-  /** Words after which the next word is still in command position. */
   private static final Pattern FUNCTION_PARENS = Pattern.compile("\\([ \\t]*\\)");
-  /** Shells whose -c argument is a script: a value placed in it would be parsed as code. */
-  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox");
-  private static final Set<String> KEEP_COMMAND_POSITION = Set.of("if", "then", "elif", "else", "fi", "do", "done",
-      "while", "until", "!", "{", "}", "time");
 
   /** How the shell uses a value. */
   enum Use { TEXT, INTEGER, NAME }
@@ -53,7 +41,7 @@ final class ShellLexer {
   /** A value reference that remains in the command: argument n (1-based) and how it is used. */
   record Reference(int arg, Use use) {}
 
-  /** A reference the shell could never deliver; offset into the text read. */
+  /** A reference the shell could never deliver as data; offset into the text read. */
   record Problem(int offset, String message) {}
 
   /**
@@ -64,59 +52,7 @@ final class ShellLexer {
 
   private enum Kind { CMD, DBRACKET, DQ, SQ, ANSI, PARAM, ARITH, HEREDOC }
 
-  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, SHELL, OTHER }
-
-  private enum CaseState { SUBJECT, PATTERN, BODY }
-
-  private static final class Ref {
-    final int arg;
-    final int offset;
-    Use use;
-
-    Ref(int arg, int offset, Use use) {
-      this.arg = arg;
-      this.offset = offset;
-      this.use = use;
-    }
-  }
-
-  private static final class Word {
-    final StringBuilder text = new StringBuilder();
-    boolean plain = true;
-    boolean dynamic;
-    String beforeEquals;
-    boolean dynamicBeforeEquals;
-    final List<Ref> refs = new ArrayList<>();
-    final List<Ref> refsBeforeEquals = new ArrayList<>();
-  }
-
-  private static final class Command {
-    String name;
-    Mode mode = Mode.PLAIN;
-    Word current;
-    Word previous;
-    boolean nextNumeric;
-    boolean nextName;
-    boolean nextOptionArgument;
-    boolean optionArgumentIsName;
-    boolean optionArgumentIsCode;
-    boolean nextRedirectTarget;
-    boolean declaresAssociative;
-    boolean scriptNext;
-    int arguments;
-  }
-
-  private static final class Heredoc {
-    final String delimiter;
-    final boolean stripTabs;
-    final boolean quoted;
-
-    Heredoc(String delimiter, boolean stripTabs, boolean quoted) {
-      this.delimiter = delimiter;
-      this.stripTabs = stripTabs;
-      this.quoted = quoted;
-    }
-  }
+  private record Heredoc(String delimiter, boolean stripTabs, boolean quoted) {}
 
   private static final class Frame {
     final Kind kind;
@@ -124,25 +60,25 @@ final class ShellLexer {
     final char closer;
     /** The word this frame's text belongs to (quotes, ${ } and subscripts inside a word), if any. */
     Word word;
-    Command cmd;
-    String arrayName;
-    Deque<CaseState> cases;
+    /** CMD and DBRACKET: the words read in this frame. */
+    ShellWords words;
+    /** ARITH: open parentheses or brackets inside. */
     int depth;
+    /** ARITH: false for the subscript of an associative array (a key, not arithmetic). */
     boolean numeric = true;
+    /** ARITH: a variable name or an expansion of its own appears inside. */
     boolean sawName;
     boolean hasReference;
+    /** PARAM: 0 before the name, 1 in the name, 2 after it, 3 in the word of an operator (${x:-word}). */
     int paramState;
     final StringBuilder paramName = new StringBuilder();
+    /** PARAM: inside double quotes, where ${x:-'...'} keeps its single quotes. */
     boolean inDoubleQuotes;
     Heredoc heredoc;
 
     Frame(Kind kind, char closer) {
       this.kind = kind;
       this.closer = closer;
-      if (kind == Kind.CMD || kind == Kind.DBRACKET) {
-        cmd = new Command();
-        cases = new ArrayDeque<>();
-      }
     }
   }
 
@@ -159,6 +95,35 @@ final class ShellLexer {
   /** Where a line joined to the one before it by backslash-newline starts (it cannot end a heredoc). */
   private int continuedLine = -1;
   private int i;
+
+  private final ShellWords.Reader reader = new ShellWords.Reader() {
+    @Override
+    public void evaluatesIndirectly() {
+      evaluatesIndirectly = true;
+    }
+
+    @Override
+    public void problem(int offset, String message) {
+      problems.add(new Problem(offset, message));
+    }
+
+    @Override
+    public String source(int arg) {
+      return sources.get(arg - 1);
+    }
+
+    @Override
+    public void declareAssociative(String name) {
+      associative.add(name);
+    }
+
+    @Override
+    public void openConditional() {
+      Frame f = new Frame(Kind.DBRACKET, ']');
+      f.words = ShellWords.conditional(this);
+      stack.push(f);
+    }
+  };
 
   private ShellLexer(String text, List<String> sources) {
     this.s = text;
@@ -179,7 +144,7 @@ final class ShellLexer {
   }
 
   private Result run() {
-    stack.push(new Frame(Kind.CMD, (char) 0));
+    stack.push(commands((char) 0, null));
     while (i < s.length()) {
       if (reference()) {
         continue;
@@ -204,6 +169,12 @@ final class ShellLexer {
       list.add(new Reference(r.arg, r.use));
     }
     return new Result(out.toString(), List.copyOf(list), evaluatesIndirectly, List.copyOf(problems));
+  }
+
+  private Frame commands(char closer, String arrayName) {
+    Frame f = new Frame(Kind.CMD, closer);
+    f.words = arrayName == null ? ShellWords.commands(reader) : ShellWords.arrayLiteral(reader, arrayName);
+    return f;
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -235,11 +206,11 @@ final class ShellLexer {
     int at = i;
     i = placeholderEnd(i);
     Frame top = stack.peek();
-    if (top.kind == Kind.HEREDOC && top.heredoc.quoted) {
+    if (top.kind == Kind.HEREDOC && top.heredoc.quoted()) {
+      String d = top.heredoc.delimiter();
       problems.add(new Problem(at, sources.get(n - 1) + " is in the body of a heredoc whose delimiter is quoted ("
-          + top.heredoc.delimiter + "), where the shell expands nothing, so the value would never arrive; use an "
-          + "unquoted delimiter (<<" + top.heredoc.delimiter + ") and write any other $, ` and \\ in the body as "
-          + "\\$, \\` and \\\\"));
+          + d + "), where the shell expands nothing, so the value would never arrive; use an unquoted delimiter (<<"
+          + d + ") and write any other $, ` and \\ in the body as \\$, \\` and \\\\"));
       return true;
     }
     Ref r = new Ref(n, at, Use.TEXT);
@@ -261,7 +232,7 @@ final class ShellLexer {
     for (Frame f : stack) {
       switch (f.kind) {
         case DQ, SQ, ANSI, PARAM -> {
-          continue;
+          continue; // quotes and ${x:-...} words pass the value on to what encloses them
         }
         case ARITH -> {
           if (f.numeric) {
@@ -274,13 +245,7 @@ final class ShellLexer {
           return Use.TEXT;
         }
         case CMD, DBRACKET -> {
-          Word w = word(f);
-          w.plain = false;
-          w.refs.add(r);
-          if (w.beforeEquals == null) {
-            w.refsBeforeEquals.add(r);
-          }
-          return f.cmd.mode == Mode.ARITHMETIC ? Use.INTEGER : Use.TEXT;
+          return f.words.reference(r);
         }
         default -> throw new IllegalStateException(f.kind.name());
       }
@@ -291,18 +256,11 @@ final class ShellLexer {
   // ---------------------------------------------------------------------------------------------------------
   // Output and words
 
-  private Word word(Frame f) {
-    if (f.cmd.current == null) {
-      f.cmd.current = new Word();
-    }
-    return f.cmd.current;
-  }
-
   /** The word the text at the top of the stack belongs to, if any. */
   private Word collector() {
     Frame top = stack.peek();
     return switch (top.kind) {
-      case CMD, DBRACKET -> word(top);
+      case CMD, DBRACKET -> top.words.word();
       case DQ, SQ, ANSI, PARAM -> top.word;
       case ARITH -> top.closer == ']' || top.closer == '}' ? top.word : null;
       case HEREDOC -> null;
@@ -327,15 +285,21 @@ final class ShellLexer {
     i += text.length();
   }
 
+  /** Copies text that belongs to no word (blanks, operators). */
+  private void pass(int length) {
+    out.append(s, i, i + length);
+    i += length;
+  }
+
   private void push(Frame f) {
     f.word = collector();
     stack.push(f);
   }
 
-  private void markNotPlain() {
+  private void markQuoted() {
     Frame top = stack.peek();
     if (top.kind == Kind.CMD || top.kind == Kind.DBRACKET) {
-      word(top).plain = false;
+      top.words.quoted();
     }
   }
 
@@ -351,9 +315,7 @@ final class ShellLexer {
           return;
         }
         case CMD, DBRACKET -> {
-          Word w = word(f);
-          w.dynamic = true;
-          w.plain = false;
+          f.words.expansion();
           return;
         }
         default -> {
@@ -375,12 +337,7 @@ final class ShellLexer {
 
   private void close(Frame f) {
     switch (f.kind) {
-      case CMD, DBRACKET -> {
-        boolean was = closing;
-        closing = true; // a last word "[[" opens nothing once its command is over
-        endWord(f);
-        closing = was;
-      }
+      case CMD, DBRACKET -> f.words.endWord(true); // a last word "[[" opens nothing once its list is over
       case ARITH -> {
         if (f.numeric ? f.sawName : f.hasReference) {
           evaluatesIndirectly = true;
@@ -390,7 +347,7 @@ final class ShellLexer {
     }
   }
 
-  private boolean isBlank(char c) {
+  private static boolean isBlank(char c) {
     return c == ' ' || c == '\t';
   }
 
@@ -404,67 +361,50 @@ final class ShellLexer {
   private void command(Frame f) {
     char c = s.charAt(i);
     boolean db = f.kind == Kind.DBRACKET;
-    Command cmd = f.cmd;
+    ShellWords words = f.words;
     if (c == '\\') {
-      escape(f, false);
+      escape(f);
       return;
     }
     if (isBlank(c)) {
-      endWord(f);
-      out.append(c);
-      i++;
+      words.endWord(closing);
+      pass(1);
       return;
     }
     if (c == '\n') {
-      endWord(f);
-      if (!db && !inCasePattern(f)) {
-        endCommand(f);
+      if (db || words.inCasePattern()) {
+        words.endWord(closing);
+      } else {
+        words.endCommand();
       }
-      out.append(c);
-      i++;
+      pass(1);
       if (!db && !pending.isEmpty()) {
         startHeredoc();
       }
       return;
     }
-    if (c == '#' && cmd.current == null && !db) {
+    if (c == '#' && words.betweenWords() && !db) {
       comment();
       return;
     }
     if (c == '\'' || c == '"') {
-      word(f).plain = false;
+      words.quoted();
       emit(c);
       push(new Frame(c == '"' ? Kind.DQ : Kind.SQ, c));
       return;
     }
     if (c == '$') {
-      word(f);
+      words.word();
       dollar(true);
       return;
     }
     if (c == '`') {
-      word(f);
+      words.word();
       backquote();
       return;
     }
     if (db) {
-      if (cmd.current == null && s.startsWith("]]", i) && delimiterAt(i + 2)) {
-        popTo(f);
-        out.append("]]");
-        i += 2;
-        return;
-      }
-      if ((c == '&' && at(i + 1) == '&') || (c == '|' && at(i + 1) == '|')) {
-        endWord(f);
-        cmd.previous = null;
-        out.append(c).append(c);
-        i += 2;
-        return;
-      }
-      if (c == '[' && subscriptStart(f)) {
-        return;
-      }
-      emit(c);
+      conditional(f, c);
       return;
     }
     if (c == ';' || c == '&' || c == '|') {
@@ -480,32 +420,41 @@ final class ShellLexer {
       return;
     }
     if (c == ')') {
-      endWord(f);
-      if (inCasePattern(f)) {
-        f.cases.pop();
-        f.cases.push(CaseState.BODY);
-        endCommand(f);
-        out.append(c);
-        i++;
-        return;
-      }
-      if (f.closer == ')') {
+      if (words.inCasePattern()) {
+        words.casePatternEnd();
+        pass(1);
+      } else if (f.closer == ')') {
         popTo(f);
-        out.append(c);
-        i++;
-        return;
+        pass(1);
+      } else {
+        words.endWord(closing);
+        pass(1); // an unbalanced ')': the shell reports it
       }
-      out.append(c);
-      i++;
       return;
     }
     if (c == '[' && subscriptStart(f)) {
       return;
     }
-    Word w = word(f);
-    if (c == '=' && w.beforeEquals == null) {
-      w.beforeEquals = w.text.toString();
-      w.dynamicBeforeEquals = w.dynamic;
+    if (c == '=') {
+      words.equalsSign();
+    }
+    emit(c);
+  }
+
+  /** Inside [[ ]]: words end at blanks, && and ||; parentheses and < > belong to words (regexes, operators). */
+  private void conditional(Frame f, char c) {
+    if (f.words.betweenWords() && s.startsWith("]]", i) && delimiterAt(i + 2)) {
+      popTo(f);
+      pass(2);
+      return;
+    }
+    if ((c == '&' && at(i + 1) == '&') || (c == '|' && at(i + 1) == '|')) {
+      f.words.andOr();
+      pass(2);
+      return;
+    }
+    if (c == '[' && subscriptStart(f)) {
+      return;
     }
     emit(c);
   }
@@ -516,13 +465,14 @@ final class ShellLexer {
   }
 
   /** A backslash outside single quotes: the pair is taken as it is (a line continuation, an escaped character). */
-  private void escape(Frame f, boolean inQuotes) {
+  private void escape(Frame f) {
+    boolean inWords = f.kind == Kind.CMD || f.kind == Kind.DBRACKET;
     if (placeholderAt(i + 1) != 0) {
       // A backslash right before a value would escape the quote or $ the reference starts with: keep it literal.
       out.append("\\\\");
       i++;
-      if (!inQuotes && (f.kind == Kind.CMD || f.kind == Kind.DBRACKET)) {
-        word(f).plain = false;
+      if (inWords) {
+        f.words.quoted();
       }
       return;
     }
@@ -530,16 +480,15 @@ final class ShellLexer {
       emit('\\');
       return;
     }
-    if (s.charAt(i + 1) == '\n' && (f.kind == Kind.CMD || f.kind == Kind.DBRACKET)) {
-      out.append("\\\n");
-      i += 2;
+    if (s.charAt(i + 1) == '\n' && inWords) {
+      pass(2);
       return;
     }
     if (s.charAt(i + 1) == '\n' && f.kind == Kind.HEREDOC) {
       continuedLine = i + 2; // bash joins the lines before it looks for the delimiter
     }
-    if (f.kind == Kind.CMD || f.kind == Kind.DBRACKET) {
-      word(f).plain = false;
+    if (inWords) {
+      f.words.quoted();
     }
     emit(s.substring(i, i + 2));
   }
@@ -552,8 +501,7 @@ final class ShellLexer {
         i = placeholderEnd(i);
         continue;
       }
-      out.append(s.charAt(i));
-      i++;
+      pass(1);
     }
   }
 
@@ -565,16 +513,9 @@ final class ShellLexer {
       return;
     }
     if (ansiAllowed && (at(i + 1) == '\'' || at(i + 1) == '"')) {
-      markNotPlain();
-    }
-    if (ansiAllowed && at(i + 1) == '\'') {
-      emit("$'");
-      push(new Frame(Kind.ANSI, '\''));
-      return;
-    }
-    if (ansiAllowed && at(i + 1) == '"') {
-      emit("$\"");
-      push(new Frame(Kind.DQ, '"'));
+      markQuoted();
+      emit(s.substring(i, i + 2));
+      push(new Frame(s.charAt(i - 1) == '"' ? Kind.DQ : Kind.ANSI, s.charAt(i - 1)));
       return;
     }
     markDynamic();
@@ -583,7 +524,7 @@ final class ShellLexer {
       push(new Frame(Kind.ARITH, ')'));
     } else if (s.startsWith("$(", i)) {
       emit("$(");
-      push(new Frame(Kind.CMD, ')'));
+      push(commands(')', null));
     } else if (s.startsWith("${", i)) {
       emit("${");
       Frame p = new Frame(Kind.PARAM, '}');
@@ -629,18 +570,17 @@ final class ShellLexer {
     }
     if (open != null) {
       popTo(open);
-      out.append('`');
-      i++;
+      pass(1);
       return;
     }
     Frame top = stack.peek();
-    if (top.kind == Kind.SQ || top.kind == Kind.ANSI || top.kind == Kind.HEREDOC && top.heredoc.quoted) {
+    if (top.kind == Kind.SQ || top.kind == Kind.ANSI || top.kind == Kind.HEREDOC && top.heredoc.quoted()) {
       emit('`');
       return;
     }
     markDynamic();
     emit('`');
-    push(new Frame(Kind.CMD, '`'));
+    push(commands('`', null));
   }
 
   private void doubleQuoted() {
@@ -651,7 +591,7 @@ final class ShellLexer {
         emit(c);
         stack.pop();
       }
-      case '\\' -> escape(f, true);
+      case '\\' -> escape(f);
       case '$' -> dollar(false);
       case '`' -> backquote();
       default -> emit(c);
@@ -669,7 +609,7 @@ final class ShellLexer {
   private void ansiQuoted() {
     char c = s.charAt(i);
     if (c == '\\') {
-      escape(stack.peek(), true);
+      escape(stack.peek());
       return;
     }
     emit(c);
@@ -692,7 +632,7 @@ final class ShellLexer {
         }
       }
       case 1 -> {
-        boolean nameChar = Character.isLetterOrDigit(c) && c < 128 || c == '_';
+        boolean nameChar = c < 128 && Character.isLetterOrDigit(c) || c == '_';
         boolean special = f.paramName.isEmpty() && "@*#?$!-".indexOf(c) >= 0;
         if (nameChar || special) {
           f.paramName.append(c);
@@ -718,7 +658,7 @@ final class ShellLexer {
           f.paramState = 3;
         } else if (c == ':') {
           emit(c);
-          push(new Frame(Kind.ARITH, '}'));
+          push(new Frame(Kind.ARITH, '}')); // ${x:offset:length}
         } else {
           f.paramState = 3;
           emit(c);
@@ -741,7 +681,7 @@ final class ShellLexer {
               push(new Frame(Kind.SQ, '\''));
             }
           }
-          case '\\' -> escape(f, true);
+          case '\\' -> escape(f);
           case '$' -> dollar(!f.inDoubleQuotes);
           case '`' -> backquote();
           default -> emit(c);
@@ -759,8 +699,7 @@ final class ShellLexer {
         if (f.depth > 0) {
           f.depth--;
         } else {
-          out.append(at(i + 1) == ')' ? "))" : ")");
-          i += at(i + 1) == ')' ? 2 : 1;
+          pass(at(i + 1) == ')' ? 2 : 1);
           popTo(f);
           return;
         }
@@ -796,7 +735,7 @@ final class ShellLexer {
         emit(c);
         push(new Frame(Kind.SQ, '\''));
       }
-      case '\\' -> escape(f, true);
+      case '\\' -> escape(f);
       case '$' -> dollar(false);
       case '`' -> backquote();
       default -> {
@@ -816,14 +755,8 @@ final class ShellLexer {
         eol = s.length();
       }
       String line = s.substring(i, eol);
-      String cmp = h.stripTabs ? line.replaceFirst("^\t+", "") : line;
-      if (cmp.equals(h.delimiter)) {
-        out.append(line);
-        i = eol;
-        if (i < s.length()) {
-          out.append('\n');
-          i++;
-        }
+      if ((h.stripTabs() ? line.replaceFirst("^\t+", "") : line).equals(h.delimiter())) {
+        pass(Math.min(eol + 1, s.length()) - i);
         stack.pop();
         if (!pending.isEmpty()) {
           startHeredoc();
@@ -832,19 +765,15 @@ final class ShellLexer {
       }
     }
     char c = s.charAt(i);
-    if (h.quoted) {
-      out.append(c);
-      i++;
+    if (h.quoted()) {
+      pass(1);
       return;
     }
     switch (c) {
-      case '\\' -> escape(f, true);
+      case '\\' -> escape(f);
       case '$' -> dollar(false);
       case '`' -> backquote();
-      default -> {
-        out.append(c);
-        i++;
-      }
+      default -> pass(1);
     }
   }
 
@@ -857,67 +786,45 @@ final class ShellLexer {
   // ---------------------------------------------------------------------------------------------------------
   // Operators, redirections, parentheses
 
-  private boolean inCasePattern(Frame f) {
-    return f.cases != null && !f.cases.isEmpty() && f.cases.peek() == CaseState.PATTERN;
-  }
-
-  private void endCommand(Frame f) {
-    f.cmd = new Command();
-  }
-
   private void operator(Frame f, char c) {
-    endWord(f);
     char n = at(i + 1);
     if (c == ';' && (n == ';' || n == '&')) {
-      int len = n == ';' && at(i + 2) == '&' ? 3 : 2;
-      if (!f.cases.isEmpty() && f.cases.peek() == CaseState.BODY) {
-        f.cases.pop();
-        f.cases.push(CaseState.PATTERN);
-      }
-      out.append(s, i, i + len);
-      i += len;
-      endCommand(f);
+      f.words.caseClauseEnd();
+      pass(n == ';' && at(i + 2) == '&' ? 3 : 2);
       return;
     }
-    if (c == '|' && inCasePattern(f)) {
-      out.append(c);
-      i++;
+    if (c == '|' && f.words.inCasePattern()) {
+      f.words.endWord(closing);
+      pass(1); // alternatives of a case pattern
       return;
     }
     if (c == '&' && n == '>') {
       redirection(f);
       return;
     }
-    int len = n == c || c == '|' && n == '&' ? 2 : 1;
-    out.append(s, i, i + len);
-    i += len;
-    endCommand(f);
+    f.words.endCommand();
+    pass(n == c || c == '|' && n == '&' ? 2 : 1);
   }
 
   private void redirection(Frame f) {
-    Word w = f.cmd.current;
-    if (w != null && w.plain && w.refs.isEmpty() && !w.text.isEmpty() && w.text.chars().allMatch(Character::isDigit)) {
-      f.cmd.current = null; // a file descriptor number (2>...), not an argument
-    } else {
-      endWord(f);
-    }
     if (s.startsWith("<<<", i)) {
-      out.append("<<<");
-      i += 3;
-      f.cmd.nextRedirectTarget = true;
+      f.words.redirection();
+      pass(3);
       return;
     }
     if (s.startsWith("<<", i)) {
-      heredocOperator(f);
+      f.words.heredoc();
+      heredocOperator();
       return;
     }
     if (s.startsWith("<(", i) || s.startsWith(">(", i)) {
-      word(f);
-      markDynamic();
+      f.words.endWord(closing);
+      f.words.expansion();
       emit(s.substring(i, i + 2));
-      push(new Frame(Kind.CMD, ')'));
+      push(commands(')', null)); // process substitution
       return;
     }
+    f.words.redirection();
     int len = 1;
     if (s.startsWith("&>>", i)) {
       len = 3;
@@ -925,18 +832,14 @@ final class ShellLexer {
         || s.startsWith("<&", i) || s.startsWith("<>", i)) {
       len = 2;
     }
-    out.append(s, i, i + len);
-    i += len;
-    f.cmd.nextRedirectTarget = true;
+    pass(len);
   }
 
-  private void heredocOperator(Frame f) {
+  private void heredocOperator() {
     boolean strip = s.startsWith("<<-", i);
-    out.append(strip ? "<<-" : "<<");
-    i += strip ? 3 : 2;
+    pass(strip ? 3 : 2);
     while (i < s.length() && isBlank(s.charAt(i))) {
-      out.append(s.charAt(i));
-      i++;
+      pass(1);
     }
     StringBuilder delimiter = new StringBuilder();
     boolean quoted = false;
@@ -955,21 +858,16 @@ final class ShellLexer {
       if (c == '\'' || c == '"') {
         quoted = true;
         int end = s.indexOf(c, i + 1);
-        if (end < 0) {
-          end = s.length() - 1;
-        }
-        delimiter.append(s, i + 1, Math.max(i + 1, end));
-        out.append(s, i, end + 1);
-        i = end + 1;
+        end = end < 0 ? s.length() : end;
+        delimiter.append(s, i + 1, end);
+        pass(Math.min(end + 1, s.length()) - i);
       } else if (c == '\\' && i + 1 < s.length()) {
         quoted = true;
         delimiter.append(s.charAt(i + 1));
-        out.append(s, i, i + 2);
-        i += 2;
+        pass(2);
       } else {
         delimiter.append(c);
-        out.append(c);
-        i++;
+        pass(1);
       }
     }
     if (!delimiter.isEmpty() || quoted) {
@@ -978,331 +876,48 @@ final class ShellLexer {
   }
 
   private void openParen(Frame f) {
-    Word w = f.cmd.current;
-    if (w != null && w.beforeEquals != null && w.text.length() == w.beforeEquals.length() + 1
-        && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
+    ShellWords words = f.words;
+    String array = words.arrayAssignment();
+    if (array != null) {
       // name=( ... ): an array literal; [i]=v elements have arithmetic subscripts.
-      String name = w.beforeEquals.replaceFirst("\\+$", "").replaceFirst("\\[.*$", "");
       emit('(');
-      Frame a = new Frame(Kind.CMD, ')');
-      a.arrayName = name;
-      push(a);
+      push(commands(')', array));
       return;
     }
-    if (inCasePattern(f)) {
-      out.append('(');
-      i++;
+    if (words.inCasePattern()) {
+      pass(1);
       return;
     }
-    endWord(f); // '(' is a metacharacter: it always ends the word before it (if((x)) is "if" then "((")
+    words.endWord(closing); // '(' is a metacharacter: it ends the word before it (if((x)) is "if" then "((")
     if (at(i + 1) == '(') {
       // (( ... )) and for (( ... )): arithmetic. A nested subshell written "((" is read as arithmetic too, which
       // only makes its values stricter.
-      if (f.cmd.name == null) {
-        f.cmd.name = "((";
-      }
-      out.append("((");
-      i += 2;
+      words.compound("((");
+      pass(2);
       stack.push(new Frame(Kind.ARITH, ')'));
       return;
     }
     Matcher fn = FUNCTION_PARENS.matcher(s).region(i, s.length());
-    if (f.cmd.name != null && fn.lookingAt()) {
+    if (words.hasCommandName() && fn.lookingAt()) {
       // name() { ...; }: a function definition; its body starts a new command.
-      out.append(fn.group());
-      i = fn.end();
-      endCommand(f);
+      pass(fn.end() - i);
+      words.endCommand();
       return;
     }
-    out.append('(');
-    i++;
-    stack.push(new Frame(Kind.CMD, ')'));
+    pass(1);
+    stack.push(commands(')', null));
   }
 
   /** At '[': opens an arithmetic subscript when the word so far is a variable name in a place that takes one. */
   private boolean subscriptStart(Frame f) {
-    Command cmd = f.cmd;
-    Word w = cmd.current;
-    String arrayName;
-    if (f.arrayName != null && w == null) {
-      arrayName = f.arrayName;
-    } else if (w != null && w.plain && w.beforeEquals == null && IDENTIFIER.matcher(w.text).matches()
-        && (cmd.name == null && f.arrayName == null || cmd.mode == Mode.DECLARE || cmd.mode == Mode.NAMES
-            || cmd.mode == Mode.ARITHMETIC || cmd.nextName)) {
-      arrayName = w.text.toString();
-    } else {
+    String array = f.words.subscriptedArray();
+    if (array == null) {
       return false;
     }
-    word(f);
     emit('[');
     Frame sub = new Frame(Kind.ARITH, ']');
-    sub.numeric = !associative.contains(arrayName);
+    sub.numeric = !associative.contains(array);
     push(sub);
     return true;
-  }
-
-  // ---------------------------------------------------------------------------------------------------------
-  // Words of a simple command
-
-  private void endWord(Frame f) {
-    Command cmd = f.cmd;
-    Word w = cmd.current;
-    if (w == null) {
-      return;
-    }
-    cmd.current = null;
-    // Reserved words count only when unquoted; command names, options and operators count after quote removal
-    // ('let', \let and "-gt" are what bash runs and compares).
-    String reserved = w.plain ? w.text.toString() : null;
-    String t = w.dynamic ? null : unquote(w.text);
-    if (f.kind == Kind.DBRACKET) {
-      testWord(cmd, w, t, true);
-      return;
-    }
-    if (f.arrayName != null) {
-      return;
-    }
-    if (cmd.nextRedirectTarget) {
-      cmd.nextRedirectTarget = false;
-      return;
-    }
-    if (!f.cases.isEmpty()) {
-      CaseState state = f.cases.peek();
-      if (state == CaseState.SUBJECT) {
-        if ("in".equals(reserved)) {
-          f.cases.pop();
-          f.cases.push(CaseState.PATTERN);
-        }
-        return;
-      }
-      if (state == CaseState.PATTERN || cmd.name == null && "esac".equals(reserved)) {
-        if ("esac".equals(reserved)) {
-          f.cases.pop();
-          cmd.name = "esac";
-        }
-        return;
-      }
-    }
-    if (cmd.name == null) {
-      commandWord(f, w, reserved, t);
-      return;
-    }
-    cmd.arguments++;
-    if (cmd.arguments == 1 && ("builtin".equals(cmd.name) || "command".equals(cmd.name)) && t != null
-        && !t.startsWith("-")) {
-      cmd.name = null;
-      commandWord(f, w, reserved, t);
-      return;
-    }
-    if (cmd.arguments == 1 && "function".equals(cmd.name)) { // function NAME { ...; }: the body starts a command
-      endCommand(f);
-      return;
-    }
-    switch (cmd.mode) {
-      case DECLARE -> declareWord(cmd, w, t);
-      case NAMES -> namesWord(cmd, w, t);
-      case TEST -> testWord(cmd, w, t, false);
-      case CODE -> code(w, cmd.name + " runs its arguments as shell code, so the value would be parsed as code; "
-          + "set a variable first and refer to it inside the code: v=" + "VALUE; " + cmd.name + " '... \"$v\" ...'");
-      case SHELL -> {
-        if (t != null && t.startsWith("-") && t.length() > 1) {
-          cmd.scriptNext |= t.indexOf('c') > 0;
-        } else if (cmd.scriptNext) {
-          cmd.scriptNext = false;
-          code(w, "the script given to " + cmd.name + " -c is parsed as shell code, so the value would be too; pass it "
-              + "as an argument instead: " + cmd.name + " -c '... \"$1\" ...' _ VALUE");
-        }
-      }
-      case PRINTF -> {
-        if (cmd.nextName) {
-          cmd.nextName = false;
-          nameWord(w, w.refs, w.dynamic);
-        } else if ("-v".equals(t)) {
-          cmd.nextName = true;
-        }
-      }
-      default -> { }
-    }
-  }
-
-  private void commandWord(Frame f, Word w, String reserved, String t) {
-    Command cmd = f.cmd;
-    if (reserved != null && KEEP_COMMAND_POSITION.contains(reserved)) {
-      return;
-    }
-    if (w.beforeEquals != null && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
-      return; // an assignment before the command name
-    }
-    if ("case".equals(reserved)) {
-      f.cases.push(CaseState.SUBJECT);
-      cmd.name = reserved;
-      return;
-    }
-    if ("[[".equals(reserved)) {
-      cmd.name = reserved;
-      if (!closing) {
-        stack.push(new Frame(Kind.DBRACKET, ']'));
-      }
-      return;
-    }
-    cmd.name = t == null ? "" : t;
-    cmd.mode = switch (cmd.name) {
-      case "let" -> {
-        evaluatesIndirectly = true;
-        yield Mode.ARITHMETIC;
-      }
-      case "declare", "typeset", "local" -> Mode.DECLARE;
-      case "read", "unset", "mapfile", "readarray" -> Mode.NAMES;
-      case "test", "[" -> Mode.TEST;
-      case "printf" -> Mode.PRINTF;
-      case "eval", "trap" -> Mode.CODE;
-      default -> SHELLS.contains(cmd.name.substring(cmd.name.lastIndexOf('/') + 1)) ? Mode.SHELL : Mode.OTHER;
-    };
-  }
-
-  /** A word that a command runs as shell code: a value in it could not stay data. */
-  private void code(Word w, String why) {
-    for (Ref r : w.refs) {
-      String v = sources.get(r.arg - 1);
-      problems.add(new Problem(r.offset, v + " is used in shell code: " + why.replace("VALUE", v)));
-    }
-  }
-
-  /** The word after quote removal, or null when it has quoting this reader does not undo ($'...'). */
-  private static String unquote(CharSequence text) {
-    StringBuilder b = new StringBuilder();
-    for (int k = 0; k < text.length(); k++) {
-      char c = text.charAt(k);
-      if (c == '\\' && k + 1 < text.length()) {
-        b.append(text.charAt(++k));
-      } else if (c == '\'') {
-        int end = indexOf(text, '\'', k + 1);
-        b.append(text, k + 1, end);
-        k = end;
-      } else if (c == '"') {
-        k++;
-        while (k < text.length() && text.charAt(k) != '"') {
-          if (text.charAt(k) == '\\' && k + 1 < text.length() && "\"\\$`".indexOf(text.charAt(k + 1)) >= 0) {
-            k++;
-          }
-          b.append(text.charAt(k++));
-        }
-      } else if (c == '$' && k + 1 < text.length() && text.charAt(k + 1) == '\'') {
-        return null;
-      } else {
-        b.append(c);
-      }
-    }
-    return b.toString();
-  }
-
-  private static int indexOf(CharSequence text, char c, int from) {
-    for (int k = from; k < text.length(); k++) {
-      if (text.charAt(k) == c) {
-        return k;
-      }
-    }
-    return text.length();
-  }
-
-  /** A word the shell takes as a variable name: its values must be names, and a computed name is indirect. */
-  private void nameWord(Word w, List<Ref> part, boolean dynamic) {
-    for (Ref r : part) {
-      if (r.use == Use.TEXT) {
-        r.use = Use.NAME;
-      }
-    }
-    if (dynamic || w.text.indexOf("[") >= 0) {
-      evaluatesIndirectly = true;
-    }
-  }
-
-  private void declareWord(Command cmd, Word w, String t) {
-    if (t != null && t.startsWith("-") && t.length() > 1) {
-      if (t.indexOf('i') > 0) {
-        cmd.mode = Mode.ARITHMETIC; // every value assigned now is evaluated as arithmetic
-        evaluatesIndirectly = true;
-      }
-      if (t.indexOf('n') > 0) {
-        evaluatesIndirectly = true; // a name reference resolves its value as a variable name
-      }
-      if (t.indexOf('A') > 0) {
-        cmd.declaresAssociative = true;
-      }
-      return;
-    }
-    if (w.beforeEquals != null) {
-      nameWord(w, w.refsBeforeEquals, w.dynamicBeforeEquals);
-      if (w.beforeEquals.indexOf('[') >= 0) {
-        evaluatesIndirectly = true;
-      }
-    } else {
-      nameWord(w, w.refs, w.dynamic);
-    }
-    if (cmd.declaresAssociative) {
-      String name = w.beforeEquals != null ? w.beforeEquals : w.text.toString();
-      if (IDENTIFIER.matcher(name).matches()) {
-        associative.add(name);
-      }
-    }
-  }
-
-  private void namesWord(Command cmd, Word w, String t) {
-    if (cmd.nextOptionArgument) {
-      cmd.nextOptionArgument = false;
-      if (cmd.optionArgumentIsName) {
-        nameWord(w, w.refs, w.dynamic);
-      } else if (cmd.optionArgumentIsCode) {
-        code(w, cmd.name + " -C runs its callback as shell code, so the value would be parsed as code");
-      }
-      return;
-    }
-    if (t != null && t.startsWith("-") && t.length() > 1) {
-      char last = t.charAt(t.length() - 1);
-      String takesArgument = switch (cmd.name) {
-        case "read" -> "adinNptu";
-        case "mapfile", "readarray" -> "dnOsuCc";
-        default -> "";
-      };
-      if (takesArgument.indexOf(last) >= 0) {
-        cmd.nextOptionArgument = true;
-        cmd.optionArgumentIsName = "read".equals(cmd.name) && last == 'a';
-        cmd.optionArgumentIsCode = !"read".equals(cmd.name) && last == 'C';
-      }
-      return;
-    }
-    nameWord(w, w.refs, w.dynamic);
-  }
-
-  private void testWord(Command cmd, Word w, String t, boolean evaluates) {
-    if (t != null && ARITHMETIC_OPERATORS.contains(t)) {
-      if (cmd.previous != null) {
-        numericOperand(cmd.previous, evaluates);
-      }
-      cmd.nextNumeric = true;
-      cmd.nextName = false;
-      cmd.previous = w;
-      return;
-    }
-    if (cmd.nextNumeric) {
-      cmd.nextNumeric = false;
-      numericOperand(w, evaluates);
-    } else if (cmd.nextName) {
-      cmd.nextName = false;
-      nameWord(w, w.refs, w.dynamic);
-    } else if ("-v".equals(t)) {
-      cmd.nextName = true;
-    }
-    cmd.previous = w;
-  }
-
-  /** An operand of -eq and friends: test and [ compare integers; [[ ]] evaluates both sides as arithmetic. */
-  private void numericOperand(Word w, boolean evaluates) {
-    for (Ref r : w.refs) {
-      r.use = Use.INTEGER;
-    }
-    if (evaluates && (w.dynamic || w.text.chars().anyMatch(ch -> Character.isLetter(ch) || ch == '_'))) {
-      evaluatesIndirectly = true;
-    }
   }
 }
