@@ -57,6 +57,15 @@ public interface NodeConfig {
   /** Compiles a template from a string the handler found itself (e.g. inside a list), reporting at field. */
   Template template(String field, String source);
 
+  /**
+   * The field's name as the workflow file spells it, for messages at run time. It differs from {@code field}
+   * when the engine compiles a field of another construct as a node (a loop_group's {@code until_bash} is the
+   * {@code bash} of a shell node).
+   */
+  default String fieldName(String field) {
+    return field;
+  }
+
   /** Reports a problem on a field (or on the node when field is null). */
   void error(String field, String message);
 

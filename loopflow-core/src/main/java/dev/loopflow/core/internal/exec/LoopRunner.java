@@ -603,8 +603,20 @@ final class LoopRunner {
         if (o instanceof NodeRunner.Outcome.Completed) {
           return ExitReason.COMMAND;
         }
+        if (o instanceof NodeRunner.Outcome.Failed failed && !ranAndExited(st, failed)) {
+          // Only an exit status answers "done?". A command that never ran (a value refused as unsafe, a template
+          // that failed to render, a shell that could not start) must not silently mean "another pass".
+          throw stop(this, st, ExitReason.ERROR, failed.error(), false);
+        }
       }
       return null;
+    }
+
+    /** True when the until command ran and exited (its result has an exit code), or ran out of time. */
+    private boolean ranAndExited(State st, NodeRunner.Outcome.Failed failed) {
+      Map<String, Object> result = st.lastFrame.ownResult(cfg.untilCommand().id());
+      return result != null && result.containsKey("exitCode")
+          || ErrorCode.TIMEOUT.code().equals(failed.error().code());
     }
 
     @Override

@@ -24,6 +24,8 @@ final class NodeConfigImpl implements NodeConfig {
   private final Problems problems;
   private final List<TemplateRef> refs;
   private final Map<String, Object> defaults;
+  /** Fields presented under another name in the file (see {@link #fieldName}). */
+  private Map<String, String> shownAs = Map.of();
 
   NodeConfigImpl(String id, String kind, Location location, String pathPrefix, Map<String, YNode.YMap.Entry> fields,
       Problems problems, List<TemplateRef> refs, Map<String, Object> defaults) {
@@ -75,7 +77,19 @@ final class NodeConfigImpl implements NodeConfig {
   }
 
   String path(String field) {
-    return field == null ? pathPrefix : pathPrefix.isEmpty() ? field : pathPrefix + "." + field;
+    String name = field == null ? null : fieldName(field);
+    return name == null ? pathPrefix : pathPrefix.isEmpty() ? name : pathPrefix + "." + name;
+  }
+
+  /** Presents {@code field} as {@code name} in problems and messages (e.g. a loop_group's until_bash). */
+  NodeConfigImpl showing(String field, String name) {
+    shownAs = Map.of(field, name);
+    return this;
+  }
+
+  @Override
+  public String fieldName(String field) {
+    return shownAs.getOrDefault(field, field);
   }
 
   @Override

@@ -892,8 +892,8 @@ public final class WorkflowLoader {
       String key = field.equals("until_bash") ? "bash" : "command";
       Map<String, YNode.YMap.Entry> f = new LinkedHashMap<>();
       f.put(key, new YNode.YMap.Entry(key, cfg.location(field), raw));
-      NodeConfigImpl sub = new NodeConfigImpl("until_command", "shell", cfg.location(field), path + "." + field
-          .replace("until_", "until."), f, problems, refs, defaults);
+      NodeConfigImpl sub = new NodeConfigImpl("until_command", "shell", cfg.location(field), path, f, problems, refs,
+          defaults).showing(key, field);
       Node.Body b = shell == null ? null : work(shell, sub);
       if (b == null) {
         return null;

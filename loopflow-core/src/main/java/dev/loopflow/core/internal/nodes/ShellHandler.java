@@ -17,7 +17,8 @@ import java.util.Set;
 
 /**
  * {@code shell}: a command as a string (run with {@code sh -c}; template values arrive as environment
- * variables, see {@link ShellTemplate}) or as an argv list (each element rendered, no shell involved).
+ * variables and are checked for how the shell uses them, see {@link ShellTemplate}) or as an argv list (each
+ * element rendered, no shell involved).
  */
 final class ShellHandler implements NodeHandler {
   @Override
@@ -58,7 +59,10 @@ final class ShellHandler implements NodeHandler {
       if (src == null) {
         return null;
       }
-      script = ShellTemplate.compile(cfg, field, src);
+      script = ShellTemplate.compile(cfg, field, cfg.fieldName(field), src);
+      if (script == null) {
+        return null;
+      }
     }
     Map<String, Template> env = new LinkedHashMap<>();
     Map<String, Object> envRaw = cfg.map("env");
@@ -75,19 +79,21 @@ final class ShellHandler implements NodeHandler {
   private static NodeOutcome execute(NodeContext ctx, ShellTemplate script, List<Template> argv,
       Map<String, Template> env, Template cwdT, String shell) throws Exception {
     Map<String, String> environment = new LinkedHashMap<>(ctx.environment());
-    env.forEach((k, t) -> environment.put(k, Values.text(ctx.evaluate(t))));
+    Map<String, String> extra = new LinkedHashMap<>();
+    env.forEach((k, t) -> extra.put(k, Values.text(ctx.evaluate(t))));
+    environment.putAll(extra);
     List<String> command = new ArrayList<>();
     if (argv != null) {
       for (Template t : argv) {
         command.add(Values.text(ctx.evaluate(t)));
       }
     } else {
-      for (int i = 0; i < script.args.size(); i++) {
-        environment.put(ShellTemplate.var(i + 1), Values.text(ctx.evaluate(script.args.get(i))));
-      }
+      // Every value is checked before anything runs: a refused value fails the node with nothing executed.
+      ShellTemplate.Bound bound = script.bind(ctx, extra);
+      environment.putAll(bound.variables());
       command.add(shell);
       command.add("-c");
-      command.add(ctx.render(script.script));
+      command.add(bound.script());
     }
     Path cwd = ctx.workingDirectory();
     if (cwdT != null) {

@@ -1,106 +1,264 @@
 package dev.loopflow.core.internal.nodes;
 
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /*
- * Injection safety for shell commands (004's review found values spliced into `sh -c` text). A command
- * template is split at compile time: each {{ expression }} is replaced by a reference to an environment
- * variable ("${LOOPFLOW_ARG_n}", quoted to suit the quoting context it sits in), and the expression is
- * compiled separately. At run time each expression is rendered and passed as that variable's value, so the
- * shell only ever sees the value as data: no word splitting, no globbing, no command substitution, whatever
- * the value holds. {% %} tags stay in the template and keep working. The quoting context is tracked through
- * backslash escapes and $( ) command substitutions, which start a fresh context even inside double quotes.
+ * Injection safety for shell commands. Values are never spliced into the command text:
+ *  - at load time each {{ expression }} becomes a reference to an environment variable ${LOOPFLOW_ARG_n} and is
+ *    compiled on its own; the only tags kept are {% if %} and its branches (conditions print nothing), {% raw %}
+ *    and {# comments #}, so the command text is the workflow's own text whatever the values are;
+ *  - at run time the command text is read as the shell will read it (ShellLexer): each reference is quoted for
+ *    the context it ends up in, and each value is checked for how the shell uses it there (an integer in
+ *    arithmetic, a name where a variable name is expected, free of expandable subscripts when the command
+ *    evaluates arithmetic or names through variables) before anything runs. A value that fails is refused
+ *    with ShellValueRejectedException; nothing is executed.
+ * When the command has no tags its text is fixed, so it is read once, at load time.
  */
 final class ShellTemplate {
+  private static final Pattern TAG_NAME = Pattern.compile("\\{%[-+]?\\s*([A-Za-z_]*)");
+  private static final Pattern END_RAW = Pattern.compile("\\{%[-+]?\\s*endraw\\s*[-+]?%}");
+  private static final Set<String> ALLOWED_TAGS = Set.of("if", "elif", "else", "endif");
+  private static final String RESERVED = "LOOPFLOW_ARG_";
+
+  /** The field as written in the workflow, for messages. */
+  final String field;
   final Template script;
   final List<Template> args;
+  /** The command read at load time, when it has no tags (its text never changes); null otherwise. */
+  private final ShellLexer.Result fixed;
 
-  private ShellTemplate(Template script, List<Template> args) {
+  private ShellTemplate(String field, Template script, List<Template> args, ShellLexer.Result fixed) {
+    this.field = field;
     this.script = script;
     this.args = args;
+    this.fixed = fixed;
   }
 
   static String var(int i) {
     return "LOOPFLOW_ARG_" + i;
   }
 
-  static ShellTemplate compile(NodeConfig cfg, String field, String source) {
-    StringBuilder out = new StringBuilder();
-    List<Template> args = new ArrayList<>();
-    char quote = 0;
-    // Quote contexts enclosing each open $( and '(' markers for plain parentheses inside one.
-    java.util.ArrayDeque<Character> parens = new java.util.ArrayDeque<>();
-    int i = 0;
+  /** The command to run and the environment variables that carry its values. */
+  record Bound(String script, Map<String, String> variables) {}
+
+  /**
+   * Compiles a string command; reports problems on {@code field} (at their line) and returns null when there are
+   * any. {@code shownAs} is the field's name in the workflow file.
+   */
+  static ShellTemplate compile(NodeConfig cfg, String field, String shownAs, String source) {
+    Source src = split(cfg, field, source);
+    if (src == null) {
+      return null;
+    }
+    List<String> names = new ArrayList<>();
+    for (Template t : src.args) {
+      names.add(t == null ? "" : t.source());
+    }
+    ShellLexer.Result read = ShellLexer.read(src.stripped.toString(), names);
+    if (!src.hasTags) {
+      for (ShellLexer.Problem p : read.problems()) {
+        cfg.error(field, lineOf(source, src.origin(p.offset())), p.message());
+      }
+    }
+    if (!src.ok) {
+      return null; // a refused tag: the command is not compiled with it
+    }
+    Template script = cfg.template(field, src.script.toString());
+    if (script == null || !src.hasTags && !read.problems().isEmpty()) {
+      return null;
+    }
+    return new ShellTemplate(shownAs, script, src.args, src.hasTags ? null : read);
+  }
+
+  /** The command split into its text and its values. */
+  private static final class Source {
+    /** The template run at run time: the command's text, tags, and a reference for each value. */
+    final StringBuilder script = new StringBuilder();
+    /** The text the shell would see if every branch were taken, for the checks made at load time. */
+    final StringBuilder stripped = new StringBuilder();
+    /** For each character of {@link #stripped}, its offset in the source. */
+    final List<Integer> origins = new ArrayList<>();
+    final List<Template> args = new ArrayList<>();
+    boolean hasTags;
     boolean ok = true;
+
+    void text(String source, int from, int to) {
+      script.append(source, from, to);
+      stripped(source, from, to);
+    }
+
+    void stripped(String source, int from, int to) {
+      stripped.append(source, from, to);
+      for (int k = from; k < to; k++) {
+        origins.add(k);
+      }
+    }
+
+    int origin(int offset) {
+      return origins.isEmpty() ? 0 : origins.get(Math.min(Math.max(offset, 0), origins.size() - 1));
+    }
+
+    void trimTrailingBlanks() {
+      trim(script);
+      int keep = trim(stripped);
+      while (origins.size() > keep) {
+        origins.remove(origins.size() - 1);
+      }
+    }
+
+    private static int trim(StringBuilder b) {
+      int n = b.length();
+      while (n > 0 && Character.isWhitespace(b.charAt(n - 1))) {
+        n--;
+      }
+      b.setLength(n);
+      return n;
+    }
+  }
+
+  private static Source split(NodeConfig cfg, String field, String source) {
+    Source src = new Source();
+    int reserved = source.indexOf(RESERVED);
+    if (reserved >= 0) {
+      cfg.error(field, lineOf(source, reserved), "names starting with " + RESERVED + " are reserved for the values "
+          + "loopflow passes to the command; rename the variable");
+      return null;
+    }
+    int i = 0;
     while (i < source.length()) {
-      char c = source.charAt(i);
       if (source.startsWith("{{", i)) {
         int end = source.indexOf("}}", i + 2);
         if (end < 0) {
-          cfg.error(field, "template syntax error: '{{' without a closing '}}'");
+          cfg.error(field, lineOf(source, i), "template syntax error: '{{' without a closing '}}'");
           return null;
         }
-        Template t = cfg.template(field, source.substring(i, end + 2));
-        if (t == null) {
-          ok = false;
+        String expr = source.substring(i, end + 2);
+        if (expr.startsWith("{{-")) {
+          src.trimTrailingBlanks(); // {{- removes the blanks before it, as in any template
         }
-        args.add(t);
-        String ref = "${" + var(args.size()) + "}";
-        switch (quote) {
-          case '"' -> out.append(ref);
-          case '\'' -> out.append("'\"").append(ref).append("\"'");
-          default -> out.append('"').append(ref).append('"');
+        Template t = cfg.template(field, expr);
+        src.ok &= t != null;
+        src.args.add(t);
+        String ref = ShellLexer.placeholder(src.args.size());
+        src.script.append(ref);
+        src.stripped.append(ref);
+        for (int k = 0; k < ref.length(); k++) {
+          src.origins.add(i);
         }
         i = end + 2;
+        if (expr.endsWith("-}}")) {
+          while (i < source.length() && Character.isWhitespace(source.charAt(i))) {
+            i++;
+          }
+        }
+        continue;
+      }
+      if (source.startsWith("{#", i)) {
+        int end = source.indexOf("#}", i + 2);
+        end = end < 0 ? source.length() : end + 2;
+        src.script.append(source, i, end); // the template engine drops it (or reports it unclosed)
+        src.hasTags = true;
+        i = end;
         continue;
       }
       if (source.startsWith("{%", i)) {
         int end = source.indexOf("%}", i + 2);
-        if (end < 0) {
-          end = source.length() - 2;
+        end = end < 0 ? source.length() : end + 2;
+        Matcher m = TAG_NAME.matcher(source).region(i, source.length());
+        String tag = m.lookingAt() ? m.group(1) : "";
+        src.hasTags = true;
+        if (tag.equals("raw")) {
+          Matcher r = END_RAW.matcher(source).region(end, source.length());
+          int bodyEnd = r.find() ? r.start() : source.length();
+          int rawEnd = bodyEnd == source.length() ? bodyEnd : r.end();
+          src.script.append(source, i, end);
+          src.text(source, end, bodyEnd); // raw text is shell text like any other
+          src.script.append(source, bodyEnd, rawEnd);
+          i = rawEnd;
+          continue;
         }
-        out.append(source, i, end + 2);
-        i = end + 2;
-        continue;
-      }
-      if (c == '\\' && quote != '\'' && i + 1 < source.length() && !source.startsWith("{{", i + 1)
-          && !source.startsWith("{%", i + 1)) {
-        // An escaped character (\" or \' outside single quotes) neither opens nor closes a quote.
-        out.append(c).append(source.charAt(i + 1));
-        i += 2;
-        continue;
-      }
-      if (quote != '\'' && source.startsWith("$(", i)) {
-        // A command substitution starts a new quoting context, even inside double quotes.
-        parens.push(quote);
-        quote = 0;
-        out.append("$(");
-        i += 2;
-        continue;
-      }
-      if (quote == 0 && !parens.isEmpty() && (c == '(' || c == ')')) {
-        if (c == '(') {
-          parens.push('(');
-        } else {
-          char outer = parens.pop();
-          quote = outer == '(' ? 0 : outer;
+        if (!ALLOWED_TAGS.contains(tag)) {
+          cfg.error(field, lineOf(source, i), "{% " + tag + " %} cannot be used in a shell command: only {% if %}, "
+              + "{% elif %}, {% else %}, {% endif %}, {% raw %} and {# comments #} can, because other tags would "
+              + "put text into the command that is not passed as data (or render values the command never "
+              + "receives). Give a list as separate arguments with the argv form (command: [prog, \"{{ x }}\", "
+              + "...]) or as one argument with {{ xs | join(' ') }}, or build the text in a script node");
+          src.ok = false;
         }
-        out.append(c);
-        i++;
+        src.script.append(source, i, end);
+        i = end;
         continue;
       }
-      if (quote == 0 && (c == '"' || c == '\'')) {
-        quote = c;
-      } else if (quote == c) {
-        quote = 0;
-      }
-      out.append(c);
+      int next = nextSpecial(source, i);
+      src.text(source, i, next);
+      i = next;
+    }
+    return src;
+  }
+
+  private static int nextSpecial(String source, int from) {
+    int i = from + 1;
+    while (i < source.length() && !(source.charAt(i) == '{' && i + 1 < source.length()
+        && "{%#".indexOf(source.charAt(i + 1)) >= 0)) {
       i++;
     }
-    Template script = cfg.template(field, out.toString());
-    return ok && script != null ? new ShellTemplate(script, args) : null;
+    return i;
+  }
+
+  static int lineOf(String source, int offset) {
+    int line = 1;
+    for (int k = 0; k < Math.min(offset, source.length()); k++) {
+      if (source.charAt(k) == '\n') {
+        line++;
+      }
+    }
+    return line;
+  }
+
+  /**
+   * Renders the command and its values for one execution; {@code env} holds the node's env: values, which
+   * also reach the command. Throws ShellValueRejectedException when a value cannot be passed safely.
+   */
+  Bound bind(NodeContext ctx, Map<String, String> env) {
+    ShellLexer.Result read = fixed;
+    if (read == null) {
+      List<String> names = new ArrayList<>();
+      for (Template t : args) {
+        names.add(t.source());
+      }
+      read = ShellLexer.read(ctx.render(script), names);
+    }
+    if (!read.problems().isEmpty()) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, field + ": " + read.problems().get(0).message());
+    }
+    Map<String, String> vars = new LinkedHashMap<>();
+    for (ShellLexer.Reference r : read.references()) {
+      Template t = args.get(r.arg() - 1);
+      String value = Values.text(ctx.evaluate(t));
+      vars.put(var(r.arg()), switch (r.use()) {
+        case INTEGER -> ShellValues.integer(value, field, t.source());
+        case NAME -> ShellValues.name(value, field, t.source());
+        case TEXT -> value;
+      });
+    }
+    if (read.evaluatesIndirectly()) {
+      for (ShellLexer.Reference r : read.references()) {
+        ShellValues.inert(vars.get(var(r.arg())), field, args.get(r.arg() - 1).source());
+      }
+      env.forEach((k, v) -> ShellValues.inert(v, field, "env." + k));
+    }
+    return new Bound(read.script(), vars);
   }
 }

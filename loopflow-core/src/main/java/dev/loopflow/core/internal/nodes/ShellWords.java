@@ -1,0 +1,515 @@
+package dev.loopflow.core.internal.nodes;
+
+import dev.loopflow.core.internal.nodes.ShellLexer.Use;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The words of one command list of a shell command (the top level, a $( ), a subshell, an array literal) or
+ * of one [[ ]], grouped into simple commands, so that each value reference is classified by the command that
+ * receives it: the arguments of let and declare -i are arithmetic, the operands of -eq are integers, the
+ * arguments of read are variable names, the arguments of eval are code. {@link ShellLexer} feeds the characters;
+ * this class decides what the finished words mean.
+ */
+final class ShellWords {
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern ASSIGNMENT_TARGET = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\[.*])?\\+?");
+  private static final Set<String> ARITHMETIC_OPERATORS = Set.of("-eq", "-ne", "-lt", "-le", "-gt", "-ge");
+  /** Reserved words after which the next word is still in command position. */
+  private static final Set<String> KEEP_COMMAND_POSITION = Set.of("if", "then", "elif", "else", "fi", "do", "done",
+      "while", "until", "!", "{", "}", "time");
+  /** Shells whose -c argument is a script: a value placed in it would be parsed as code. */
+  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox");
+
+  /** What classifying words reports back to the reader. */
+  interface Reader {
+    /** The command evaluates arithmetic or a variable name through something other than a checked value. */
+    void evaluatesIndirectly();
+
+    void problem(int offset, String message);
+
+    /** The template that gives argument n, as written. */
+    String source(int arg);
+
+    void declareAssociative(String name);
+
+    /** The command word "[[" was read: the reader goes on inside the conditional. */
+    void openConditional();
+  }
+
+  /** A value reference: argument n (1-based), where it was read, and how the shell uses it. */
+  static final class Ref {
+    final int arg;
+    final int offset;
+    Use use;
+
+    Ref(int arg, int offset, Use use) {
+      this.arg = arg;
+      this.offset = offset;
+      this.use = use;
+    }
+  }
+
+  /** One word as written (quotes included, references left out) and the references it holds. */
+  static final class Word {
+    final StringBuilder text = new StringBuilder();
+    /** No quotes, escapes or expansions: the word can be a reserved word. */
+    boolean plain = true;
+    /** Holds an expansion of its own ($x, $( ), backquotes), so its final text is unknown. */
+    boolean dynamic;
+    private String beforeEquals;
+    private boolean dynamicBeforeEquals;
+    private final List<Ref> refs = new ArrayList<>();
+    private final List<Ref> refsBeforeEquals = new ArrayList<>();
+  }
+
+  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, SHELL, OTHER }
+
+  private enum CaseState { SUBJECT, PATTERN, BODY }
+
+  /** The simple command being read. */
+  private static final class Command {
+    String name;
+    Mode mode = Mode.PLAIN;
+    Word current;
+    Word previous;
+    boolean nextNumeric;
+    boolean nextName;
+    boolean nextOptionArgument;
+    boolean optionArgumentIsName;
+    boolean optionArgumentIsCode;
+    boolean nextRedirectTarget;
+    boolean declaresAssociative;
+    boolean scriptNext;
+    int arguments;
+  }
+
+  private final Reader reader;
+  private final boolean conditional;
+  /** The array an array literal assigns, or null. */
+  final String arrayName;
+  private Command cmd = new Command();
+  private final Deque<CaseState> cases = new ArrayDeque<>();
+
+  private ShellWords(Reader reader, boolean conditional, String arrayName) {
+    this.reader = reader;
+    this.conditional = conditional;
+    this.arrayName = arrayName;
+  }
+
+  static ShellWords commands(Reader reader) {
+    return new ShellWords(reader, false, null);
+  }
+
+  static ShellWords conditional(Reader reader) {
+    return new ShellWords(reader, true, null);
+  }
+
+  static ShellWords arrayLiteral(Reader reader, String arrayName) {
+    return new ShellWords(reader, false, arrayName);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Fed by the reader
+
+  /** The word being read, started if there is none. */
+  Word word() {
+    if (cmd.current == null) {
+      cmd.current = new Word();
+    }
+    return cmd.current;
+  }
+
+  /** True between words. */
+  boolean betweenWords() {
+    return cmd.current == null;
+  }
+
+  /** The word has quoting or escapes of its own. */
+  void quoted() {
+    word().plain = false;
+  }
+
+  /** The word has an expansion of its own. */
+  void expansion() {
+    Word w = word();
+    w.dynamic = true;
+    w.plain = false;
+  }
+
+  /** An unquoted '=' in the word: what comes before it may be the name of an assignment. */
+  void equalsSign() {
+    Word w = word();
+    if (w.beforeEquals == null) {
+      w.beforeEquals = w.text.toString();
+      w.dynamicBeforeEquals = w.dynamic;
+    }
+  }
+
+  /** A reference directly in this word (possibly inside its quotes); returns its use as far as known now. */
+  Use reference(Ref r) {
+    Word w = word();
+    w.plain = false;
+    w.refs.add(r);
+    if (w.beforeEquals == null) {
+      w.refsBeforeEquals.add(r);
+    }
+    return cmd.mode == Mode.ARITHMETIC ? Use.INTEGER : Use.TEXT;
+  }
+
+  /** A redirection operator: the next word is its target, not an argument. */
+  void redirection() {
+    Word w = cmd.current;
+    if (w != null && w.plain && w.refs.isEmpty() && !w.text.isEmpty() && w.text.chars().allMatch(Character::isDigit)) {
+      cmd.current = null; // a file descriptor number (2>...), not an argument
+    } else {
+      endWord(false);
+    }
+    cmd.nextRedirectTarget = true;
+  }
+
+  /** A heredoc operator: its delimiter is read by the reader and is not an argument. */
+  void heredoc() {
+    redirection();
+    cmd.nextRedirectTarget = false;
+  }
+
+  /** A control operator (; & | && || newline) ends the simple command. */
+  void endCommand() {
+    endWord(false);
+    cmd = new Command();
+  }
+
+  /** && or || inside [[ ]]: operands do not pair across them. */
+  void andOr() {
+    endWord(false);
+    cmd.previous = null;
+  }
+
+  boolean inCasePattern() {
+    return !cases.isEmpty() && cases.peek() == CaseState.PATTERN;
+  }
+
+  /** The ')' that ends a case pattern: the clause's commands follow. */
+  void casePatternEnd() {
+    endWord(false);
+    cases.pop();
+    cases.push(CaseState.BODY);
+    cmd = new Command();
+  }
+
+  /** ;; ;& ;;& end a case clause: a pattern follows. */
+  void caseClauseEnd() {
+    if (!cases.isEmpty() && cases.peek() == CaseState.BODY) {
+      cases.pop();
+      cases.push(CaseState.PATTERN);
+    }
+    endCommand();
+  }
+
+  boolean hasCommandName() {
+    return cmd.name != null;
+  }
+
+  /** A compound command such as (( )) stands where the command name would. */
+  void compound(String name) {
+    if (cmd.name == null) {
+      cmd.name = name;
+    }
+  }
+
+  /** The array of name=( or name+=( when the word so far is exactly that, else null. */
+  String arrayAssignment() {
+    Word w = cmd.current;
+    if (w != null && w.beforeEquals != null && w.text.length() == w.beforeEquals.length() + 1
+        && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
+      return w.beforeEquals.replaceFirst("\\+$", "").replaceFirst("\\[.*$", "");
+    }
+    return null;
+  }
+
+  /**
+   * At '[': the array whose subscript starts here, when the word so far is a variable name in a place that
+   * takes one (an assignment, a declare/read/unset argument, a -v operand, an array literal's [i]=), else null.
+   */
+  String subscriptedArray() {
+    Word w = cmd.current;
+    if (arrayName != null) {
+      return w == null ? arrayName : null;
+    }
+    boolean takesName = cmd.name == null || cmd.mode == Mode.DECLARE || cmd.mode == Mode.NAMES
+        || cmd.mode == Mode.ARITHMETIC || cmd.nextName;
+    if (takesName && w != null && w.plain && w.beforeEquals == null && IDENTIFIER.matcher(w.text).matches()) {
+      return w.text.toString();
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // What a finished word means
+
+  /** Ends the word being read; {@code closing} when the command text is over (nothing new is opened then). */
+  void endWord(boolean closing) {
+    Word w = cmd.current;
+    if (w == null) {
+      return;
+    }
+    cmd.current = null;
+    // Reserved words count only when unquoted; command names, options and operators count after quote removal
+    // ('let', \let and "-gt" are what bash runs and compares).
+    String reserved = w.plain ? w.text.toString() : null;
+    String t = w.dynamic ? null : unquote(w.text);
+    if (conditional) {
+      testWord(w, t, true);
+      return;
+    }
+    if (arrayName != null) {
+      return;
+    }
+    if (cmd.nextRedirectTarget) {
+      cmd.nextRedirectTarget = false;
+      return;
+    }
+    if (!cases.isEmpty()) {
+      CaseState state = cases.peek();
+      if (state == CaseState.SUBJECT) {
+        if ("in".equals(reserved)) {
+          cases.pop();
+          cases.push(CaseState.PATTERN);
+        }
+        return;
+      }
+      if (state == CaseState.PATTERN || cmd.name == null && "esac".equals(reserved)) {
+        if ("esac".equals(reserved)) {
+          cases.pop();
+          cmd.name = "esac";
+        }
+        return;
+      }
+    }
+    if (cmd.name == null) {
+      commandWord(w, reserved, t, closing);
+      return;
+    }
+    cmd.arguments++;
+    if (cmd.arguments == 1 && ("builtin".equals(cmd.name) || "command".equals(cmd.name)) && t != null
+        && !t.startsWith("-")) {
+      cmd.name = null;
+      commandWord(w, reserved, t, closing);
+      return;
+    }
+    if (cmd.arguments == 1 && "function".equals(cmd.name)) { // function NAME { ...; }: the body starts a command
+      cmd = new Command();
+      return;
+    }
+    switch (cmd.mode) {
+      case DECLARE -> declareWord(w, t);
+      case NAMES -> namesWord(w, t);
+      case TEST -> testWord(w, t, false);
+      case PRINTF -> {
+        if (cmd.nextName) {
+          cmd.nextName = false;
+          nameWord(w, w.refs, w.dynamic);
+        } else if ("-v".equals(t)) {
+          cmd.nextName = true;
+        }
+      }
+      case CODE -> code(w, cmd.name + " runs its arguments as shell code, so the value would be parsed as code; "
+          + "set a variable first and refer to it inside the code: v=VALUE; " + cmd.name + " '... \"$v\" ...'");
+      case SHELL -> {
+        if (t != null && t.startsWith("-") && t.length() > 1) {
+          cmd.scriptNext |= t.indexOf('c') > 0;
+        } else if (cmd.scriptNext) {
+          cmd.scriptNext = false;
+          code(w, "the script given to " + cmd.name + " -c is parsed as shell code, so the value would be too; "
+              + "pass it as an argument instead: " + cmd.name + " -c '... \"$1\" ...' _ VALUE");
+        }
+      }
+      default -> { }
+    }
+  }
+
+  private void commandWord(Word w, String reserved, String t, boolean closing) {
+    if (reserved != null && KEEP_COMMAND_POSITION.contains(reserved)) {
+      return;
+    }
+    if (w.beforeEquals != null && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
+      return; // an assignment before the command name
+    }
+    if ("case".equals(reserved)) {
+      cases.push(CaseState.SUBJECT);
+      cmd.name = reserved;
+      return;
+    }
+    if ("[[".equals(reserved)) {
+      cmd.name = reserved;
+      if (!closing) {
+        reader.openConditional();
+      }
+      return;
+    }
+    cmd.name = t == null ? "" : t;
+    cmd.mode = switch (cmd.name) {
+      case "let" -> {
+        reader.evaluatesIndirectly();
+        yield Mode.ARITHMETIC;
+      }
+      case "declare", "typeset", "local" -> Mode.DECLARE;
+      case "read", "unset", "mapfile", "readarray" -> Mode.NAMES;
+      case "test", "[" -> Mode.TEST;
+      case "printf" -> Mode.PRINTF;
+      case "eval", "trap" -> Mode.CODE;
+      default -> SHELLS.contains(cmd.name.substring(cmd.name.lastIndexOf('/') + 1)) ? Mode.SHELL : Mode.OTHER;
+    };
+  }
+
+  /** A word that a command runs as shell code: a value in it could not stay data. */
+  private void code(Word w, String why) {
+    for (Ref r : w.refs) {
+      String v = reader.source(r.arg);
+      reader.problem(r.offset, v + " is used in shell code: " + why.replace("VALUE", v));
+    }
+  }
+
+  /** A word the shell takes as a variable name: its values must be names, and a computed name is indirect. */
+  private void nameWord(Word w, List<Ref> part, boolean dynamic) {
+    for (Ref r : part) {
+      if (r.use == Use.TEXT) {
+        r.use = Use.NAME;
+      }
+    }
+    if (dynamic || w.text.indexOf("[") >= 0) {
+      reader.evaluatesIndirectly();
+    }
+  }
+
+  private void declareWord(Word w, String t) {
+    if (t != null && t.startsWith("-") && t.length() > 1) {
+      if (t.indexOf('i') > 0) {
+        cmd.mode = Mode.ARITHMETIC; // every value assigned now is evaluated as arithmetic
+        reader.evaluatesIndirectly();
+      }
+      if (t.indexOf('n') > 0) {
+        reader.evaluatesIndirectly(); // a name reference resolves its value as a variable name
+      }
+      if (t.indexOf('A') > 0) {
+        cmd.declaresAssociative = true;
+      }
+      return;
+    }
+    if (w.beforeEquals != null) {
+      nameWord(w, w.refsBeforeEquals, w.dynamicBeforeEquals);
+      if (w.beforeEquals.indexOf('[') >= 0) {
+        reader.evaluatesIndirectly();
+      }
+    } else {
+      nameWord(w, w.refs, w.dynamic);
+    }
+    if (cmd.declaresAssociative) {
+      String name = w.beforeEquals != null ? w.beforeEquals : w.text.toString();
+      if (IDENTIFIER.matcher(name).matches()) {
+        reader.declareAssociative(name);
+      }
+    }
+  }
+
+  private void namesWord(Word w, String t) {
+    if (cmd.nextOptionArgument) {
+      cmd.nextOptionArgument = false;
+      if (cmd.optionArgumentIsName) {
+        nameWord(w, w.refs, w.dynamic);
+      } else if (cmd.optionArgumentIsCode) {
+        code(w, cmd.name + " -C runs its callback as shell code, so the value would be parsed as code");
+      }
+      return;
+    }
+    if (t != null && t.startsWith("-") && t.length() > 1) {
+      char last = t.charAt(t.length() - 1);
+      String takesArgument = switch (cmd.name) {
+        case "read" -> "adinNptu";
+        case "mapfile", "readarray" -> "dnOsuCc";
+        default -> "";
+      };
+      if (takesArgument.indexOf(last) >= 0) {
+        cmd.nextOptionArgument = true;
+        cmd.optionArgumentIsName = "read".equals(cmd.name) && last == 'a';
+        cmd.optionArgumentIsCode = !"read".equals(cmd.name) && last == 'C';
+      }
+      return;
+    }
+    nameWord(w, w.refs, w.dynamic);
+  }
+
+  private void testWord(Word w, String t, boolean evaluates) {
+    if (t != null && ARITHMETIC_OPERATORS.contains(t)) {
+      if (cmd.previous != null) {
+        numericOperand(cmd.previous, evaluates);
+      }
+      cmd.nextNumeric = true;
+      cmd.nextName = false;
+      cmd.previous = w;
+      return;
+    }
+    if (cmd.nextNumeric) {
+      cmd.nextNumeric = false;
+      numericOperand(w, evaluates);
+    } else if (cmd.nextName) {
+      cmd.nextName = false;
+      nameWord(w, w.refs, w.dynamic);
+    } else if ("-v".equals(t)) {
+      cmd.nextName = true;
+    }
+    cmd.previous = w;
+  }
+
+  /** An operand of -eq and friends: test and [ compare integers; [[ ]] evaluates both sides as arithmetic. */
+  private void numericOperand(Word w, boolean evaluates) {
+    for (Ref r : w.refs) {
+      r.use = Use.INTEGER;
+    }
+    if (evaluates && (w.dynamic || w.text.chars().anyMatch(ch -> Character.isLetter(ch) || ch == '_'))) {
+      reader.evaluatesIndirectly();
+    }
+  }
+
+  /** The word after quote removal, or null when it has quoting this reader does not undo ($'...'). */
+  private static String unquote(CharSequence text) {
+    StringBuilder b = new StringBuilder();
+    for (int k = 0; k < text.length(); k++) {
+      char c = text.charAt(k);
+      if (c == '\\' && k + 1 < text.length()) {
+        b.append(text.charAt(++k));
+      } else if (c == '\'') {
+        int end = indexOf(text, '\'', k + 1);
+        b.append(text, k + 1, end);
+        k = end;
+      } else if (c == '"') {
+        k++;
+        while (k < text.length() && text.charAt(k) != '"') {
+          if (text.charAt(k) == '\\' && k + 1 < text.length() && "\"\\$`".indexOf(text.charAt(k + 1)) >= 0) {
+            k++;
+          }
+          b.append(text.charAt(k++));
+        }
+      } else if (c == '$' && k + 1 < text.length() && text.charAt(k + 1) == '\'') {
+        return null;
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  private static int indexOf(CharSequence text, char c, int from) {
+    for (int k = from; k < text.length(); k++) {
+      if (text.charAt(k) == c) {
+        return k;
+      }
+    }
+    return text.length();
+  }
+}
