@@ -1,7 +1,8 @@
 package dev.loopflow.core.internal.nodes;
 
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.lang.invoke.MethodType;
 import java.util.ArrayDeque;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -27,19 +28,22 @@ import org.luaj.vm2.Varargs;
  * after the script has charged allocations worth a good share of its limit.
  */
 final class LuaFootprint {
-  private static final VarHandle ARRAY;
-  private static final VarHandle HASH;
-  private static final VarHandle HASH_ENTRIES;
+  // Getters of LuaTable's protected fields, typed (LuaTable)Object[] and (LuaTable)int for invokeExact.
+  private static final MethodHandle ARRAY;
+  private static final MethodHandle HASH;
+  private static final MethodHandle HASH_ENTRIES;
 
   static {
-    VarHandle array = null;
-    VarHandle hash = null;
-    VarHandle entries = null;
+    MethodHandle array = null;
+    MethodHandle hash = null;
+    MethodHandle entries = null;
     try {
       MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(LuaTable.class, MethodHandles.lookup());
-      array = lookup.findVarHandle(LuaTable.class, "array", LuaValue[].class);
-      hash = lookup.findVarHandle(LuaTable.class, "hash", Class.forName("[Lorg.luaj.vm2.LuaTable$Slot;"));
-      entries = lookup.findVarHandle(LuaTable.class, "hashEntries", int.class);
+      MethodType arrayGetter = MethodType.methodType(Object[].class, LuaTable.class);
+      array = lookup.findGetter(LuaTable.class, "array", LuaValue[].class).asType(arrayGetter);
+      hash = lookup.findGetter(LuaTable.class, "hash", Class.forName("[Lorg.luaj.vm2.LuaTable$Slot;"))
+          .asType(arrayGetter);
+      entries = lookup.findGetter(LuaTable.class, "hashEntries", int.class);
     } catch (ReflectiveOperationException | RuntimeException e) {
       // Another luaj layout: tables are then estimated from their entries alone.
     }
@@ -142,10 +146,18 @@ final class LuaFootprint {
         add(e.arg(2));
       }
       if (ARRAY != null) {
-        LuaValue[] array = (LuaValue[]) ARRAY.get(t);
-        Object[] hash = (Object[]) HASH.get(t);
+        Object[] array;
+        Object[] hash;
+        int hashEntries;
+        try {
+          array = (Object[]) ARRAY.invokeExact(t);
+          hash = (Object[]) HASH.invokeExact(t);
+          hashEntries = (int) HASH_ENTRIES.invokeExact(t);
+        } catch (Throwable e) {
+          throw new IllegalStateException(e);
+        }
         total += 16 + 4L * (array == null ? 0 : array.length) + 16 + 4L * (hash == null ? 0 : hash.length)
-            + LuaGuard.ENTRY_BYTES * (int) HASH_ENTRIES.get(t);
+            + LuaGuard.ENTRY_BYTES * hashEntries;
       } else {
         total += LuaGuard.ENTRY_BYTES * entries;
       }

@@ -180,8 +180,10 @@ final class LuaGuard extends DebugLib {
           + maxMemory + " bytes; max_memory is " + maxMemory + ")"));
     }
     charged = 0;
-    // Near the limit, measure again after a sixteenth of it, so that measuring stays a bounded share of the work.
-    chargeLimit = Math.max(maxMemory - held, maxMemory / 16);
+    // Measure again once the charges could have filled what is left. Never sooner than after half of what the script
+    // holds (and a sixteenth of the limit): a measurement costs in proportion to what it holds, so measuring stays a
+    // bounded share of the work, and a script is stopped at the latest when it holds one and a half times the limit.
+    chargeLimit = Math.max(maxMemory - held, Math.max(held / 2, maxMemory / 16));
   }
 
   /** The last measurement, in bytes (0 before the first). */

@@ -18,8 +18,10 @@ import org.luaj.vm2.lib.VarArgFunction;
  * the script when it is cancelled or timed out. Recursion is bounded as in Lua ("pattern too complex" past
  * MAX_DEPTH nested items), so no pattern can overflow the Java stack.
  *
- * Where luaj 3.0.1 departs from the manual, the manual wins: %g is a class, %f works at the start of the subject, a
- * '%' that ends a replacement string is an error (luaj threw an internal exception for the last two). Everything
+ * Scripts keep what luaj 3.0.1 gave them where it departs from the manual without failing: a start position past
+ * the end searches at the end, and '%x' in a replacement string is 'x'. Where luaj fails, the manual wins: %g is a
+ * class (luaj never matched it), %f works at the start of the subject and a '%' that ends a replacement is an error
+ * (luaj threw internal exceptions), and gmatch moves on after an empty match (luaj repeated it forever). Everything
  * else is checked against luaj by LuaPatternsDifferentialTest.
  */
 final class LuaPatterns {
@@ -528,7 +530,7 @@ final class LuaPatterns {
     if (init < 1) {
       init = 1;
     } else if (init > ls + 1) {
-      return LuaValue.NIL;
+      init = ls + 1; // as luaj (and Lua 5.1): a start past the end searches at the end
     }
     Matcher m = new Matcher(s, p, LuaGuard.current());
     try {
@@ -665,10 +667,10 @@ final class LuaPatterns {
       i++;
       int d = i < len ? r[off + i] & 0xFF : 0;
       if (d < '0' || d > '9') {
-        if (d != '%') {
+        if (i >= len) {
           throw new LuaError("invalid use of '%' in replacement string");
         }
-        out.append((byte) '%');
+        out.append((byte) d); // %% is a percent sign; as in luaj, %x is x
       } else if (d == '0') {
         out.append(src, s, e - s);
       } else {
