@@ -196,17 +196,21 @@ final class LuaBoundedLibrary {
     if (total == 0) {
       return LuaValue.EMPTYSTRING;
     }
+    // s, then n - 1 blocks of sep .. s, filled by doubling the part already written.
     byte[] out = new byte[(int) total];
-    int at = 0;
-    for (long k = 0; k < n; k++) {
-      if (k > 0) {
-        System.arraycopy(sep.m_bytes, sep.m_offset, out, at, sep.m_length);
-        at += sep.m_length;
+    System.arraycopy(s.m_bytes, s.m_offset, out, 0, s.m_length);
+    if (n > 1) {
+      System.arraycopy(sep.m_bytes, sep.m_offset, out, s.m_length, sep.m_length);
+      System.arraycopy(s.m_bytes, s.m_offset, out, s.m_length + sep.m_length, s.m_length);
+      long blocks = (int) total - s.m_length;
+      int filled = (int) unit;
+      while (filled < blocks) {
+        int copy = (int) Math.min(filled, blocks - filled);
+        System.arraycopy(out, s.m_length, out, s.m_length + filled, copy);
+        filled += copy;
       }
-      System.arraycopy(s.m_bytes, s.m_offset, out, at, s.m_length);
-      at += s.m_length;
     }
-    return charged(LuaString.valueOf(out));
+    return charged(LuaString.valueUsing(out));
   }
 
   /**
@@ -277,7 +281,7 @@ final class LuaBoundedLibrary {
         at += sep.m_length;
       }
     }
-    return charged(LuaString.valueOf(out));
+    return charged(LuaString.valueUsing(out));
   }
 
   private static LuaValue item(LuaTable t, long k) {
@@ -349,7 +353,7 @@ final class LuaBoundedLibrary {
       if (guard != null) {
         guard.charge(LuaGuard.STRING_BYTES + length);
       }
-      return LuaString.valueOf(Arrays.copyOf(bytes, length));
+      return LuaString.valueUsing(length == bytes.length ? bytes : Arrays.copyOf(bytes, length));
     }
   }
 }
