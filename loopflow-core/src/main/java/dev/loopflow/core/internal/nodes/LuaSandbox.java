@@ -15,12 +15,10 @@ import org.luaj.vm2.Prototype;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.compiler.LuaC;
 import org.luaj.vm2.lib.Bit32Lib;
-import org.luaj.vm2.lib.DebugLib;
 import org.luaj.vm2.lib.PackageLib;
 import org.luaj.vm2.lib.StringLib;
 import org.luaj.vm2.lib.TableLib;
 import org.luaj.vm2.lib.VarArgFunction;
-import org.luaj.vm2.lib.ZeroArgFunction;
 import org.luaj.vm2.lib.jse.JseBaseLib;
 import org.luaj.vm2.lib.jse.JseMathLib;
 
@@ -31,13 +29,18 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
  * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
  * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
- * Runaway scripts are stopped by a debug count hook
- * installed before `debug` is removed: it stops the script once `maxInstructions` VM instructions have run
- * (checked every HOOK_INTERVAL instructions), or as soon as the node's thread is interrupted. Code is
- * compiled once at load time (the Prototype is immutable); each run only binds it to new globals.
+ * Every execution runs under a LuaGuard (its debug hook): it stops the script when the node's thread is interrupted
+ * (cancellation, the node's or the run's timeout), past the instruction limit, and when a string or what the script
+ * holds would exceed its limits (Limits). Library functions that could run long or build large results in Java
+ * are replaced by bounded ones (LuaBoundedLibrary, LuaPatterns). Code is compiled once at load time (the Prototype
+ * is immutable); each run only binds it to new globals.
  */
 final class LuaSandbox {
   static final long DEFAULT_MAX_INSTRUCTIONS = 10_000_000L;
+  /** 16 MiB: far above what a script builds for a prompt or a report, far below what strains the JVM. */
+  static final int DEFAULT_MAX_STRING_BYTES = 16 << 20;
+  /** 64 MiB of data held at once (tables, strings, closures, frames; garbage is not counted). */
+  static final long DEFAULT_MAX_MEMORY = 64L << 20;
   private static final Globals COMPILER = new Globals();
 
   static {
@@ -57,6 +60,23 @@ final class LuaSandbox {
   }
 
   record Result(Object value, String printed) {}
+
+  /** Per-execution limits; see LuaGuard for how each is enforced. */
+  record Limits(long maxInstructions, int maxStringBytes, long maxMemory) {
+    static final Limits DEFAULT = new Limits(DEFAULT_MAX_INSTRUCTIONS, DEFAULT_MAX_STRING_BYTES, DEFAULT_MAX_MEMORY);
+  }
+
+  /** A script went past one of its limits; {@code limit} is the node field that sets it. */
+  static final class LimitExceeded extends RuntimeException {
+    final String limit;
+    final long value;
+
+    LimitExceeded(String limit, long value, String message) {
+      super(message, null, false, false);
+      this.limit = limit;
+      this.value = value;
+    }
+  }
 
   /** Globals removed from the sandbox; reading one raises an error that names it. */
   static final List<String> REMOVED = List.of("debug", "os", "io", "luajava", "require", "package", "load",
@@ -110,10 +130,6 @@ final class LuaSandbox {
   private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
   private static final LuaTable GLOBALS_METATABLE = new LuaTable();
   // Keys set on every run's globals, interned once: LuaValue.valueOf(String) encodes and hashes the name each time.
-  private static final LuaString LOADED = LuaString.valueOf("loaded");
-  private static final LuaString PACKAGE = LuaString.valueOf("package");
-  private static final LuaString DEBUG = LuaString.valueOf("debug");
-  private static final LuaString SETHOOK = LuaString.valueOf("sethook");
   private static final LuaString G = LuaString.valueOf("_G");
   private static final LuaString PRINT = LuaString.valueOf("print");
   private static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
@@ -126,6 +142,7 @@ final class LuaSandbox {
     lib.load(new TableLib());
     lib.load(new JseMathLib());
     copyInto(lib, BASE);
+    LuaBoundedLibrary.install(STRING_FUNCTIONS, (LuaTable) lib.get("table"), BASE);
     for (String name : LIBRARIES) {
       LuaTable functions = name.equals("string") ? STRING_FUNCTIONS : (LuaTable) lib.get(name);
       LuaTable meta = new LuaTable();
@@ -157,19 +174,14 @@ final class LuaSandbox {
    * {@code lazy}: bindings converted key by key on first read instead of all at once. The {@code loop} variable
    * reaches the enclosing loops' previous passes ({@code loop.prev}, {@code loop.parent}) and {@code state} may
    * hold long lists, which a script rarely reads in full and which would otherwise be converted on every pass.
+   * Throws LuaError for an error in the script, LimitExceeded past a limit, InterruptedException when the thread is
+   * interrupted (cancellation or a timeout).
    */
-  static Result run(Prototype proto, Map<String, Object> bindings, long maxInstructions, java.util.Set<String> lazy)
+  static Result run(Prototype proto, Map<String, Object> bindings, Limits limits, java.util.Set<String> lazy)
       throws InterruptedException {
     Globals g = new Globals();
-    // The count hook needs the debug library bound to these globals; the script itself never sees `debug`.
-    // (DebugLib registers itself in package.loaded, so it gets a throwaway one.)
-    LuaTable pkg = new LuaTable();
-    pkg.set(LOADED, new LuaTable());
-    g.set(PACKAGE, pkg);
-    g.load(new DebugLib());
-    LuaValue sethook = g.get(DEBUG).get(SETHOOK);
-    g.set(DEBUG, LuaValue.NIL);
-    g.set(PACKAGE, LuaValue.NIL);
+    StringBuilder printed = new StringBuilder();
+    LuaGuard guard = new LuaGuard(g, limits.maxInstructions(), limits.maxStringBytes(), limits.maxMemory(), printed);
     LuaString.s_metatable = STRING_METATABLE;
     for (Map.Entry<LuaString, LuaTable> lib : LIBRARY_KEYS.entrySet()) {
       LuaTable own = new LuaTable();
@@ -178,15 +190,17 @@ final class LuaSandbox {
     }
     g.set(G, g);
     g.setmetatable(GLOBALS_METATABLE);
-    StringBuilder printed = new StringBuilder();
     g.set(PRINT, new VarArgFunction() {
       @Override
       public Varargs invoke(Varargs args) {
         for (int i = 1; i <= args.narg(); i++) {
+          String text = args.arg(i).tojstring();
+          guard.checkString((long) printed.length() + text.length() + 1);
+          guard.charge(2L * text.length());
           if (i > 1) {
             printed.append('\t');
           }
-          printed.append(args.arg(i).tojstring());
+          printed.append(text);
         }
         printed.append('\n');
         return NONE;
@@ -195,55 +209,34 @@ final class LuaSandbox {
     bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k),
         lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m) : toLua(Values.plain(v))));
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
-    // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that
-    // an interrupt cannot reach), with a count hook that checks for interruption every HOOK_INTERVAL
-    // instructions and enforces the instruction limit. The hook stops the script with an Error, which pcall
-    // cannot catch, so a script cannot swallow its own cancellation or limit.
+    // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that an
+    // interrupt cannot reach). The guard stops it with an Error, which pcall cannot catch, so a script cannot
+    // swallow its own cancellation or limit.
     Thread self = Thread.currentThread();
-    long step = Math.min(maxInstructions, HOOK_INTERVAL);
-    long[] executed = {0};
-    LuaValue hook = new ZeroArgFunction() {
-      @Override
-      public LuaValue call() {
-        if (self.isInterrupted()) {
-          throw new Stop(null);
-        }
-        executed[0] += step;
-        if (executed[0] >= maxInstructions) {
-          throw new Stop("script exceeded its instruction limit (" + maxInstructions + " instructions)");
-        }
-        return NONE;
-      }
-    };
-    sethook.invoke(LuaValue.varargsOf(hook, LuaValue.EMPTYSTRING, LuaValue.valueOf((int) step)));
+    LuaGuard previous = guard.enter();
     Varargs result;
     try {
       result = chunk.invoke(LuaValue.NONE);
-    } catch (Stop stop) {
-      if (stop.getMessage() == null) {
+      guard.work(0); // a stop the script never came back to see still ends it
+    } catch (LuaGuard.Stop stop) {
+      if (stop.limit == null) {
         throw new InterruptedException();
       }
-      throw new LuaError(stop.getMessage());
+      throw new LimitExceeded(stop.limit, stop.value, stop.getMessage());
+    } catch (StackOverflowError e) {
+      throw new LuaError("stack overflow (functions nested too deeply)");
     } catch (LuaError e) {
       if (self.isInterrupted()) {
         throw new InterruptedException();
       }
       throw new LuaError(cleanError(e.getMessage()));
+    } finally {
+      LuaGuard.leave(previous);
     }
     if (self.isInterrupted()) {
       throw new InterruptedException();
     }
     return new Result(toJava(result.arg1()), printed.toString());
-  }
-
-  /** How often (in VM instructions) the hook checks for interruption and the instruction limit. */
-  static final long HOOK_INTERVAL = 10_000;
-
-  /** Stops a script from its hook; an Error, so that the script's pcall cannot catch it. */
-  private static final class Stop extends Error {
-    Stop(String message) {
-      super(message, null, false, false);
-    }
   }
 
   private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
@@ -400,5 +393,39 @@ final class LuaSandbox {
       return out;
     }
     return v.tojstring();
+  }
+
+  /*
+   * Every table shared by all scripts (the libraries and the metatables of the sandbox): LuaFootprint does not count
+   * them as memory a script holds. Built last, after every static table above exists.
+   */
+  private static final java.util.Set<LuaValue> SHARED = java.util.Collections.newSetFromMap(
+      new java.util.IdentityHashMap<>());
+
+  static {
+    java.util.ArrayDeque<LuaValue> todo = new java.util.ArrayDeque<>(List.of(BASE, STRING_FUNCTIONS, STRING_METATABLE,
+        GLOBALS_METATABLE, LAZY_METATABLE));
+    todo.addAll(LIBRARY_KEYS.values());
+    while (!todo.isEmpty()) {
+      LuaValue v = todo.pop();
+      if (v instanceof LuaTable t && SHARED.add(t)) {
+        LuaValue k = LuaValue.NIL;
+        while (true) {
+          Varargs e = t.next(k);
+          if ((k = e.arg1()).isnil()) {
+            break;
+          }
+          todo.push(e.arg(2));
+        }
+        LuaValue mt = t.getmetatable();
+        if (mt != null) {
+          todo.push(mt);
+        }
+      }
+    }
+  }
+
+  static boolean isShared(LuaValue table) {
+    return SHARED.contains(table);
   }
 }

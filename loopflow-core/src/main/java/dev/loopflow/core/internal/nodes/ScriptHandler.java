@@ -2,6 +2,7 @@ package dev.loopflow.core.internal.nodes;
 
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.ScriptLimitExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.NodeConfig;
@@ -39,7 +40,7 @@ final class ScriptHandler implements NodeHandler {
 
   @Override
   public Set<String> fields() {
-    return Set.of("run", "code", "language", "max_instructions");
+    return Set.of("run", "code", "language", "max_instructions", "max_string_bytes", "max_memory");
   }
 
   @Override
@@ -52,13 +53,18 @@ final class ScriptHandler implements NodeHandler {
     String code = cfg.requiredString(field);
     String language = cfg.string("language");
     Integer maxInstr = cfg.integer("max_instructions", 1000, Integer.MAX_VALUE);
+    Integer maxString = cfg.integer("max_string_bytes", 1024, Integer.MAX_VALUE);
+    Integer maxMemory = cfg.integer("max_memory", 1 << 20, Integer.MAX_VALUE);
     if (code == null) {
       return null;
     }
     if (language == null) {
       language = detect(code);
     }
-    long limit = maxInstr == null ? LuaSandbox.DEFAULT_MAX_INSTRUCTIONS : maxInstr;
+    LuaSandbox.Limits limits = new LuaSandbox.Limits(
+        maxInstr == null ? LuaSandbox.DEFAULT_MAX_INSTRUCTIONS : maxInstr,
+        maxString == null ? LuaSandbox.DEFAULT_MAX_STRING_BYTES : maxString,
+        maxMemory == null ? LuaSandbox.DEFAULT_MAX_MEMORY : maxMemory);
     return switch (language) {
       case "lua" -> {
         Prototype proto;
@@ -76,8 +82,8 @@ final class ScriptHandler implements NodeHandler {
           }
           yield null;
         }
-        // Lua runs in-process and checks for interruption every few hundred instructions.
-        yield NodeProgram.inline(ctx -> runLua(ctx, proto, limit));
+        // Lua runs in-process; its guard checks for interruption every thousand instructions or pattern steps.
+        yield NodeProgram.inline(ctx -> runLua(ctx, proto, limits));
       }
       case "python" -> ctx -> runSubprocess(ctx, List.of("python3", "-c", pythonWrapper(code)), "python3");
       case "node", "javascript", "js" -> ctx -> runSubprocess(ctx, List.of("node", "-e", nodeWrapper(code)), "node");
@@ -110,11 +116,14 @@ final class ScriptHandler implements NodeHandler {
     return b;
   }
 
-  private static NodeOutcome runLua(NodeContext ctx, Prototype proto, long limit) throws InterruptedException {
+  private static NodeOutcome runLua(NodeContext ctx, Prototype proto, LuaSandbox.Limits limits)
+      throws InterruptedException {
     LuaSandbox.Result r;
     try {
       // Converted to Lua key by key on first read: a pass that never reads a long list in state does not pay for it.
-      r = LuaSandbox.run(proto, bindings(ctx, false), limit, java.util.Set.of("state", "input", "loop"));
+      r = LuaSandbox.run(proto, bindings(ctx, false), limits, java.util.Set.of("state", "input", "loop"));
+    } catch (LuaSandbox.LimitExceeded e) {
+      throw new ScriptLimitExceededException(e.limit, e.value, "Lua error: " + e.getMessage(), ctx.position());
     } catch (LuaError e) {
       String m = String.valueOf(e.getMessage());
       throw new LoopflowException(ErrorCode.NODE_FAILED, "Lua error" + (m.startsWith("line ") ? " on " : ": ") + m,

@@ -1,0 +1,139 @@
+package dev.loopflow.core.nodes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunHandle;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.NodeExecution;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Lua script stops when its node times out, when the run is cancelled and when the run times out, also while it is
+ * inside a library function: each script here would run for hours (backtracking patterns over 100 KB subjects, a
+ * quadratic plain search, a plain VM loop) and has an instruction limit far out of reach, so only the stop request
+ * can end it. "Stops" means the script's own thread ended, not that the run gave up waiting for it; each test says
+ * how it tells. The bound of 5 s is for a loaded machine, not a speed claim.
+ */
+class LuaStopTest {
+  private static final Duration STOPS_WITHIN = Duration.ofSeconds(5);
+  private final Loopflow engine = Loopflow.create();
+
+  /** Scripts that never end by themselves; {@code s} is 100 KB of 'a'. */
+  static java.util.stream.Stream<String> corpus() {
+    return java.util.stream.Stream.of(
+      "return { r = s:find('.-.-.-.-b') }",
+      "return { r = s:match('(.-)(.-)(.-)(.-)(.-)%1b') }",
+      "return { r = s:find('.*.*.*.*b') }",
+      "return { r = (s:gsub('aa', 'a ')):find(('%f[%w].-'):rep(4) .. 'x') }",
+      "return { r = s:gsub('.-.-.-b', 'x') }",
+      "for m in s:gmatch('.-.-.-.-b') do end",
+      "return { r = s:find('(a*)(a*)%1%2b') }",
+      "return { r = s:find(string.rep('a', 50000) .. 'b', 1, true) }",
+      "return { r = (s:gsub('a', '(')):find('%b()') }",
+      "while true do end",
+      "while true do pcall(string.find, s, '.-.-.-.-b') end");
+  }
+
+  private static String script(String code) {
+    return "local s = string.rep('a', 100000)\n" + code;
+  }
+
+  private Workflow workflow(String header, String nodeFields, String code) {
+    return engine.parse("""
+        name: stop
+        %s
+        nodes:
+          - id: spin
+            max_instructions: 2000000000
+        %s
+            run: |
+              %s
+          - id: after
+            run: |
+              return { after = true }
+        """.formatted(header, nodeFields, script(code).replace("\n", "\n      ")), "stop.yaml");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("corpus")
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aLongScriptIsStoppedByItsNodeTimeout_bugLuaPatternIgnoredTimeouts(String code) {
+    // One slot only: 'after' can start only once the timed-out script's thread has ended and freed it.
+    Workflow wf = workflow("limits: {concurrency: 1}", "    timeout: 200ms\n    allow_failure: true",
+        code);
+
+    long start = System.nanoTime();
+    RunResult r = engine.run(wf, RunOptions.defaults());
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.nodes().get("spin")).containsEntry("status", "failed");
+    assertThat(r.nodes().get("spin").get("error").toString()).contains("timeout", "timed out after 200ms");
+    assertThat(r.state()).containsEntry("after", true);
+    assertThat(took).isLessThan(STOPS_WITHIN);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("corpus")
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aLongScriptIsStoppedByCancel_bugLuaPatternIgnoredCancel(String code) throws Exception {
+    Workflow wf = workflow("", "", code);
+    CountDownLatch started = new CountDownLatch(1);
+    RunHandle h = engine.start(wf, RunOptions.builder()
+        .listener(e -> {
+          if (e instanceof Event.NodeStarted) {
+            started.countDown();
+          }
+        })
+        .build());
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(300); // well inside the pattern function by now
+
+    Thread canceller = Thread.ofPlatform().start(() -> h.cancel("stop it"));
+    long cancelledAt = System.nanoTime();
+    Optional<RunResult> r = h.await(STOPS_WITHIN);
+    canceller.join();
+
+    assertThat(r).as("stopped within %s of the cancel", STOPS_WITHIN).isPresent();
+    assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).isLessThan(STOPS_WITHIN);
+    assertThat(r.get().status()).isEqualTo(RunStatus.CANCELLED);
+    assertThat(r.get().nodes().get("spin")).containsEntry("status", "cancelled");
+    assertScriptReportedItsOwnStop(r.get());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("corpus")
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aLongScriptIsStoppedByTheRunTimeout_bugLuaPatternIgnoredRunTimeout(String code) {
+    Workflow wf = workflow("limits: {timeout: 300ms}", "", code);
+
+    long start = System.nanoTime();
+    RunResult r = engine.run(wf, RunOptions.defaults());
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().code()).isEqualTo("timeout");
+    assertThat(r.error().message()).startsWith("run timed out after 300ms (limits.timeout)");
+    assertThat(r.nodes().get("spin")).containsEntry("status", "cancelled");
+    assertScriptReportedItsOwnStop(r);
+    assertThat(took).isLessThan(STOPS_WITHIN.plusMillis(300));
+  }
+
+  /** The script's node journaled its own cancellation: the script returned, it was not merely given up on. */
+  private void assertScriptReportedItsOwnStop(RunResult r) {
+    assertThat(engine.store().nodeExecutions(r.runId())).extracting(e -> e.position().nodeId(), NodeExecution::status)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("spin", NodeStatus.CANCELLED));
+  }
+}
