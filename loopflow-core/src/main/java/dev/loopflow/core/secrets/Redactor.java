@@ -314,6 +314,7 @@ public final class Redactor {
     }
     SourceCredentials found = yaml.equals(source) && sourceCredentials != null ? sourceCredentials
         : SourceCredentials.scan(yaml);
+    found.literals().forEach(this::learnValue); // the same credential written elsewhere in the text
     return text(found.mask());
   }
 
