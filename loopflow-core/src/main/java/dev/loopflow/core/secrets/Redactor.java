@@ -54,6 +54,9 @@ public final class Redactor {
   private static final int MAX_VALUES = 1024;
   private static final List<String> ELLIPSES = List.of("...", "…");
   private static final Pattern SCHEME = Pattern.compile("(?i)(?:bearer|basic|token|bot)\\s+(\\S{8,})");
+  /** An input named in a template: {@code input.NAME}, {@code inputs.NAME}, {@code state.NAME}, or with brackets. */
+  private static final Pattern INPUT_REFERENCE = Pattern.compile(
+      "\\b(?:input|inputs|state)(?:\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\\s*['\"]([^'\"]+)['\"]\\s*])");
 
   private final Set<String> keys;
   private final String source;
@@ -80,6 +83,14 @@ public final class Redactor {
     SourceCredentials found = workflow.source() == null ? null : SourceCredentials.scan(workflow.source());
     if (found != null) {
       keys.addAll(found.templates());
+      // An input a credential template renders ("Bearer {{ input.token }}") holds a credential: known from the
+      // start, it is masked in the run.started event and the state too, not only once the template has rendered.
+      for (String t : found.templates()) {
+        Matcher m = INPUT_REFERENCE.matcher(t);
+        while (m.find()) {
+          keys.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+      }
     }
     Redactor r = new Redactor(keys, workflow.source(), found);
     r.learnEnvironment(environment);

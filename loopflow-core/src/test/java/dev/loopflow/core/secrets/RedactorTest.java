@@ -136,20 +136,23 @@ class RedactorTest {
           pin: {type: string, writeOnly: true}
           api_token: string
           topic: string
+          note: string
         nodes:
           - id: call
             type: http
-            url: "https://example.invalid/"
+            url: "https://example.invalid/{{ input.note }}"
             headers: {Authorization: "Bearer {{ input.topic }}", X-Api-Key: "hard-coded-key-123"}
         """, "wf.yaml");
     Redactor r = Redactor.forRun(Map.of("CI_JOB_TOKEN", "ci-token-value-1"), wf,
-        Map.of("pin", "pin-value-999", "api_token", "input-token-77", "topic", "not a secret"));
+        Map.of("pin", "pin-value-999", "api_token", "input-token-77", "topic", "topic-as-token", "note",
+            "not a secret"));
 
-    assertThat(r.text("hard-coded-key-123 pin-value-999 input-token-77 ci-token-value-1 not a secret"))
-        .isEqualTo("[redacted] [redacted] [redacted] [redacted] not a secret");
+    assertThat(r.text("hard-coded-key-123 pin-value-999 input-token-77 ci-token-value-1 topic-as-token not a secret"))
+        .isEqualTo("[redacted] [redacted] [redacted] [redacted] [redacted] not a secret");
     // The journal records rendered templates under their source text: the header template's value is masked.
-    assertThat(r.value(Map.of("Bearer {{ input.topic }}", "Bearer rendered-0123456789", "{{ input.topic }}", "x")))
-        .isEqualTo(Map.of("Bearer {{ input.topic }}", "[redacted]", "{{ input.topic }}", "x"));
-    assertThat(r.value(Map.of("pin", "short"))).isEqualTo(Map.of("pin", "[redacted]"));
+    assertThat(r.value(Map.of("Bearer {{ input.topic }}", "Bearer rendered-0123456789", "{{ input.note }}", "x")))
+        .isEqualTo(Map.of("Bearer {{ input.topic }}", "[redacted]", "{{ input.note }}", "x"));
+    assertThat(r.value(Map.of("pin", "short", "topic", "short", "note", "short")))
+        .isEqualTo(Map.of("pin", "[redacted]", "topic", "[redacted]", "note", "short"));
   }
 }
