@@ -244,23 +244,20 @@ final class Scheduler implements RunHandle {
     return new RunResult(runId, status, record.output(), record.state(), nodes(record), usage, e);
   }
 
-  /** The node reports of a masked record, typed as the result holds them. */
-  @SuppressWarnings("unchecked")
   private static Map<String, Map<String, Object>> nodes(RunRecord r) {
-    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-    r.nodes().forEach((k, v) -> out.put(k, (Map<String, Object>) v));
-    return out;
+    return typed(r.nodes());
   }
 
   private Map<String, Map<String, Object>> masked(Map<String, Map<String, Object>> reports) {
-    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-    redactor.map(new LinkedHashMap<String, Object>(reports)).forEach((k, v) -> out.put(k, castMap(v)));
-    return out;
+    return typed(redactor.map(new LinkedHashMap<String, Object>(reports)));
   }
 
+  /** Node reports as the result holds them (each report is a map). */
   @SuppressWarnings("unchecked")
-  private static Map<String, Object> castMap(Object o) {
-    return (Map<String, Object>) o;
+  private static Map<String, Map<String, Object>> typed(Map<String, Object> reports) {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    reports.forEach((k, v) -> out.put(k, (Map<String, Object>) v));
+    return out;
   }
 
   private Map<String, Map<String, Object>> nodeReports() {
