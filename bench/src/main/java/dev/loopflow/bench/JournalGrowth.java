@@ -6,7 +6,6 @@ import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.testkit.PostgresServer;
 import java.io.IOException;
@@ -182,14 +181,14 @@ public final class JournalGrowth {
           Path dir = Files.createTempDirectory("loopflow-growth-");
           Path file = dir.resolve("journal.db");
           String url = "sqlite:" + file + (kind.equals("sqlite_full") ? "?synchronous=full" : "");
-          yield new Target(JdbcStores.open(url, Secrets.none()), "jdbc:sqlite:" + file, dir, null);
+          yield new Target(JdbcStores.open(url), "jdbc:sqlite:" + file, dir, null);
         }
         case "postgresql" -> {
           PostgresServer pg = PostgresServer.start();
           try {
             pg.createDatabase("growth");
             String url = pg.jdbcUrl("growth");
-            yield new Target(JdbcStores.open(url, Secrets.none()), url, null, pg);
+            yield new Target(JdbcStores.open(url), url, null, pg);
           } catch (RuntimeException e) {
             pg.close();
             throw e;

@@ -9,7 +9,6 @@ import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.testkit.PostgresServer;
 import java.io.IOException;
@@ -48,7 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code sqlite} (WAL, {@code synchronous=NORMAL}, the default), {@code sqlite_full} ({@code synchronous=FULL}, an
  * fsync per commit) and {@code postgresql} (a throwaway local cluster from {@link PostgresServer}, which runs with
  * {@code fsync=off} and {@code synchronous_commit=off}, so it shows the cost of the round trips and the insert, not
- * of a durable commit). Secrets masking is off ({@link Secrets#none()}).
+ * of a durable commit). Rows are written to the store directly, so the engine's credential masking is not part of
+ * these figures.
  *
  * <p>{@code preloaded} executions are journaled into the measured run before measuring, to show whether a
  * completion gets dearer as a run's journal grows. So that this is the only difference between the two values, each
@@ -130,11 +130,11 @@ public class StoreWriteBenchmark {
   private RunStore open(String database) {
     if (postgres != null) {
       postgres.createDatabase(database);
-      return JdbcStores.open(postgres.jdbcUrl(database), Secrets.none());
+      return JdbcStores.open(postgres.jdbcUrl(database));
     }
     String url = "sqlite:" + directory.resolve(database + ".db") + (store.equals("sqlite_full") ? "?synchronous=full"
         : "");
-    return JdbcStores.open(url, Secrets.none());
+    return JdbcStores.open(url);
   }
 
   /** One run in a store, journaling one pass of {@code fix[i].implement} per {@link #complete()}. */

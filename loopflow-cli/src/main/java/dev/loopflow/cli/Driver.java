@@ -13,20 +13,19 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.NodeExecution;
-import dev.loopflow.core.store.Secrets;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * What {@code run} and {@code resume} share once a run is started: the JSONL event file (credentials masked),
+ * What {@code run} and {@code resume} share once a run is started: the JSONL event file (created {@code 0600};
+ * events arrive with credentials already masked by the engine),
  * live progress, Ctrl-C, answering pauses from {@code --answer} or a terminal, the result on stdout and the exit
  * status.
  */
@@ -57,12 +56,11 @@ final class Driver {
   int drive(Function<RunOptions, RunHandle> start) throws Exception {
     BufferedWriter events = null;
     if (eventsFile != null) {
-      events = Files.newBufferedWriter(eventsFile, StandardCharsets.UTF_8);
+      events = PrivateFiles.newWriter(eventsFile);
       BufferedWriter w = events;
-      Secrets secrets = Secrets.fromEnvironment(System.getenv());
       opts.listener(e -> {
         try {
-          w.write(Json.compact(secrets.value(Events.toMap(e))));
+          w.write(Json.compact(Events.toMap(e)));
           w.newLine();
         } catch (IOException io) {
           throw new java.io.UncheckedIOException(io);

@@ -4,6 +4,7 @@ import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.RunStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -40,13 +41,15 @@ final class EventsCommand implements Callable<Integer> {
         err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
         return Main.USAGE;
       }
+      // Masked when journaled; masked again with today's environment for journals written before it was known.
+      Redactor redactor = Redactor.ofEnvironment(System.getenv());
       long last = 0;
       while (true) {
         // Read the status first: events journaled before it changed are then certain to be printed.
         boolean running = s.findRun(runId).map(r -> r.status() == RunStatus.RUNNING).orElse(false);
         for (Event e : s.events(runId)) {
           if (e.seq() > last) {
-            out.println(Json.compact(Events.toMap(e)));
+            out.println(Json.compact(Events.toMap(redactor.event(e))));
             last = e.seq();
           }
         }

@@ -176,8 +176,11 @@ final class ResumeCommand implements Callable<Integer> {
   }
 
   /**
-   * The workflow to resume with: the journaled source, unless the file it came from changed since, in which case
-   * the user must choose ({@code --force}: the file as it is now; {@code --original}: the journaled source).
+   * The workflow to resume with: the file it came from when the file still holds exactly the source the run
+   * started from (the journal keeps that source's SHA-256); else, when the file changed, the user must choose
+   * ({@code --force}: the file as it is now; {@code --original}: the journaled source). The journaled source is
+   * used only when it is exact: credentials written in a workflow are masked in the journal, and such a source
+   * cannot run as it is.
    */
   private Workflow workflow(Loopflow engine, RunRecord rec, PrintWriter err) {
     Path file = null;
@@ -185,14 +188,15 @@ final class ResumeCommand implements Callable<Integer> {
       Path f = Path.of(rec.file());
       file = f.isAbsolute() || rec.workingDirectory() == null ? f : Path.of(rec.workingDirectory()).resolve(f);
     }
-    boolean changed = false;
-    if (file != null && Files.isRegularFile(file) && rec.sourceHash() != null) {
+    String now = null;
+    if (file != null && Files.isRegularFile(file)) {
       try {
-        changed = !rec.sourceHash().equals(Loopflow.sourceHash(Files.readString(file, StandardCharsets.UTF_8)));
+        now = Files.readString(file, StandardCharsets.UTF_8);
       } catch (java.io.IOException e) {
-        changed = false;
+        now = null;
       }
     }
+    boolean changed = now != null && rec.sourceHash() != null && !rec.sourceHash().equals(Loopflow.sourceHash(now));
     if (changed && !force && !original) {
       err.println("loopflow: " + file + " changed since run " + rec.runId() + " started; resume with --original "
           + "to continue with the workflow as it was (kept in the journal), or --force to continue with the file "
@@ -207,8 +211,21 @@ final class ResumeCommand implements Callable<Integer> {
           + "API with its Workflow");
       return null;
     }
+    if (now != null && !changed && rec.sourceHash() != null) {
+      return parse(engine, rec, now, err); // byte for byte the source the run started from
+    }
+    if (!rec.sourceIsExact()) {
+      err.println("loopflow: the journaled workflow of run " + rec.runId() + " had credentials masked and cannot run "
+          + "as it is; put " + (file == null ? "its workflow file" : file) + " back as it was when the run started, "
+          + "or resume with --force and the file as it is now");
+      return null;
+    }
+    return parse(engine, rec, rec.source(), err);
+  }
+
+  private static Workflow parse(Loopflow engine, RunRecord rec, String source, PrintWriter err) {
     try {
-      return engine.parse(rec.source(), rec.file() == null ? rec.workflow() : rec.file());
+      return engine.parse(source, rec.file() == null ? rec.workflow() : rec.file());
     } catch (WorkflowInvalidException e) {
       for (Problem p : e.problems()) {
         err.println(p.format());

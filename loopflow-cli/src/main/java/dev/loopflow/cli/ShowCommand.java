@@ -7,6 +7,7 @@ import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
@@ -55,7 +56,11 @@ final class ShowCommand implements Callable<Integer> {
         err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
         return Main.USAGE;
       }
-      List<NodeExecution> rows = s.nodeExecutions(runId);
+      // The journal was masked when it was written; masking again with today's environment also covers journals
+      // written before a credential was known (or by older versions).
+      Redactor redactor = Redactor.ofEnvironment(System.getenv());
+      r = redactor.record(r);
+      List<NodeExecution> rows = s.nodeExecutions(runId).stream().map(redactor::execution).toList();
       if (source) {
         out.print(r.source() == null ? "" : r.source());
       } else if (json) {

@@ -136,12 +136,21 @@ public final class Loopflow {
     return engine.resume(workflow, rec, input == null ? ResumeInput.none() : input, options);
   }
 
-  /** Resumes with the workflow source kept in the run's journal. */
+  /**
+   * Resumes with the workflow source kept in the run's journal. A source whose credentials were masked in the
+   * journal cannot run as it is: then this throws {@link ErrorCode#RUN_NOT_RESUMABLE}, and the run resumes with its
+   * workflow loaded from the file ({@link #resume(Workflow, String, ResumeInput, RunOptions, boolean)}).
+   */
   public RunHandle resume(String runId, ResumeInput input, RunOptions options) {
     RunRecord rec = resumable(runId);
     if (rec.source() == null) {
       throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "run '" + runId + "' was built in code; pass its "
           + "Workflow to resume(workflow, runId, input, options, false)");
+    }
+    if (!rec.sourceIsExact()) {
+      throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "the journaled workflow of run '" + runId + "' had "
+          + "credentials masked and cannot run as it is; load " + (rec.file() == null ? "its workflow" : rec.file())
+          + " and pass it to resume(workflow, runId, input, options, false)");
     }
     return resume(parse(rec.source(), rec.file()), runId, input, options, false);
   }

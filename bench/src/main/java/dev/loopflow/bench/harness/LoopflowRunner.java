@@ -10,7 +10,6 @@ import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.testkit.PostgresServer;
 import java.io.IOException;
@@ -232,7 +231,7 @@ public final class LoopflowRunner {
         } else {
           url = "sqlite:" + file;
         }
-        try (RunStore store = JdbcStores.open(url, Secrets.none())) {
+        try (RunStore store = JdbcStores.open(url)) {
           Loopflow engine = Loopflow.builder().store(store).handler(INCREMENT).build();
           Workflow wf = engine.parse(w1(api), "w3.yaml");
           long t0 = System.nanoTime();

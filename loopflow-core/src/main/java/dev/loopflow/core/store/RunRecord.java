@@ -18,6 +18,15 @@ public record RunRecord(String runId, String workflow, String file, String sourc
     RunError error, String pausedAt, String pauseMessage, String workingDirectory, Map<String, Object> state,
     Map<String, Object> nodes) {
 
+  /**
+   * Whether {@code source} is exactly the text the run started from. False when credentials written in it were
+   * masked before it was journaled: the hash is always of the text as written, so it no longer matches, and the
+   * journaled source cannot run as it is.
+   */
+  public boolean sourceIsExact() {
+    return source == null || sourceHash == null || sourceHash.equals(dev.loopflow.core.Loopflow.sourceHash(source));
+  }
+
   public RunRecord finish(RunStatus s, Instant at, Usage u, Object out, RunError err) {
     return finish(s, at, u, out, err, state, nodes);
   }

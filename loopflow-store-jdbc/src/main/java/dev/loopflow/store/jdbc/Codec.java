@@ -9,13 +9,15 @@ import dev.loopflow.core.event.Events;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.Usage;
-import dev.loopflow.core.store.Secrets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** JSON columns in and out. Everything written passes through {@link Secrets} first. */
+/**
+ * JSON columns in and out. What arrives here was masked by the run's {@link dev.loopflow.core.secrets.Redactor}
+ * before it reached the store, so the codec writes it as it is.
+ */
 final class Codec {
   private static final ObjectMapper JSON = JsonMapper.builder().build();
   private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
@@ -23,22 +25,14 @@ final class Codec {
   private static final TypeReference<LinkedHashMap<String, List<Map<String, String>>>> SESSIONS =
       new TypeReference<>() {};
 
-  private final Secrets secrets;
-
-  Codec(Secrets secrets) {
-    this.secrets = secrets;
-  }
-
-  String text(String s) {
-    return secrets.text(s);
-  }
+  Codec() {}
 
   String json(Object value) {
     if (value == null) {
       return null;
     }
     try {
-      return JSON.writeValueAsString(secrets.value(value));
+      return JSON.writeValueAsString(value);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("cannot write as JSON: " + e.getOriginalMessage(), e);
     }

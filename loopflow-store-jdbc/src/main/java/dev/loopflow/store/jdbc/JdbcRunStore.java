@@ -124,7 +124,7 @@ final class JdbcRunStore implements RunStore {
     ps.setString(i + 2, codec.json(outcome));
     ps.setString(i + 3, codec.error(r.error()));
     ps.setString(i + 4, r.pausedAt());
-    ps.setString(i + 5, codec.text(r.pauseMessage()));
+    ps.setString(i + 5, r.pauseMessage());
   }
 
   @Override
@@ -147,7 +147,7 @@ final class JdbcRunStore implements RunStore {
         ps.setString(11, codec.json(e.result()));
         ps.setString(12, codec.usage(e.usage()));
         ps.setString(13, e.errorCode());
-        ps.setString(14, codec.text(e.errorMessage()));
+        ps.setString(14, e.errorMessage());
         ps.setString(15, codec.json(e.statePatch()));
         ps.setString(16, codec.json(e.sessions()));
         ps.setString(17, e.runId());

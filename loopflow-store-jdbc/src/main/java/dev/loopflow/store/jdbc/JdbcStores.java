@@ -3,13 +3,12 @@ package dev.loopflow.store.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
+import dev.loopflow.core.secrets.PrivateFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -30,7 +29,9 @@ import org.sqlite.SQLiteDataSource;
  *       WAL mode, {@code synchronous=NORMAL} unless {@code ?synchronous=full} is appended;
  *   <li>{@code postgresql://user:password@host:port/db} (also {@code postgres://} and {@code jdbc:postgresql://}).
  * </ul>
- * Every store masks credentials ({@link Secrets}) before anything is written.
+ * Stores write what they are given: the engine masks credentials before anything reaches a store (see
+ * {@link dev.loopflow.core.secrets.Redactor}). A SQLite file, its {@code -wal} and {@code -shm} files and any
+ * directory created for them are readable by their owner only.
  */
 public final class JdbcStores {
   /** The default store file under {@code LOOPFLOW_HOME}. */
@@ -43,12 +44,8 @@ public final class JdbcStores {
     return home.resolve(DEFAULT_FILE);
   }
 
+  /** Opens the store named by {@code url} (see the class comment). */
   public static RunStore open(String url) {
-    return open(url, Secrets.fromEnvironment(System.getenv()));
-  }
-
-  /** Opens the store named by {@code url} (see the class comment); {@code secrets} are masked in everything written. */
-  public static RunStore open(String url, Secrets secrets) {
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException("store URL is empty");
     }
@@ -58,22 +55,22 @@ public final class JdbcStores {
       return RunStore.inMemory();
     }
     if (lower.startsWith("postgresql://") || lower.startsWith("postgres://") || lower.startsWith("jdbc:postgresql:")) {
-      return postgresql(u, secrets);
+      return postgresql(u);
     }
     if (lower.startsWith("jdbc:sqlite:")) {
-      return sqliteUrl(u.substring("jdbc:sqlite:".length()), secrets);
+      return sqliteUrl(u.substring("jdbc:sqlite:".length()));
     }
     if (lower.startsWith("sqlite:")) {
-      return sqliteUrl(u.substring("sqlite:".length()), secrets);
+      return sqliteUrl(u.substring("sqlite:".length()));
     }
     if (lower.endsWith(".db") || lower.endsWith(".sqlite") || lower.endsWith(".sqlite3")) {
-      return sqlite(Path.of(u), false, secrets);
+      return sqlite(Path.of(u), false);
     }
     throw new IllegalArgumentException("unsupported store URL '" + u + "': use memory, sqlite:PATH or "
         + "postgresql://user:password@host:port/database");
   }
 
-  private static RunStore sqliteUrl(String rest, Secrets secrets) {
+  private static RunStore sqliteUrl(String rest) {
     String path = rest;
     boolean full = false;
     int q = rest.indexOf('?');
@@ -98,19 +95,23 @@ public final class JdbcStores {
     if (path.isEmpty()) {
       throw new IllegalArgumentException("sqlite store URL has no file path");
     }
-    return sqlite(Path.of(path), full, secrets);
+    return sqlite(Path.of(path), full);
   }
 
-  /** A SQLite store in WAL mode at {@code file} (created with its directories when missing). */
-  public static RunStore sqlite(Path file, boolean synchronousFull, Secrets secrets) {
+  /**
+   * A SQLite store in WAL mode at {@code file}, created with its missing directories when needed: directories
+   * {@code 0700}, the file {@code 0600}. SQLite gives the {@code -wal} and {@code -shm} files it creates the mode of
+   * the database file, so they are {@code 0600} too.
+   */
+  public static RunStore sqlite(Path file, boolean synchronousFull) {
     Path abs = file.toAbsolutePath();
     try {
       if (abs.getParent() != null) {
-        Files.createDirectories(abs.getParent());
+        PrivateFiles.createDirectories(abs.getParent());
       }
+      PrivateFiles.createFile(abs);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the directory of the store file " + abs + ": " + e.getMessage(),
-          e);
+      throw new UncheckedIOException("cannot create the store file " + abs + ": " + e.getMessage(), e);
     }
     SQLiteConfig cfg = new SQLiteConfig();
     cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
@@ -128,12 +129,12 @@ public final class JdbcStores {
     hc.setMinimumIdle(1);
     hc.setPoolName("loopflow-sqlite");
     hc.setConnectionTimeout(120_000);
-    return new JdbcRunStore(new HikariDataSource(hc), JdbcRunStore.Dialect.SQLITE, new Codec(secrets),
+    return new JdbcRunStore(new HikariDataSource(hc), JdbcRunStore.Dialect.SQLITE, new Codec(),
         "sqlite:" + abs);
   }
 
   /** A PostgreSQL store; the schema is created in the connection's default schema. */
-  public static RunStore postgresql(String url, Secrets secrets) {
+  public static RunStore postgresql(String url) {
     Pg pg = Pg.parse(url);
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(pg.jdbcUrl);
@@ -160,7 +161,7 @@ public final class JdbcStores {
       ds.close();
       throw e;
     }
-    return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(secrets), pg.display);
+    return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(), pg.display);
   }
 
   /**

@@ -13,7 +13,6 @@ import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.testkit.PostgresServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,7 +59,7 @@ class DurableRunTest {
   }
 
   private RunStore sqlite(String name) {
-    return JdbcStores.open("sqlite:" + dir.resolve(name), Secrets.none());
+    return JdbcStores.open("sqlite:" + dir.resolve(name));
   }
 
   @Test
@@ -130,7 +129,7 @@ class DurableRunTest {
     PostgresServer pg = PostgresServer.shared();
     pg.createDatabase("lease_test");
     String url = pg.jdbcUrl("lease_test");
-    onlyOneResumes(JdbcStores.open(url, Secrets.none()), JdbcStores.open(url, Secrets.none()));
+    onlyOneResumes(JdbcStores.open(url), JdbcStores.open(url));
   }
 
   /** Two engines with their own connections race to resume one paused run: exactly one wins, the other is told. */
@@ -193,7 +192,7 @@ class DurableRunTest {
   void credentialsNeverReachTheStoreFile() throws Exception {
     String secret = "sk-live-0123456789abcdef";
     Path file = dir.resolve("secrets.db");
-    try (RunStore store = JdbcStores.open("sqlite:" + file, Secrets.of(List.of(secret)))) {
+    try (RunStore store = JdbcStores.open("sqlite:" + file)) {
       Loopflow engine = Loopflow.builder().store(store).build();
       Workflow wf = engine.parse("""
           name: leaky

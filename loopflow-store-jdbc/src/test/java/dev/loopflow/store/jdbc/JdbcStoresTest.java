@@ -3,7 +3,6 @@ package dev.loopflow.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -34,11 +33,11 @@ class JdbcStoresTest {
     ds.setUrl("jdbc:sqlite:" + file);
     assertThat(JdbcStores.current(ds)).isFalse();
 
-    try (RunStore store = JdbcStores.open("sqlite:" + file, Secrets.none())) {
+    try (RunStore store = JdbcStores.open("sqlite:" + file)) {
       assertThat(store.listRuns()).isEmpty();
     }
     assertThat(JdbcStores.current(ds)).isTrue();
-    try (RunStore reopened = JdbcStores.open("sqlite:" + file, Secrets.none())) {
+    try (RunStore reopened = JdbcStores.open("sqlite:" + file)) {
       assertThat(reopened.listRuns()).isEmpty();
     }
   }

@@ -1,7 +1,6 @@
 package dev.loopflow.store.jdbc;
 
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.testkit.PostgresServer;
 import dev.loopflow.testkit.RunStoreContract;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,11 +15,11 @@ class PostgresStoreContractTest extends RunStoreContract {
     String db = "contract_" + DATABASES.incrementAndGet();
     pg.createDatabase(db);
     url = pg.jdbcUrl(db);
-    return JdbcStores.open(url, Secrets.none());
+    return JdbcStores.open(url);
   }
 
   @Override
   protected RunStore reopen() {
-    return JdbcStores.open(url, Secrets.none());
+    return JdbcStores.open(url);
   }
 }

@@ -1,7 +1,6 @@
 package dev.loopflow.store.jdbc;
 
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.testkit.RunStoreContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,11 +11,11 @@ class SqliteStoreContractTest extends RunStoreContract {
 
   @Override
   protected RunStore open() {
-    return JdbcStores.open("sqlite:" + dir.resolve("runs.db"), Secrets.none());
+    return JdbcStores.open("sqlite:" + dir.resolve("runs.db"));
   }
 
   @Override
   protected RunStore reopen() {
-    return JdbcStores.open("sqlite:" + dir.resolve("runs.db"), Secrets.none());
+    return JdbcStores.open("sqlite:" + dir.resolve("runs.db"));
   }
 }

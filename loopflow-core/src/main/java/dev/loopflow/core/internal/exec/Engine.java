@@ -88,15 +88,18 @@ public final class Engine {
           return run.status();
         }
         java.time.Instant now = clock.instant();
+        // The reason is the caller's text: masked like everything a run writes (its journal already is).
+        String message = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text("run cancelled: "
+            + why);
         store.updateRun(run.finish(RunStatus.CANCELLED, now, run.usage(), null,
-            new dev.loopflow.core.run.RunError(ErrorCode.CANCELLED.code(), "run cancelled: " + why, null)));
+            new dev.loopflow.core.run.RunError(ErrorCode.CANCELLED.code(), message, null)));
         long seq = 0;
         for (dev.loopflow.core.event.Event e : store.events(runId)) {
           seq = Math.max(seq, e.seq());
         }
         dev.loopflow.core.spi.Usage u = run.usage() == null ? dev.loopflow.core.spi.Usage.NONE : run.usage();
         store.appendEvent(new dev.loopflow.core.event.Event.RunFinished(runId, seq + 1, now, "cancelled",
-            ErrorCode.CANCELLED.code(), "run cancelled: " + why, u.inputTokens(), u.outputTokens(), u.costUsd(),
+            ErrorCode.CANCELLED.code(), message, u.inputTokens(), u.outputTokens(), u.costUsd(),
             u.llmCalls()));
         store.flush();
         return RunStatus.CANCELLED;

@@ -2,6 +2,7 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.EventListener;
+import dev.loopflow.core.secrets.Redactor;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -10,15 +11,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * Orders a run's events: sequence numbers are assigned and listeners called under one lock, so every
  * subscriber sees the same order. A failing listener is dropped from this run rather than failing the run.
+ * Every subscriber (the journal, the JSONL file, live progress, a library's listener) gets the event with
+ * credentials masked by the run's redactor: no listener ever sees one.
  */
 final class EventBus {
   private final List<EventListener> listeners = new CopyOnWriteArrayList<>();
   private final Clock clock;
+  private final Redactor redactor;
   private long seq;
   private boolean closed;
 
-  EventBus(Clock clock, List<EventListener> initial, long lastSeq) {
+  EventBus(Clock clock, List<EventListener> initial, long lastSeq, Redactor redactor) {
     this.clock = clock;
+    this.redactor = redactor;
     this.seq = lastSeq;
     listeners.addAll(initial);
   }
@@ -40,7 +45,7 @@ final class EventBus {
     if (closed) {
       return;
     }
-    Event e = factory.make(++seq, clock.instant());
+    Event e = redactor.event(factory.make(++seq, clock.instant()));
     for (EventListener l : listeners) {
       try {
         l.onEvent(e);

@@ -266,7 +266,7 @@ final class LoopRunner {
       int i = st.iteration;
       Frame body = f.container().child(f.id, i, vars(f, st), f.sessionScope(st), f.budget);
       if (!ctx.replay.covers(f.pos, i)) {
-        String preview = preview(st.input);
+        String preview = ctx.preview(st.input);
         Boolean cond = f.testsBeforePass() ? Boolean.TRUE : null;
         ctx.bus.publish((seq, at) -> new Event.LoopIteration(ctx.runId, seq, at, f.pos, f.construct, i, i - 1, f.max,
             f.max, preview, cond));
@@ -338,14 +338,6 @@ final class LoopRunner {
   private NodeRunner.Shaped shaped(Front f, End end) {
     Map<String, Object> r = result(f, end);
     return new NodeRunner.Shaped(r, r.get("output"), null, null, f.budget.used());
-  }
-
-  private static String preview(Object v) {
-    if (v == null) {
-      return "";
-    }
-    String s = Values.text(v).replace('\n', ' ');
-    return s.length() > 120 ? s.substring(0, 117) + "..." : s;
   }
 
   /** The output a completed node contributes downstream: a router's value, else its output. */
@@ -735,7 +727,7 @@ final class LoopRunner {
         Frame f = frame.child(node.id(), i + 1, Collections.unmodifiableMap(v), null, budget);
         frames[i] = f;
         if (!ctx.replay.covers(pos, i + 1)) {
-          String preview = preview(items.get(i));
+          String preview = ctx.preview(items.get(i));
           ctx.bus.publish((seq, at) -> new Event.LoopIteration(ctx.runId, seq, at, pos, "iterator", idx + 1, idx, n,
               n, preview, null));
         }

@@ -74,7 +74,7 @@ final class NodeRunner {
         long ms = Duration.between(started, ctx.bus.now()).toMillis();
         Usage u = usage;
         ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
-            preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
+            ctx.preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
         if (replayed == null) {
           journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
               node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch, nctx.sessionTurns());
@@ -467,11 +467,6 @@ final class NodeRunner {
     m.put("cost_usd", u.costUsd());
     m.put("llm_calls", u.llmCalls());
     return m;
-  }
-
-  private static String preview(Object output) {
-    String s = Values.text(output).replace('\n', ' ');
-    return s.length() > 120 ? s.substring(0, 117) + "..." : s;
   }
 
   /** The context handed to one node execution. */

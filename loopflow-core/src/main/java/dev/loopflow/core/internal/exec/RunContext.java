@@ -2,7 +2,9 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
@@ -34,6 +36,8 @@ final class RunContext {
   final AtomicInteger steps = new AtomicInteger();
   final Slots slots;
   final Replay replay;
+  /** Masks credentials in everything this run journals or publishes. */
+  final Redactor redactor;
   final Map<String, NodePosition> running = new ConcurrentHashMap<>();
   volatile Instant deadline;
   /**
@@ -53,7 +57,7 @@ final class RunContext {
 
   RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
       ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
-      Replay replay) {
+      Replay replay, Redactor redactor) {
     this.runId = runId;
     this.workflow = workflow;
     this.options = options;
@@ -66,6 +70,7 @@ final class RunContext {
     this.services = services;
     this.slots = new Slots(workflow.limits().concurrency());
     this.replay = replay;
+    this.redactor = redactor;
   }
 
   void requestPause(NodePosition at, String message) {
@@ -82,8 +87,21 @@ final class RunContext {
 
   void journal(NodeExecution row) {
     if (!closed) {
-      store.recordNodeExecution(row);
+      store.recordNodeExecution(redactor.execution(row));
     }
+  }
+
+  /**
+   * A one-line preview of a value for an event, at most 120 characters. It is cut from the masked value: a
+   * preview is a string, so masking by key cannot reach into it afterwards, and a credential cut in two would no
+   * longer be recognised.
+   */
+  String preview(Object value) {
+    if (value == null) {
+      return "";
+    }
+    String s = Values.text(redactor.value(value)).replace('\n', ' ');
+    return s.length() > 120 ? s.substring(0, 117) + "..." : s;
   }
 
   /**

@@ -13,6 +13,7 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
@@ -35,6 +36,10 @@ import java.util.concurrent.TimeUnit;
  * into the run's status and result. Scheduling itself is GraphRun's (one coordinator per graph level), loops are
  * LoopRunner's, and single node executions are NodeRunner's; this class only wires them to one RunContext.
  *
+ * Credentials: one Redactor per run, built before anything is written, masks every record, execution and event
+ * on its way to the journal and to listeners, and the result handed back is made from the masked record, so
+ * `run --json` prints exactly what `show --json` reads back later.
+ *
  * Cancellation and the run deadline both interrupt the run's thread, where the top-level coordinator waits;
  * it interrupts its running units and so on down every loop body. Every terminal path goes through finish(),
  * which journals the run record and then closes the event bus, so a node that ignores its interrupt cannot
@@ -52,6 +57,7 @@ final class Scheduler implements RunHandle {
   private final RunContext ctx;
   private final RunRecord resumeFrom;
   private final RunLease lease;
+  private final Redactor redactor;
   private final CountDownLatch done = new CountDownLatch(1);
   private volatile Thread thread;
   private volatile RunResult result;
@@ -72,12 +78,20 @@ final class Scheduler implements RunHandle {
     this.resumeFrom = resumeFrom;
     this.budgets = new Budgets(workflow.budget());
     this.runState = new RunState(workflow, inputs, budgets);
-    this.bus = new EventBus(clock, options.listeners(), lastSeq);
+    this.redactor = Redactor.forRun(environment(options), workflow, inputs);
+    this.bus = new EventBus(clock, options.listeners(), lastSeq, redactor);
     this.bus.subscribe(store::appendEvent);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
-        replay);
+        replay, redactor);
     ctx.runner = new NodeRunner(ctx);
     ctx.loops = new LoopRunner(ctx);
+  }
+
+  /** What nodes see plus the process environment, where LLM providers find their keys. */
+  private static Map<String, String> environment(RunOptions options) {
+    Map<String, String> env = new LinkedHashMap<>(System.getenv());
+    env.putAll(options.environment());
+    return env;
   }
 
   @Override
@@ -121,8 +135,9 @@ final class Scheduler implements RunHandle {
     try {
       result = execute();
     } catch (RuntimeException | Error e) {
-      result = new RunResult(runId, RunStatus.FAILED, null, runState.stateCopy(), nodeReports(), budgets.used(),
-          new RunError(ErrorCode.NODE_FAILED.code(), "internal error: " + e, null));
+      result = new RunResult(runId, RunStatus.FAILED, null, redactor.map(runState.stateCopy()),
+          masked(nodeReports()), budgets.used(), redactor.error(new RunError(ErrorCode.NODE_FAILED.code(),
+          "internal error: " + e, null)));
     } finally {
       bus.close();
       ctx.closed = true;
@@ -142,9 +157,10 @@ final class Scheduler implements RunHandle {
     Duration timeout = options.timeout() != null ? options.timeout() : workflow.limits().timeout();
     ctx.deadline = timeout == null ? null : started.plus(timeout);
     if (resumeFrom == null) {
-      record = new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(), Hashes.sha256(workflow.source()),
-          runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null,
-          options.workingDirectory().toString(), null, null);
+      // The hash is of the source as written, credentials included: resume compares it with the file.
+      record = redactor.record(new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(),
+          Hashes.sha256(workflow.source()), runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null,
+          null, null, options.workingDirectory().toString(), null, null));
       store.createRun(record);
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
@@ -206,9 +222,10 @@ final class Scheduler implements RunHandle {
     Usage usage = budgets.used();
     Map<String, Object> state = runState.stateCopy();
     Map<String, Map<String, Object>> nodes = nodeReports();
-    record = record.paused(clock.instant(), usage, at, message, state, new LinkedHashMap<>(nodes));
+    record = redactor.record(record.paused(clock.instant(), usage, at, message, state, new LinkedHashMap<>(nodes)));
     store.updateRun(record);
-    return new RunResult(runId, RunStatus.PAUSED, null, state, nodes, usage, null, new RunResult.Pause(at, message));
+    return new RunResult(runId, RunStatus.PAUSED, null, record.state(), nodes(record), usage, null,
+        new RunResult.Pause(at, record.pauseMessage()));
   }
 
   private RunResult finish(RunStatus status, RunError error) {
@@ -218,13 +235,29 @@ final class Scheduler implements RunHandle {
     Instant end = clock.instant();
     Map<String, Object> state = runState.stateCopy();
     Map<String, Map<String, Object>> nodes = nodeReports();
-    record = record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes));
+    record = redactor.record(record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes)));
     store.updateRun(record);
-    RunError e = error;
+    RunError e = record.error();
     bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, status.json(), e == null ? null : e.code(),
         e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
         usage.llmCalls()));
-    return new RunResult(runId, status, output, state, nodes, usage, error);
+    return new RunResult(runId, status, record.output(), record.state(), nodes(record), usage, e);
+  }
+
+  private static Map<String, Map<String, Object>> nodes(RunRecord r) {
+    return typed(r.nodes());
+  }
+
+  private Map<String, Map<String, Object>> masked(Map<String, Map<String, Object>> reports) {
+    return typed(redactor.map(new LinkedHashMap<String, Object>(reports)));
+  }
+
+  /** Node reports as the result holds them (each report is a map). */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Map<String, Object>> typed(Map<String, Object> reports) {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    reports.forEach((k, v) -> out.put(k, (Map<String, Object>) v));
+    return out;
   }
 
   private Map<String, Map<String, Object>> nodeReports() {

@@ -1,0 +1,363 @@
+package dev.loopflow.core.secrets;
+
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
+import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunRecord;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Masks credentials in everything a run writes down or hands out: the run record (including its workflow source),
+ * node executions, events, and the result. The engine builds one per run ({@link #forRun}) and passes everything
+ * through it before the journal, event listeners (the JSONL file, live progress) or the caller see it.
+ *
+ * <p>What is masked, by {@link #MASK}:
+ * <ul>
+ *   <li><b>by name</b>: in any map, the value of a credential-named key ({@link CredentialNames}), whatever its
+ *       length, when it is a string or a number (or a list of them); also under the names of inputs declared
+ *       {@code writeOnly: true} and under the template sources written under credential-named keys in the
+ *       workflow (the journal records rendered templates under their source text);
+ *   <li><b>by value</b>: every occurrence, inside any string and any map key, of a known credential value of
+ *       {@value #MIN_VALUE_LENGTH} characters or more. Known values are those of credential-named environment
+ *       variables, the literals under credential-named keys in the workflow source, the credential-named and
+ *       {@code writeOnly} inputs, and, learned as the run goes, every value found under a credential-named key in
+ *       anything masked (a node result such as {@code {"access_token": "..."}}). A {@code Bearer X} value also
+ *       teaches {@code X}. A text that begins with {@code ...} (or {@code …}) followed by the end of a known value,
+ *       or ends with the start of one followed by {@code ...}, has that fragment masked too (a cut excerpt);
+ *   <li><b>by shape</b>: well-known token formats ({@link TokenShapes});
+ *   <li>in the workflow source, each scalar under a credential-named key is replaced where it is written, the rest
+ *       of the text staying byte-identical.
+ * </ul>
+ *
+ * <p>What must stay true: masking is a pure function of its input and of what the redactor knows, and knowledge
+ * only grows, so a value masked once stays masked in everything written after; structures with nothing to mask
+ * come back as the same instances. Thread-safe.
+ */
+public final class Redactor {
+  public static final String MASK = "[redacted]";
+  /** Shorter values are masked only by name: masking them everywhere would hit ordinary words. */
+  public static final int MIN_VALUE_LENGTH = 8;
+  private static final int MIN_FRAGMENT = 6;
+  /** Learning stops here; a run that produces more credentials than this still has them masked by name. */
+  private static final int MAX_VALUES = 1024;
+  private static final List<String> ELLIPSES = List.of("...", "…");
+  private static final Pattern SCHEME = Pattern.compile("(?i)(?:bearer|basic|token|bot)\\s+(\\S{8,})");
+  /** An input named in a template: {@code input.NAME}, {@code inputs.NAME}, {@code state.NAME}, or with brackets. */
+  private static final Pattern INPUT_REFERENCE = Pattern.compile(
+      "\\b(?:input|inputs|state)(?:\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\\s*['\"]([^'\"]+)['\"]\\s*])");
+
+  private final Set<String> keys;
+  private final String source;
+  private final SourceCredentials sourceCredentials;
+  private volatile List<String> values = List.of();
+
+  private Redactor(Set<String> keys, String source, SourceCredentials sourceCredentials) {
+    this.keys = Set.copyOf(keys);
+    this.source = source;
+    this.sourceCredentials = sourceCredentials;
+  }
+
+  /**
+   * The redactor of one run: credential-named variables of {@code environment}, the credentials written in the
+   * workflow source, and the credential-named or {@code writeOnly} inputs.
+   */
+  public static Redactor forRun(Map<String, String> environment, Workflow workflow, Map<String, ?> inputs) {
+    Set<String> keys = new HashSet<>();
+    for (InputSpec spec : workflow.inputs().values()) {
+      if (spec.schema() != null && Boolean.TRUE.equals(spec.schema().get("writeOnly"))) {
+        keys.add(spec.name());
+      }
+    }
+    SourceCredentials found = workflow.source() == null ? null : SourceCredentials.scan(workflow.source());
+    if (found != null) {
+      keys.addAll(found.templates());
+      // An input a credential template renders ("Bearer {{ input.token }}") holds a credential: known from the
+      // start, it is masked in the run.started event and the state too, not only once the template has rendered.
+      for (String t : found.templates()) {
+        Matcher m = INPUT_REFERENCE.matcher(t);
+        while (m.find()) {
+          keys.add(m.group(1) != null ? m.group(1) : m.group(2));
+        }
+      }
+    }
+    Redactor r = new Redactor(keys, workflow.source(), found);
+    r.learnEnvironment(environment);
+    if (found != null) {
+      found.literals().forEach(r::learnValue);
+    }
+    r.learn(inputs, false);
+    return r;
+  }
+
+  /** Credential-named variables of {@code environment}, token shapes and credential-named keys. */
+  public static Redactor ofEnvironment(Map<String, String> environment) {
+    Redactor r = new Redactor(Set.of(), null, null);
+    r.learnEnvironment(environment);
+    return r;
+  }
+
+  /** The given values (and token shapes, credential-named keys). */
+  public static Redactor of(Collection<String> secretValues) {
+    Redactor r = new Redactor(Set.of(), null, null);
+    secretValues.forEach(r::learnValue);
+    return r;
+  }
+
+  private void learnEnvironment(Map<String, String> environment) {
+    environment.forEach((k, v) -> {
+      if (v != null && CredentialNames.isCredential(k)) {
+        learnValue(v);
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Learning
+
+  private void learn(Object value, boolean credential) {
+    if (value instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> learn(v, isKey(String.valueOf(k))));
+    } else if (value instanceof List<?> l) {
+      for (Object o : l) {
+        learn(o, credential && !(o instanceof Map));
+      }
+    } else if (credential && (value instanceof String || value instanceof Number)) {
+      learnValue(String.valueOf(value));
+    }
+  }
+
+  private void learnValue(String v) {
+    if (v == null) {
+      return;
+    }
+    List<String> add = new ArrayList<>(3);
+    String s = v.strip();
+    add.add(v);
+    add.add(s);
+    Matcher m = SCHEME.matcher(s);
+    if (m.matches()) {
+      add.add(m.group(1));
+    }
+    List<String> current = values;
+    List<String> next = null;
+    for (String a : add) {
+      if (a.length() >= MIN_VALUE_LENGTH && !a.contains(MASK) && !MASK.contains(a) && !current.contains(a)
+          && (next == null || !next.contains(a))) {
+        if (next == null) {
+          next = new ArrayList<>();
+        }
+        next.add(a);
+      }
+    }
+    if (next != null) {
+      addValues(next);
+    }
+  }
+
+  private synchronized void addValues(List<String> more) {
+    if (values.size() >= MAX_VALUES) {
+      return;
+    }
+    List<String> v = new ArrayList<>(values);
+    for (String s : more) {
+      if (!v.contains(s)) {
+        v.add(s);
+      }
+    }
+    // Longest first, so that a value containing another is masked whole.
+    v.sort(Comparator.comparingInt(String::length).reversed());
+    values = List.copyOf(v);
+  }
+
+  private boolean isKey(String k) {
+    return CredentialNames.isCredential(k) || keys.contains(k);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
+  // Masking
+
+  /** {@code s} with every known value, fragment and token shape masked. */
+  public String text(String s) {
+    if (s == null || s.isEmpty()) {
+      return s;
+    }
+    String out = s;
+    List<String> known = values;
+    for (String v : known) {
+      if (out.contains(v)) {
+        out = out.replace(v, MASK);
+      }
+    }
+    out = fragments(out, known);
+    return TokenShapes.mask(out);
+  }
+
+  /** Masks the start or end of a known value cut off by an ellipsis. */
+  private static String fragments(String s, List<String> known) {
+    if (known.isEmpty()) {
+      return s;
+    }
+    String out = s;
+    for (String e : ELLIPSES) {
+      if (out.endsWith(e)) {
+        String body = out.substring(0, out.length() - e.length());
+        int k = longestFragment(known, body, true);
+        if (k > 0) {
+          out = body.substring(0, body.length() - k) + MASK + e;
+        }
+      }
+      if (out.startsWith(e)) {
+        String rest = out.substring(e.length());
+        int k = longestFragment(known, rest, false);
+        if (k > 0) {
+          out = e + MASK + rest.substring(k);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The length of the longest start (tail: {@code body} ends with it) or end of a known value; 0 when none. */
+  private static int longestFragment(List<String> known, String body, boolean tail) {
+    int best = 0;
+    for (String v : known) {
+      for (int k = Math.min(v.length() - 1, body.length()); k >= MIN_FRAGMENT && k > best; k--) {
+        if (tail ? body.endsWith(v.substring(0, k)) : body.startsWith(v.substring(v.length() - k))) {
+          best = k;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * A copy of {@code value} (strings, numbers, booleans, maps and lists as JSON holds them) with credentials masked
+   * in every string and map key; parts with nothing to mask are shared, and a value with nothing to mask is
+   * returned as is. Credentials found by name are learned first, so they are masked by value everywhere in it.
+   */
+  public Object value(Object value) {
+    learn(value, false);
+    return mask(value, false);
+  }
+
+  @SuppressWarnings("unchecked")
+  public <K, V> Map<K, V> map(Map<K, V> m) {
+    return m == null ? null : (Map<K, V>) value(m);
+  }
+
+  private Object mask(Object value, boolean credential) {
+    if (credential && (value instanceof String s && !s.isEmpty() || value instanceof Number)) {
+      return MASK;
+    }
+    if (value instanceof String s) {
+      return text(s);
+    }
+    if (value instanceof Map<?, ?> m) {
+      return maskMap(m);
+    }
+    if (value instanceof List<?> l) {
+      List<Object> out = null;
+      for (int i = 0; i < l.size(); i++) {
+        Object v = l.get(i);
+        Object r = mask(v, credential && !(v instanceof Map));
+        if (r != v && out == null) {
+          out = new ArrayList<>(l.subList(0, i));
+        }
+        if (out != null) {
+          out.add(r);
+        }
+      }
+      return out == null ? value : out;
+    }
+    return value;
+  }
+
+  private Object maskMap(Map<?, ?> m) {
+    Map<String, Object> out = null;
+    int i = 0;
+    for (Map.Entry<?, ?> e : m.entrySet()) {
+      String k = String.valueOf(e.getKey());
+      String key = text(k);
+      Object v = e.getValue();
+      Object r = mask(v, isKey(k));
+      if ((r != v || !key.equals(k) || !(e.getKey() instanceof String)) && out == null) {
+        out = new LinkedHashMap<>();
+        int j = 0;
+        for (Map.Entry<?, ?> before : m.entrySet()) {
+          if (j++ == i) {
+            break;
+          }
+          out.put(String.valueOf(before.getKey()), before.getValue());
+        }
+      }
+      if (out != null) {
+        String unique = key;
+        for (int n = 2; !key.equals(k) && out.containsKey(unique); n++) {
+          unique = key + " (" + n + ")"; // two keys masked alike: keep both entries
+        }
+        out.put(unique, r);
+      }
+      i++;
+    }
+    return out == null ? m : out;
+  }
+
+  /**
+   * The workflow source with credentials masked: scalars under credential-named keys where they are written, then
+   * known values and token shapes in the whole text. Everything else stays byte-identical.
+   */
+  public String source(String yaml) {
+    if (yaml == null) {
+      return null;
+    }
+    SourceCredentials found = yaml.equals(source) && sourceCredentials != null ? sourceCredentials
+        : SourceCredentials.scan(yaml);
+    found.literals().forEach(this::learnValue); // the same credential written elsewhere in the text
+    return text(found.mask());
+  }
+
+  public RunError error(RunError e) {
+    if (e == null) {
+      return null;
+    }
+    return new RunError(e.code(), text(e.message()), e.node(), e.path(), map(e.details()));
+  }
+
+  /** The record as it may be journaled. Identity fields (ids, file, directory) are kept: resume needs them. */
+  public RunRecord record(RunRecord r) {
+    return new RunRecord(r.runId(), r.workflow(), r.file(), source(r.source()), r.sourceHash(), map(r.inputs()),
+        r.status(), r.startedAt(), r.finishedAt(), r.usage(), value(r.output()), error(r.error()), r.pausedAt(),
+        text(r.pauseMessage()), r.workingDirectory(), map(r.state()), map(r.nodes()));
+  }
+
+  public NodeExecution execution(NodeExecution e) {
+    return new NodeExecution(e.runId(), e.position(), e.kind(), e.status(), e.attempts(), e.startedAt(),
+        e.finishedAt(), map(e.input()), map(e.result()), e.usage(), e.errorCode(), text(e.errorMessage()),
+        map(e.statePatch()), map(e.sessions()));
+  }
+
+  /** The event with credentials masked in all its strings; the same instance when there is nothing to mask. */
+  public Event event(Event e) {
+    Map<String, Object> m = Events.toMap(e);
+    Object r = value(m);
+    return r == m ? e : Events.fromMap(castMap(r));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> castMap(Object o) {
+    return (Map<String, Object>) o;
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * Keeping credentials out of everything loopflow writes down or hands out: the {@link
+ * dev.loopflow.core.secrets.Redactor} that masks them in journals, events and results, the rule that says which
+ * names hold credentials ({@link dev.loopflow.core.secrets.CredentialNames}), and files created readable by their
+ * owner only ({@link dev.loopflow.core.secrets.PrivateFiles}).
+ */
+package dev.loopflow.core.secrets;
