@@ -51,13 +51,25 @@ final class HttpFetch {
   /** The parts of a request that a redirect may change. */
   record Request(String method, URI uri, Map<String, String> headers, String payload) {}
 
+  /** Resolves a host name to its addresses, as the address check sees them. */
+  interface Resolver {
+    InetAddress[] resolve(String host) throws UnknownHostException;
+  }
+
+  /** The resolver the private-address check uses outside tests: the JVM's, whose cache HttpClient shares. */
+  static final Resolver SYSTEM = InetAddress::getAllByName;
+
   /** The final response; {@code uri} is where it came from after redirects. */
   record Response(int status, URI uri, HttpHeaders headers, byte[] body) {}
 
   private HttpFetch() {}
 
-  static Response fetch(HttpClient client, Request first, long maxBytes, boolean followRedirects, boolean denyPrivate,
-      Duration timeout) throws InterruptedException {
+  /**
+   * Sends the request and follows redirects. {@code denyPrivate}: when not null, every hop's host is resolved with
+   * it and the request refused when an address is not public.
+   */
+  static Response fetch(HttpClient client, Request first, long maxBytes, boolean followRedirects,
+      Resolver denyPrivate, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     Request req = first;
     List<URI> chain = new ArrayList<>();
@@ -141,7 +153,7 @@ final class HttpFetch {
   }
 
   /** The URL must be http(s) with a host; with private addresses forbidden, every address of the host public. */
-  private static void checkTarget(Request req, List<URI> chain, boolean denyPrivate) {
+  private static void checkTarget(Request req, List<URI> chain, Resolver denyPrivate) {
     URI u = req.uri();
     String what = chain.isEmpty() ? req.method() + " " + u : "redirect from " + chain.get(chain.size() - 1) + " to "
         + u;
@@ -152,7 +164,7 @@ final class HttpFetch {
     if (u.getHost() == null || u.getHost().isEmpty()) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, what + ": the URL has no host");
     }
-    if (!denyPrivate) {
+    if (denyPrivate == null) {
       return;
     }
     String host = u.getHost();
@@ -161,7 +173,7 @@ final class HttpFetch {
     }
     InetAddress[] addresses;
     try {
-      addresses = InetAddress.getAllByName(host);
+      addresses = denyPrivate.resolve(host);
     } catch (UnknownHostException e) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, what + ": cannot resolve host '" + host + "'");
     }

@@ -175,7 +175,7 @@ final class HttpHandler implements NodeHandler {
     boolean denyPrivate = ctx.option(RunOptions.HTTP_DENY_PRIVATE).map(v -> Boolean.TRUE.equals(v)
         || "true".equals(String.valueOf(v))).orElse(false);
     HttpFetch.Response resp = HttpFetch.fetch(Client.CLIENT, new HttpFetch.Request(spec.method(), uri, headers,
-        payload), spec.maxBytes(), spec.followRedirects(), denyPrivate, timeout);
+        payload), spec.maxBytes(), spec.followRedirects(), denyPrivate ? HttpFetch.SYSTEM : null, timeout);
 
     Object parsed = decode(resp);
     Map<String, Object> fields = new LinkedHashMap<>();
