@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
@@ -94,16 +95,7 @@ final class ShowCommand implements Callable<Integer> {
           state.putAll(e.statePatch());
         }
         if (e.position().loops().isEmpty()) {
-          Map<String, Object> m = new LinkedHashMap<>();
-          m.put("status", e.status().json());
-          if (e.result() != null) {
-            e.result().forEach((k, v) -> {
-              if (!k.equals("status")) {
-                m.put(k, v);
-              }
-            });
-          }
-          nodes.put(e.position().nodeId(), m);
+          nodes.put(e.position().nodeId(), NodeResults.report(e.result(), e.status()));
         }
       }
     }

@@ -5,7 +5,16 @@ import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.TemplateError;
+import com.hubspot.jinjava.el.JinjavaELContext;
+import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
+import com.hubspot.jinjava.lib.tag.ForTag;
+import com.hubspot.jinjava.tree.ExpressionNode;
 import com.hubspot.jinjava.tree.Node;
+import com.hubspot.jinjava.tree.TagNode;
+import com.hubspot.jinjava.tree.parse.ExpressionToken;
+import com.hubspot.jinjava.tree.parse.TagToken;
+import jinjava.de.odysseus.el.tree.TreeBuilderException;
+import jinjava.javax.el.ELContext;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,23 +29,27 @@ import java.util.regex.Pattern;
  * context, so no state leaks between nodes or threads. The configuration is what keeps templates safe:
  *  - nested interpretation is off, so a value inserted by {{ }} is never parsed again (user input holding
  *    "{{ secret }}" stays literal);
+ *  - sizes are bounded (JinjaLimits), and a template over a limit fails with a message naming it;
  *  - the resolver is read-only and the scope holds unmodifiable maps and lists, so a template cannot mutate
  *    state ({% do state.update(...) %}, list.append) — those calls fail with an error;
  *  - getClass and friends are not resolvable on our values.
  * Templates are parsed once at load; the parsed tree is immutable and re-rendered per execution.
  */
 final class Jinja {
-  static final JinjavaConfig CONFIG = JinjavaConfig.newBuilder()
+  static final JinjavaConfig CONFIG = JinjaLimits.apply(JinjavaConfig.newBuilder())
       .withNestedInterpretationEnabled(false)
-      .withReadOnlyResolver(true)
       .withFailOnUnknownTokens(false)
-      .withMaxOutputSize(64L * 1024 * 1024)
       .withRestrictedMethods(Set.of("getClass", "wait", "notify", "notifyAll", "hashCode", "clone",
           "put", "putAll", "remove", "clear", "add", "addAll", "set", "append", "extend", "insert", "pop",
           "update", "setdefault", "popitem", "removeAll", "retainAll", "sort", "reverse", "replaceAll", "compute",
           "computeIfAbsent", "computeIfPresent", "merge"))
       .build();
   static final Jinjava JINJAVA = new Jinjava(CONFIG);
+
+  static {
+    JINJAVA.getGlobalContext().registerFunction(JinjaLimits.rangeFunction());
+    JINJAVA.getGlobalContext().registerTag(new JinjaLimits.BoundedSetTag());
+  }
 
   private static final Pattern SINGLE_EXPRESSION = Pattern.compile("\\A\\s*\\{\\{-?(.*?)-?}}\\s*\\z", Pattern.DOTALL);
 
@@ -90,7 +103,9 @@ final class Jinja {
     try {
       Object value = interpreter.resolveELExpression(expression, 1);
       failOnErrors(interpreter, expression);
-      return Values.plain(value);
+      return JinjaLimits.plain(value);
+    } catch (JinjaLimits.LimitException e) {
+      throw new TemplateRenderException(e.getMessage() + " (in '" + abbreviate(expression) + "')");
     } finally {
       JinjavaInterpreter.popCurrent();
     }
@@ -103,6 +118,13 @@ final class Jinja {
       String out = interpreter.render(tree);
       failOnErrors(interpreter, source);
       return out;
+    } catch (TemplateRenderException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // A tag that fails (a {% set %} over a limit, say) ends the render with an exception instead of an error.
+      String limit = JinjaLimits.limitMessage(e);
+      throw new TemplateRenderException((limit != null ? limit : cleanMessage(e.getMessage())) + " (in '"
+          + abbreviate(source) + "')");
     } finally {
       JinjavaInterpreter.popCurrent();
     }
@@ -136,36 +158,103 @@ final class Jinja {
   }
 
   private static void failOnErrors(JinjavaInterpreter interpreter, String source) {
+    TemplateError first = null;
     for (TemplateError e : interpreter.getErrors()) {
       if (e.getSeverity() == TemplateError.ErrorType.FATAL) {
-        throw new TemplateRenderException(cleanMessage(e.getMessage()) + " (in '" + abbreviate(source) + "')");
+        // A limit is named even when an earlier error came first: rendering goes on after most errors, and the
+        // limit is what stopped it.
+        String limit = JinjaLimits.limitMessage(e);
+        if (limit != null) {
+          throw new TemplateRenderException(limit + " (in '" + abbreviate(source) + "')");
+        }
+        first = first == null ? e : first;
       }
+    }
+    if (first != null) {
+      throw new TemplateRenderException(cleanMessage(first.getMessage()) + " (in '" + abbreviate(source) + "')");
     }
   }
 
-  /** Parses and dry-renders against an empty scope to surface syntax errors that Jinjava reports lazily. */
+  /**
+   * Parses a template and checks the syntax of every expression in it, in every branch, without evaluating
+   * anything: loading a workflow must never run a user's expression (an expression can allocate gigabytes or loop
+   * for hours). Jinjava parses expressions lazily, when it renders them, so each one is handed to its expression
+   * parser here; errors that need a value (an unknown macro, a type error) surface when the template runs.
+   */
   private static Node parseChecked(String source) {
     JinjavaInterpreter interpreter = interpreter(new HashMap<>());
     JinjavaInterpreter.pushCurrent(interpreter);
     try {
       Node tree = interpreter.parse(source);
       syntaxErrors(interpreter.getErrors());
-      interpreter.render(tree);
-      syntaxErrors(interpreter.getErrors());
+      checkNode(tree, elContext(interpreter));
       return tree;
     } finally {
       JinjavaInterpreter.popCurrent();
     }
   }
 
+  /** Checks a condition's syntax without evaluating it (see parseChecked). */
   private static void checkExpression(String expr) {
     JinjavaInterpreter interpreter = interpreter(new HashMap<>());
     JinjavaInterpreter.pushCurrent(interpreter);
     try {
-      interpreter.resolveELExpression(expr, 1);
-      syntaxErrors(interpreter.getErrors());
+      checkSyntax(expr, 1, elContext(interpreter));
     } finally {
       JinjavaInterpreter.popCurrent();
+    }
+  }
+
+  private static ELContext elContext(JinjavaInterpreter interpreter) {
+    return new JinjavaELContext(interpreter, new JinjavaInterpreterResolver(interpreter));
+  }
+
+  private static void checkNode(Node node, ELContext el) {
+    if (node instanceof ExpressionNode e) {
+      checkSyntax(((ExpressionToken) e.getMaster()).getExpr(), node.getLineNumber(), el);
+    } else if (node instanceof TagNode t) {
+      checkSyntax(tagExpression(t), node.getLineNumber(), el);
+    }
+    for (Node child : node.getChildren()) {
+      checkNode(child, el);
+    }
+  }
+
+  /** The expression a tag evaluates, for the tags that hold one; null for the others (checked when they run). */
+  private static String tagExpression(TagNode t) {
+    String helpers = t.getHelpers() == null ? "" : t.getHelpers().trim();
+    return switch (t.getName()) {
+      case "if", "elif", "unless", "do", "print", "call" -> helpers;
+      // {% set a, b = 1, 2 %}: the tag evaluates the right-hand side as a list
+      case "set" -> helpers.indexOf('=') < 0 ? null : "[" + helpers.substring(helpers.indexOf('=') + 1) + "]";
+      case "for" -> {
+        try {
+          yield new ForTag().getLoopVarsAndExpression((TagToken) t.getMaster()).getRight();
+        } catch (com.hubspot.jinjava.interpret.TemplateSyntaxException e) {
+          throw new TemplateSyntaxException("'{% for" + (helpers.isEmpty() ? "" : " " + helpers)
+              + " %}' needs 'NAME in EXPRESSION'",
+              Math.max(0, t.getLineNumber()));
+        }
+      }
+      default -> null;
+    };
+  }
+
+  /** Builds the expression's syntax tree, as rendering would, and stops there. */
+  private static void checkSyntax(String expr, int line, ELContext el) {
+    if (expr == null || expr.isBlank()) {
+      return;
+    }
+    String e = expr.trim();
+    try {
+      JINJAVA.getExpressionFactory().createValueExpression(el, "#{" + e + "}", Object.class);
+    } catch (TreeBuilderException t) {
+      String m = String.valueOf(t.getMessage());
+      int at = m.indexOf("': ");
+      throw new TemplateSyntaxException(explainSyntax("Error parsing '" + e + "': " + (at < 0 ? m : m.substring(at + 3))),
+          Math.max(0, line));
+    } catch (RuntimeException bindLater) {
+      // It parsed; binding its function names (macros are defined while rendering) is left to run time.
     }
   }
 

@@ -15,6 +15,13 @@ import java.util.Objects;
  * {@code llm.mock_script}); {@code environment} defaults to the process environment.
  */
 public final class RunOptions {
+  /**
+   * Option: when true, http nodes refuse to connect to loopback, private, link-local and other non-public
+   * addresses, checked after DNS resolution and again on every redirect. Off by default: local services and test
+   * servers are legitimate targets.
+   */
+  public static final String HTTP_DENY_PRIVATE = "http.deny_private";
+
   private final String runId;
   private final Map<String, Object> inputs;
   private final List<EventListener> listeners;

@@ -8,6 +8,7 @@ import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.BranchChooser;
 import dev.loopflow.core.spi.NodeContext;
@@ -67,7 +68,7 @@ final class NodeRunner {
         Shaped shaped = run(node, nctx, frame, graph);
         usage = usage.plus(nctx.usage()).plus(shaped.innerUsage);
         Map<String, Object> result = shaped.result;
-        result.put("status", NodeStatus.COMPLETED.json());
+        NodeResults.putStatus(result, NodeStatus.COMPLETED);
         Object stateValue = node.kind().equals("llm") ? Values.plain(result) : shaped.output;
         ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(), stateValue,
             NodeStatus.COMPLETED);
@@ -154,14 +155,14 @@ final class NodeRunner {
     Map<String, Object> result = new LinkedHashMap<>(b.partial());
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
     if (b.cancelled()) {
-      result.put("status", NodeStatus.CANCELLED.json());
+      NodeResults.putStatus(result, NodeStatus.CANCELLED);
       frame.mark(node.id(), NodeStatus.CANCELLED, result);
       ctx.bus.publish((seq, at) -> new Event.NodeCancelled(ctx.runId, seq, at, pos, node.kind()));
       journal(node, pos, NodeStatus.CANCELLED, 1, started, result, usage, "cancelled", "cancelled", null);
       return new Outcome.Cancelled(b.error());
     }
     RunError e = b.error();
-    result.put("status", NodeStatus.FAILED.json());
+    NodeResults.putStatus(result, NodeStatus.FAILED);
     result.put("error", errorMap(e.code(), e.message()));
     frame.mark(node.id(), NodeStatus.FAILED, result);
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, e.code(),
@@ -184,9 +185,10 @@ final class NodeRunner {
   private Outcome failed(Node node, NodePosition pos, Frame frame, Instant started, Map<String, Object> rendered,
       Usage usage, int attempts, String code, String message, Map<String, Object> partial, Map<String, Object> details) {
     String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
-    Map<String, Object> result = new LinkedHashMap<>();
-    result.put("status", NodeStatus.FAILED.json());
-    partial.forEach((k, v) -> result.put(k, Values.plain(v)));
+    Map<String, Object> fields = new LinkedHashMap<>();
+    partial.forEach((k, v) -> fields.put(k, Values.plain(v)));
+    NodeResults.putStatus(fields, NodeStatus.FAILED);
+    Map<String, Object> result = NodeResults.report(fields, NodeStatus.FAILED);
     result.put("error", errorMap(code, message));
     frame.mark(node.id(), NodeStatus.FAILED, result);
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
@@ -429,7 +431,7 @@ final class NodeRunner {
         break;
       }
       Map<String, Object> r = frame.result(in.from());
-      if (r != null && "completed".equals(r.get("status"))) {
+      if (r != null && "completed".equals(NodeResults.status(r))) {
         return r.containsKey("selectedBranch") ? r.get("value") : r.get("output");
       }
     }

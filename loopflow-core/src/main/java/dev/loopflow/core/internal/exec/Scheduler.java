@@ -7,6 +7,7 @@ import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.util.Durations;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunHandle;
@@ -266,15 +267,8 @@ final class Scheduler implements RunHandle {
     for (Node n : workflow.nodes()) {
       Map<String, Object> r = top.ownResult(n.id());
       NodeStatus s = top.ownStatus(n.id());
-      Map<String, Object> report = new LinkedHashMap<>();
-      report.put("status", (s == null ? NodeStatus.NOT_RUN : s).json());
-      if (r != null) {
-        r.forEach((k, v) -> {
-          if (!k.equals("status")) {
-            report.put(k, Values.plain(v));
-          }
-        });
-      }
+      Map<String, Object> report = NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
+      report.replaceAll((k, v) -> Values.plain(v));
       Map<String, Object> region = runState.regionResult(n.id());
       if (region != null) {
         report.put("loop", Values.plain(region));

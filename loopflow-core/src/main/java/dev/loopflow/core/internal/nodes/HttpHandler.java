@@ -1,38 +1,55 @@
 package dev.loopflow.core.internal.nodes;
 
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.NodeFailedException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * {@code http}: one request. {@code body} may be a template or a mapping (sent as JSON). The result has
- * {@code status}, {@code headers} and {@code body} (parsed when the response is JSON); {@code output} is the
- * body. A status of 400 or more fails the node unless listed in {@code ok_status}. Request headers are never
- * copied into the result, so credentials do not reach the journal.
+ * {@code status} (the HTTP status code), {@code headers}, {@code body} (parsed when the response is JSON) and
+ * {@code url} (where the response came from, after redirects); {@code output} is the body. A final status outside
+ * 200..299 fails the node unless listed in {@code ok_status}. Request headers are never copied into the result, so
+ * credentials do not reach the journal.
  */
 final class HttpHandler implements NodeHandler {
+  /** Response bodies are read up to this many bytes unless the node sets {@code max_response_bytes}. */
+  static final int DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+  /** The largest {@code max_response_bytes}: the body is held in memory, as bytes and as text. */
+  static final int MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
+
   /**
    * Built on first use: creating an HttpClient initialises TLS (the default SSLContext and its trust store), about a
    * tenth of a second that every CLI command would otherwise pay whether or not its workflow has an http node.
+   * Redirects are followed by HttpFetch, which checks every hop.
    */
   private static final class Client {
     static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-      .followRedirects(HttpClient.Redirect.NORMAL).build();
+        .followRedirects(HttpClient.Redirect.NEVER).build();
   }
+
   private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
 
   @Override
@@ -42,15 +59,19 @@ final class HttpHandler implements NodeHandler {
 
   @Override
   public Set<String> fields() {
-    return Set.of("url", "method", "headers", "body", "ok_status");
+    return Set.of("url", "method", "headers", "body", "ok_status", "max_response_bytes", "follow_redirects");
   }
+
+  /** What a node asks for, compiled. {@code jsonBody} holds templates where the mapping had template strings. */
+  private record Spec(Template url, String method, Map<String, Template> headers, Template body, Object jsonBody,
+      Set<Integer> okStatus, long maxBytes, boolean followRedirects) {}
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
     Template url = cfg.requiredTemplate("url");
     String method = cfg.has("method") ? cfg.string("method") : "GET";
-    if (method != null && !METHODS.contains(method.toUpperCase(java.util.Locale.ROOT))) {
-      cfg.error("method", "unknown HTTP method '" + method + "'; expected one of " + new java.util.TreeSet<>(METHODS));
+    if (method != null && !METHODS.contains(method.toUpperCase(Locale.ROOT))) {
+      cfg.error("method", "unknown HTTP method '" + method + "'; expected one of " + new TreeSet<>(METHODS));
       method = null;
     }
     Map<String, Template> headers = new LinkedHashMap<>();
@@ -60,69 +81,138 @@ final class HttpHandler implements NodeHandler {
     }
     Object rawBody = cfg.plain("body");
     Template body = rawBody instanceof String ? cfg.template("body") : null;
-    Object jsonBody = rawBody instanceof String ? null : rawBody;
-    java.util.List<Object> okStatus = cfg.list("ok_status");
-    if (url == null || method == null) {
+    Object jsonBody = rawBody == null || rawBody instanceof String ? null : compileDeep(cfg, rawBody);
+    Set<Integer> okStatus = okStatus(cfg);
+    Integer max = cfg.has("max_response_bytes") ? cfg.integer("max_response_bytes", 1, MAX_RESPONSE_BYTES)
+        : Integer.valueOf(DEFAULT_MAX_RESPONSE_BYTES);
+    Boolean follow = cfg.has("follow_redirects") ? cfg.bool("follow_redirects") : Boolean.TRUE;
+    if (url == null || method == null || okStatus == null || max == null || follow == null) {
       return null;
     }
-    String m = method.toUpperCase(java.util.Locale.ROOT);
-    return ctx -> execute(ctx, url, m, headers, body, jsonBody, okStatus);
+    Spec spec = new Spec(url, method.toUpperCase(Locale.ROOT), headers, body, jsonBody, okStatus, max, follow);
+    return ctx -> execute(ctx, spec);
   }
 
-  private static NodeOutcome execute(NodeContext ctx, Template url, String method, Map<String, Template> headers,
-      Template body, Object jsonBody, java.util.List<Object> okStatus) throws Exception {
-    HttpRequest.Builder rb = HttpRequest.newBuilder(URI.create(ctx.render(url)));
-    Duration remaining = ctx.remaining();
-    rb.timeout(remaining == null ? Duration.ofMinutes(5) : remaining.isNegative() ? Duration.ofMillis(1) : remaining);
-    String payload = null;
-    if (body != null) {
-      payload = Values.text(ctx.evaluate(body));
-    } else if (jsonBody != null) {
-      payload = Json.compact(renderDeep(ctx, jsonBody));
-      rb.header("Content-Type", "application/json");
+  /** {@code ok_status}: HTTP status codes (100..599) that count as success besides 200..299; null after an error. */
+  private static Set<Integer> okStatus(NodeConfig cfg) {
+    if (!cfg.has("ok_status")) {
+      return Set.of();
     }
-    for (Map.Entry<String, Template> e : headers.entrySet()) {
-      rb.setHeader(e.getKey(), ctx.render(e.getValue()));
+    List<Object> list = cfg.list("ok_status");
+    if (list == null) {
+      return null;
     }
-    rb.method(method, payload == null ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofString(payload));
-    HttpResponse<String> resp = Client.CLIENT.send(rb.build(), HttpResponse.BodyHandlers.ofString());
-    Object parsed = resp.body();
-    String type = resp.headers().firstValue("content-type").orElse("");
-    if (type.contains("json") && !resp.body().isBlank()) {
-      try {
-        parsed = Json.parse(resp.body());
-      } catch (IllegalArgumentException keepText) {
-        // not JSON after all
+    Set<Integer> out = new LinkedHashSet<>();
+    for (Object o : list) {
+      if (o instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() >= 100 && n.intValue() <= 599) {
+        out.add(n.intValue());
+      } else {
+        cfg.error("ok_status", "'ok_status' must list HTTP status codes between 100 and 599, found "
+            + (o instanceof String s ? "'" + s + "'" : String.valueOf(o)));
+        return null;
       }
     }
-    Map<String, Object> respHeaders = new LinkedHashMap<>();
-    resp.headers().map().forEach((k, v) -> respHeaders.put(k, v.size() == 1 ? v.get(0) : v));
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("status", resp.statusCode());
-    fields.put("headers", respHeaders);
-    fields.put("body", parsed);
-    boolean ok = resp.statusCode() < 400 || okStatus != null && okStatus.stream()
-        .anyMatch(s -> String.valueOf(s).equals(String.valueOf(resp.statusCode())));
-    if (!ok) {
-      fields.put("output", parsed);
-      throw new NodeFailedException(method + " " + resp.uri() + " returned HTTP " + resp.statusCode(), fields);
+    return out;
+  }
+
+  /** Template strings inside a JSON body are compiled at load time like every other template. */
+  private static Object compileDeep(NodeConfig cfg, Object v) {
+    if (v instanceof String s && (s.contains("{{") || s.contains("{%"))) {
+      return cfg.template("body", s);
     }
-    return new NodeOutcome(parsed, fields, null, null);
+    if (v instanceof Map<?, ?> m) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      m.forEach((k, val) -> out.put(String.valueOf(k), compileDeep(cfg, val)));
+      return out;
+    }
+    if (v instanceof List<?> l) {
+      List<Object> out = new ArrayList<>();
+      l.forEach(x -> out.add(compileDeep(cfg, x)));
+      return out;
+    }
+    return v;
   }
 
   private static Object renderDeep(NodeContext ctx, Object v) {
-    if (v instanceof String s && (s.contains("{{") || s.contains("{%"))) {
-      return ctx.evaluate(dev.loopflow.core.expr.Expressions.template(s));
+    if (v instanceof Template t) {
+      return ctx.evaluate(t);
     }
     if (v instanceof Map<?, ?> m) {
       Map<String, Object> out = new LinkedHashMap<>();
       m.forEach((k, val) -> out.put(String.valueOf(k), renderDeep(ctx, val)));
       return out;
     }
-    if (v instanceof java.util.List<?> l) {
-      return l.stream().map(x -> renderDeep(ctx, x)).toList();
+    if (v instanceof List<?> l) {
+      List<Object> out = new ArrayList<>();
+      l.forEach(x -> out.add(renderDeep(ctx, x)));
+      return out;
     }
     return v;
+  }
+
+  private static NodeOutcome execute(NodeContext ctx, Spec spec) throws Exception {
+    String rendered = ctx.render(spec.url()).strip();
+    URI uri;
+    try {
+      uri = new URI(rendered);
+    } catch (URISyntaxException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "'" + rendered + "' is not a valid URL: " + e.getReason());
+    }
+    Map<String, String> headers = new LinkedHashMap<>();
+    String payload = null;
+    if (spec.body() != null) {
+      payload = Values.text(ctx.evaluate(spec.body()));
+    } else if (spec.jsonBody() != null) {
+      payload = Json.compact(renderDeep(ctx, spec.jsonBody()));
+      headers.put("Content-Type", "application/json");
+    }
+    for (Map.Entry<String, Template> e : spec.headers().entrySet()) {
+      headers.put(e.getKey(), ctx.render(e.getValue()));
+    }
+    Duration remaining = ctx.remaining();
+    Duration timeout = remaining == null ? Duration.ofMinutes(5) : remaining.isNegative() ? Duration.ofMillis(1)
+        : remaining;
+    boolean denyPrivate = ctx.option(RunOptions.HTTP_DENY_PRIVATE).map(v -> Boolean.TRUE.equals(v)
+        || "true".equals(String.valueOf(v))).orElse(false);
+    HttpFetch.Response resp = HttpFetch.fetch(Client.CLIENT, new HttpFetch.Request(spec.method(), uri, headers,
+        payload), spec.maxBytes(), spec.followRedirects(), denyPrivate ? HttpFetch.SYSTEM : null, timeout);
+
+    Object parsed = decode(resp);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("status", resp.status());
+    fields.put("headers", HttpFetch.headerMap(resp.headers()));
+    fields.put("body", parsed);
+    fields.put("url", resp.uri().toString());
+    int status = resp.status();
+    if (status / 100 != 2 && !spec.okStatus().contains(status)) {
+      String why = HttpFetch.isRedirect(status) ? " (a redirect, not followed: follow_redirects is false)" : "";
+      fields.put("output", parsed);
+      throw new NodeFailedException(spec.method() + " " + resp.uri() + " returned HTTP " + status + why, fields);
+    }
+    return new NodeOutcome(parsed, fields, null, null);
+  }
+
+  /** The body as text in its declared charset (UTF-8 by default), parsed when the response says it is JSON. */
+  private static Object decode(HttpFetch.Response resp) {
+    String type = resp.headers().firstValue("content-type").orElse("").toLowerCase(Locale.ROOT);
+    Charset charset = StandardCharsets.UTF_8;
+    int at = type.indexOf("charset=");
+    if (at >= 0) {
+      String name = type.substring(at + 8).split("[;\\s]")[0].replace("\"", "");
+      try {
+        charset = Charset.forName(name);
+      } catch (IllegalArgumentException unknown) {
+        // an unknown charset: read as UTF-8, which replaces what it cannot decode
+      }
+    }
+    String text = new String(resp.body(), charset);
+    if (type.contains("json") && !text.isBlank()) {
+      try {
+        return Json.parse(text);
+      } catch (IllegalArgumentException keepText) {
+        // not JSON after all
+      }
+    }
+    return text;
   }
 }
