@@ -76,7 +76,13 @@ final class LlmCalls {
         // overshoots the reply limit it was sent.
         StringBuilder all = new StringBuilder();
         fresh.forEach(m -> all.append(m.content()).append('\n'));
-        MockLlm.Answer a = MockLlm.answer(ctx, ctx.position().nodeId(), nodeMock, all.toString().strip());
+        MockLlm.Answer a;
+        try {
+          a = MockLlm.answer(ctx, ctx.position().nodeId(), nodeMock, all.toString().strip());
+        } catch (RuntimeException e) {
+          reservation.release(); // the mock processed nothing
+          throw e;
+        }
         text = a.text();
         in = a.inputTokens();
         out = a.outputTokens();
@@ -86,10 +92,17 @@ final class LlmCalls {
           request = new ChatCall(request.model(), request.system(), request.messages(), request.temperature(), cap,
               request.jsonSchema(), request.timeout());
         }
+        if (Thread.currentThread().isInterrupted()) {
+          reservation.cancel(); // cancelled before the request left
+          ctx.checkCancelled();
+        }
         ChatReply reply;
         try {
           reply = client.chat(request);
         } catch (ProviderException e) {
+          if (e.httpStatus().isPresent() && e.kind() != ProviderException.Kind.INVALID_RESPONSE) {
+            reservation.release(); // the provider answered with an error: it processed nothing
+          }
           throw new LoopflowException(ErrorCode.NODE_FAILED, e.getMessage(), ctx.position(), e);
         } catch (IllegalArgumentException | IllegalStateException e) {
           throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
@@ -108,7 +121,9 @@ final class LlmCalls {
           (System.nanoTime() - t0) / 1_000_000));
       return new Result(text, provider, model, in, out, cost, mock);
     } finally {
-      reservation.release(); // a call that failed or was cancelled; nothing once settled
+      // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its
+      // whole reservation. Nothing when the call ended above.
+      reservation.charge();
     }
   }
 

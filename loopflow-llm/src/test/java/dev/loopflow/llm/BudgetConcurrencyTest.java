@@ -122,7 +122,7 @@ class BudgetConcurrencyTest {
   // max_llm_calls
 
   @Test
-  void concurrentCallsNeverPassMaxLlmCalls_bugNoReservation() {
+  void parallelMockCallsStopAtExactlyMaxLlmCalls() {
     for (int round = 0; round < ROUNDS; round++) {
       List<Event> events = new CopyOnWriteArrayList<>();
       RunResult r = run(sixParallel("budget: {max_llm_calls: 2}\n", "mock:m"), null, events::add);
@@ -248,7 +248,6 @@ class BudgetConcurrencyTest {
 
   @Test
   void concurrentCallsNeverPassALoopGroupsMaxLlmCalls_bugNoReservation() {
-    String body = parallelNodes("          ", "mock:m", "", "p");
     String yaml = """
         nodes:
           - id: g
@@ -256,14 +255,22 @@ class BudgetConcurrencyTest {
               max_iterations: 3
               budget: {max_llm_calls: 2}
               nodes:
-        """ + body;
+        %s""";
     for (int round = 0; round < ROUNDS; round++) {
       List<Event> events = new CopyOnWriteArrayList<>();
-      RunResult r = run(yaml, null, events::add);
+      RunResult r = run(yaml.formatted(parallelNodes("          ", "mock:m", "", "p")), null, events::add);
       assertThat(r.error().code()).as("round %d", round).isEqualTo("budget_exceeded");
       assertThat(r.error().message()).contains("budget of loop_group 'g' exceeded: max_llm_calls 2 reached");
-      assertThat(calls(events)).as("round %d", round).isEqualTo(2);
+      assertThat(calls(events)).as("answers the mock gave, round %d", round).isEqualTo(2);
       assertThat(r.nodes().get("g")).containsEntry("exit_reason", "budget");
+
+      try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
+        Consumer<Event> hold = holdRepliesUntilARefusal(server, Reply.text("ok", 20, 5));
+        RunResult s = run(yaml.formatted(parallelNodes("          ", "openai:gpt-4o-mini", "", "p")), server, hold);
+        assertThat(s.error().code()).as("round %d", round).isEqualTo("budget_exceeded");
+        assertThat(server.requestCount()).as("requests, round %d", round).isLessThanOrEqualTo(2);
+        assertThat(s.usage().llmCalls()).isEqualTo(2);
+      }
     }
   }
 

@@ -104,7 +104,10 @@ public interface NodeContext {
     }
   }
 
-  /** A reserved call; ended exactly once, by {@link #settle} or {@link #release}. */
+  /**
+   * A reserved call. End it exactly once, by whichever of {@link #settle}, {@link #release}, {@link #charge} and
+   * {@link #cancel} describes what happened; the others then do nothing (so {@code charge} can sit in a finally).
+   */
   interface Reservation {
     /**
      * The reply limit the request must carry: the plan's (or, when it has none and a token or cost budget
@@ -119,12 +122,17 @@ public interface NodeContext {
      */
     void settle(LlmCall call);
 
-    /**
-     * Ends a call that did not finish (provider error, cancellation). It still counts as a call, since its request
-     * may have reached the provider; its token and cost reservation is freed, since no usage was reported. Does
-     * nothing once the reservation is settled.
-     */
+    /** The provider answered with an error, so it processed nothing: the call counts, with no tokens. */
     void release();
+
+    /**
+     * The request was sent but what it used is unknown (it timed out, was cancelled while waiting, or its answer
+     * could not be read): the provider may have processed and billed it, so it counts at its whole reservation.
+     */
+    void charge();
+
+    /** The request was never sent: nothing counts. */
+    void cancel();
   }
 
   /** One finished LLM call, as the engine journals it. */

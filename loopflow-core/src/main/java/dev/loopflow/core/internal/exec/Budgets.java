@@ -20,7 +20,10 @@ import java.util.Locale;
  * pass {@code max_llm_calls}, and the tokens and dollars spent plus those reserved never pass {@code max_tokens} and
  * {@code max_usd}, whatever the concurrency. A reservation holds the prompt's upper bound plus the reply limit the
  * request is sent with; only a provider that reports more than that can push a total past its limit, and then the
- * call that did so fails with {@code budget_exceeded} (see {@link Reservation#settle}).
+ * call that did so fails with {@code budget_exceeded} (see {@link Reservation#settle}). Every reservation ends as
+ * the call did: settled to its reported usage, released (an error answer: a call, no tokens), charged (sent, usage
+ * unknown: the whole reservation counts) or cancelled (never sent: nothing counts). What is recorded is
+ * {@link Usage}, which each execution journals, so a resumed run counts the same.
  */
 final class Budgets {
   /**
@@ -103,15 +106,16 @@ final class Budgets {
       for (Budgets b : chain) {
         reply = Math.min(reply, b.replyRoom(in, price, at));
       }
-      long tokens = capped ? in + reply : 0;
+      long heldIn = capped ? in : 0;
+      long heldOut = capped ? reply : 0;
       BigDecimal usd = capped && price != null ? price.cost(in, reply) : BigDecimal.ZERO;
       for (Budgets b : chain) {
         b.callsHeld++;
-        b.tokensHeld += tokens;
+        b.tokensHeld += heldIn + heldOut;
         b.usdHeld = b.usdHeld.add(usd);
       }
       Integer cap = plan.maxOutputTokens() != null || capped ? Integer.valueOf((int) reply) : null;
-      return new Reservation(List.copyOf(chain), tokens, usd, cap, price != null, at);
+      return new Reservation(List.copyOf(chain), heldIn, heldOut, usd, cap, price != null, at);
     }
   }
 
@@ -177,20 +181,25 @@ final class Budgets {
         + owner + " exceeded: ") + what + "; the next LLM call in '" + at.path() + "' was not made", at);
   }
 
-  /** One reserved call in every budget of its chain. Thread-safe; ended once. */
+  /**
+   * One reserved call in every budget of its chain. Thread-safe; ended once, by {@link #settle}, {@link #release},
+   * {@link #charge} or {@link #cancel}; later calls to any of them but settle do nothing.
+   */
   static final class Reservation {
     private final List<Budgets> chain;
-    private final long tokens;
+    private final long inputTokens;
+    private final long outputTokens;
     private final BigDecimal usd;
     private final Integer maxOutputTokens;
     private final boolean priced;
     private final NodePosition at;
     private boolean ended;
 
-    private Reservation(List<Budgets> chain, long tokens, BigDecimal usd, Integer maxOutputTokens, boolean priced,
-        NodePosition at) {
+    private Reservation(List<Budgets> chain, long inputTokens, long outputTokens, BigDecimal usd,
+        Integer maxOutputTokens, boolean priced, NodePosition at) {
       this.chain = chain;
-      this.tokens = tokens;
+      this.inputTokens = inputTokens;
+      this.outputTokens = outputTokens;
       this.usd = usd;
       this.maxOutputTokens = maxOutputTokens;
       this.priced = priced;
@@ -210,34 +219,53 @@ final class Budgets {
     LoopflowException settle(Usage u) {
       synchronized (chain.get(0).lock) {
         if (ended) {
-          throw new IllegalStateException("this LLM call was already settled or released");
+          throw new IllegalStateException("this LLM call was already ended");
         }
         ended = true;
-        LoopflowException over = null;
         for (Budgets b : chain) {
-          b.unhold(tokens, usd);
+          b.unhold(inputTokens + outputTokens, usd);
           b.record(u);
         }
         for (Budgets b : chain) {
-          if (over == null) {
-            over = b.overshoot(u, tokens, usd, at);
+          LoopflowException over = b.overshoot(u, inputTokens + outputTokens, usd, at);
+          if (over != null) {
+            return over;
           }
         }
-        return over;
+        return null;
       }
     }
 
-    /** Counts a call that did not finish, with no tokens; null when the reservation had already ended. */
+    /** A call the provider answered with an error: it counts as a call, with no tokens. */
     Usage release() {
+      return end(Usage.ofCall(0, 0, priced ? Double.valueOf(0.0) : null));
+    }
+
+    /**
+     * A call whose request was sent but whose usage is unknown (timed out, cancelled while waiting, unreadable
+     * answer): the provider may have processed and billed it, so it counts at its whole reservation.
+     */
+    Usage charge() {
+      return end(Usage.ofCall(inputTokens, outputTokens, priced ? Double.valueOf(usd.doubleValue()) : null));
+    }
+
+    /** A call whose request was never sent: nothing counts. */
+    void cancel() {
+      end(null);
+    }
+
+    /** Ends the reservation with {@code u} (null: nothing) unless it has ended; returns what was counted. */
+    private Usage end(Usage u) {
       synchronized (chain.get(0).lock) {
         if (ended) {
           return null;
         }
         ended = true;
-        Usage u = Usage.ofCall(0, 0, priced ? Double.valueOf(0.0) : null);
         for (Budgets b : chain) {
-          b.unhold(tokens, usd);
-          b.record(u);
+          b.unhold(inputTokens + outputTokens, usd);
+          if (u != null) {
+            b.record(u);
+          }
         }
         return u;
       }

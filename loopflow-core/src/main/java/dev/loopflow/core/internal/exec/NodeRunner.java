@@ -621,10 +621,17 @@ final class NodeRunner {
 
           @Override
           public void release() {
-            Usage u = r.release();
-            if (u != null) {
-              count(u);
-            }
+            count(r.release());
+          }
+
+          @Override
+          public void charge() {
+            count(r.charge());
+          }
+
+          @Override
+          public void cancel() {
+            r.cancel();
           }
         };
       };
@@ -632,7 +639,9 @@ final class NodeRunner {
 
     /** Adds a call to this execution's usage, which is journaled with it (a resume counts it again from there). */
     private synchronized void count(Usage u) {
-      usage = usage.plus(u);
+      if (u != null) {
+        usage = usage.plus(u);
+      }
     }
 
     private final Map<String, java.util.List<Map<String, String>>> appended = new LinkedHashMap<>();

@@ -204,7 +204,7 @@ class BudgetsTest {
   }
 
   @Test
-  void aReleasedCallCountsAsACallButFreesItsTokens() {
+  void aCallAnsweredWithAnErrorCountsAsACallButFreesItsTokens() {
     Budgets run = new Budgets(new Budget(0.01, 1000L, 2));
     Budgets.Reservation r = Budgets.reserve(List.of(run), plan(100, 800), AT);
     assertThatThrownBy(() -> Budgets.reserve(List.of(run), plan(100, 800), AT))
@@ -219,6 +219,25 @@ class BudgetsTest {
     assertThat(run.used().llmCalls()).isEqualTo(2);
     assertThatThrownBy(() -> Budgets.reserve(List.of(run), plan(1, 1), AT))
         .hasMessageContaining("max_llm_calls 2 reached (2 calls made)");
+  }
+
+  @Test
+  void aCallWithUnknownUsageCountsAtItsWholeReservationAndAnUnsentOneNotAtAll() {
+    Budgets run = new Budgets(new Budget(0.01, 1000L, 3));
+    Budgets.Reservation timedOut = Budgets.reserve(List.of(run), plan(100, 300), AT);
+    assertThat(timedOut.charge()).isEqualTo(Usage.ofCall(100, 300, 0.000195));
+    assertThat(timedOut.charge()).isNull();
+    Budgets.Reservation unsent = Budgets.reserve(List.of(run), plan(100, 300), AT);
+    unsent.cancel();
+    assertThat(run.used()).isEqualTo(Usage.ofCall(100, 300, 0.000195));
+    // What is left after the charge: 600 tokens, so a 100-token prompt gets a reply of at most 500.
+    assertThat(Budgets.reserve(List.of(run), plan(100, null), AT).maxOutputTokens()).isEqualTo(500);
+  }
+
+  @Test
+  void withoutTokenOrCostLimitsACallWithUnknownUsageCountsAsACallOnly() {
+    Budgets run = new Budgets(new Budget(null, null, 3));
+    assertThat(Budgets.reserve(List.of(run), plan(100, 300), AT).charge()).isEqualTo(Usage.ofCall(0, 0, 0.0));
   }
 
   @Test
