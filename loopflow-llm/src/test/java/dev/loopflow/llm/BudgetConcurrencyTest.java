@@ -143,9 +143,11 @@ class BudgetConcurrencyTest {
         RunResult r = run(sixParallel("budget: {max_llm_calls: 2}\n", "openai:gpt-4o-mini"), server, e -> { });
         assertThat(r.error().code()).as("round %d", round).isEqualTo("budget_exceeded");
         // The refusal fails the run and interrupts the two calls that got through, which may stop them before their
-        // requests leave (the mock test above counts exactly): never more than two reach the server.
-        assertThat(server.requestCount()).as("requests, round %d", round).isLessThanOrEqualTo(2);
-        assertThat(r.usage().llmCalls()).isEqualTo(2);
+        // requests leave (then they do not count; the mock test above counts exactly). Every request that reached
+        // the server is counted, and never more than two.
+        assertThat(server.requestCount()).as("requests, round %d", round)
+            .isLessThanOrEqualTo(r.usage().llmCalls());
+        assertThat(r.usage().llmCalls()).isLessThanOrEqualTo(2);
       }
     }
   }
@@ -235,9 +237,11 @@ class BudgetConcurrencyTest {
           assertThat(r.error().code()).as("%s, round %d", budget, round).isEqualTo("budget_exceeded");
           assertThat(r.error().message()).contains("would be passed");
           // The refusal fails the run and interrupts the two calls under way (see the max_llm_calls test).
-          assertThat(server.requestCount()).as("%s, round %d", budget, round).isLessThanOrEqualTo(2);
+          assertThat(server.requestCount()).as("%s, round %d", budget, round)
+              .isLessThanOrEqualTo(r.usage().llmCalls());
+          assertThat(r.usage().llmCalls()).isLessThanOrEqualTo(2);
           assertThat(server.requests()).allSatisfy(req -> assertThat(maxTokens(req)).isEqualTo(100));
-          assertThat(r.usage().llmCalls()).isEqualTo(2);
+          assertThat(r.usage().totalTokens()).isLessThanOrEqualTo(2 * reserved);
         }
       }
     }
@@ -268,8 +272,8 @@ class BudgetConcurrencyTest {
         Consumer<Event> hold = holdRepliesUntilARefusal(server, Reply.text("ok", 20, 5));
         RunResult s = run(yaml.formatted(parallelNodes("          ", "openai:gpt-4o-mini", "", "p")), server, hold);
         assertThat(s.error().code()).as("round %d", round).isEqualTo("budget_exceeded");
-        assertThat(server.requestCount()).as("requests, round %d", round).isLessThanOrEqualTo(2);
-        assertThat(s.usage().llmCalls()).isEqualTo(2);
+        assertThat(server.requestCount()).as("requests, round %d", round).isLessThanOrEqualTo(s.usage().llmCalls());
+        assertThat(s.usage().llmCalls()).isLessThanOrEqualTo(2);
       }
     }
   }
