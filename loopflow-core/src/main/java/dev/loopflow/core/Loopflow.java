@@ -46,7 +46,7 @@ public final class Loopflow {
     this.handlers = Map.copyOf(b.handlers);
     this.services = Map.copyOf(b.services);
     this.engine = new Engine(b.store, services, b.clock);
-    this.loader = new WorkflowLoader(handlers);
+    this.loader = new WorkflowLoader(handlers, services);
   }
 
   /** An engine with every handler on the class path and an in-memory store. */
@@ -199,7 +199,7 @@ public final class Loopflow {
   WorkflowLoader loaderWith(Map<String, NodeHandler> extra) {
     Map<String, NodeHandler> all = new LinkedHashMap<>(handlers);
     all.putAll(extra);
-    return new WorkflowLoader(all);
+    return new WorkflowLoader(all, services);
   }
 
   /** Contributes services (such as an LLM branch chooser) from a module on the class path. */

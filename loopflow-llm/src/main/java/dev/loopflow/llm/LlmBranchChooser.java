@@ -1,7 +1,6 @@
 package dev.loopflow.llm;
 
 import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.BranchChooser;
@@ -16,12 +15,7 @@ import java.util.Map;
  * and must answer with one branch name (optionally followed by a reason). An answer naming no branch fails the
  * router rather than silently taking a default.
  */
-public final class LlmBranchChooser implements BranchChooser, Loopflow.ServiceProvider {
-  @Override
-  public void register(Loopflow.Builder builder) {
-    builder.service(BranchChooser.class, this);
-  }
-
+public final class LlmBranchChooser implements BranchChooser {
   @Override
   public Choice choose(NodeContext ctx, String model, String instructions, Map<String, String> routes, Object value) {
     StringBuilder prompt = new StringBuilder();
@@ -34,7 +28,8 @@ public final class LlmBranchChooser implements BranchChooser, Loopflow.ServicePr
         + "line, then a short reason.");
     ModelSpec spec = ModelSpec.parse(model, null, ctx.environment());
     List<ChatMessage> question = List.of(new ChatMessage(ChatMessage.Role.USER, prompt.toString()));
-    LlmCalls.Result r = LlmCalls.call(ctx, spec, null, question, question, 0.0, 200, null, null);
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, WorkflowPrices.pricing(ctx.workflowBlock("prices")), null, question,
+        question, 0.0, 200, null, null);
     // With no mock script the mock echoes its prompt; for a router that means "take the first branch".
     String text = r.mock() && r.text().startsWith("[mock]")
         ? routes.keySet().iterator().next() + "\n(mock: first branch)" : r.text();

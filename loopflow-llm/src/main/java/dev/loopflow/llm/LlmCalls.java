@@ -10,20 +10,26 @@ import dev.loopflow.llm.provider.ChatReply;
 import dev.loopflow.llm.provider.Pricing;
 import dev.loopflow.llm.provider.ProviderException;
 import dev.loopflow.llm.provider.Providers;
-import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One accounted LLM call, shared by the llm node and the LLM-chosen router: the budget check before the
- * call, the mock-or-real decision, provider errors mapped to {@code node_failed}, pricing, and the usage
- * record after the call. Anything that calls a model goes through here so none of these steps can be skipped.
+ * One accounted LLM call, shared by the llm node and the LLM-chosen router: the budget reservation before the
+ * request is sent, the mock-or-real decision, provider errors mapped to {@code node_failed}, pricing, and the
+ * usage settled after the call. Anything that calls a model goes through here so none of these steps can be
+ * skipped.
  */
 final class LlmCalls {
+  /** Tokens a request may add around its text (role markers, message framing), per request and per message. */
+  static final int REQUEST_OVERHEAD_TOKENS = 16;
+  static final int MESSAGE_OVERHEAD_TOKENS = 8;
+  /** Tokens a provider may add for structured output beyond the schema's own text (a tool-use preamble). */
+  static final int SCHEMA_OVERHEAD_TOKENS = 512;
+
   private static final Map<String, ChatClient> CLIENTS = new ConcurrentHashMap<>();
-  private static final Pricing PRICING = Pricing.defaults();
 
   private LlmCalls() {}
 
@@ -32,54 +38,116 @@ final class LlmCalls {
       boolean mock) {}
 
   /**
+   * @param pricing the workflow's price table
    * @param fresh the messages new in this call (what the mock provider answers to)
    * @param messages the whole conversation sent to a real provider (session history + fresh)
    * @param nodeMock the node's own mock script, or null
    */
-  static Result call(NodeContext ctx, ModelSpec spec, String system, List<ChatMessage> messages,
+  static Result call(NodeContext ctx, ModelSpec spec, Pricing pricing, String system, List<ChatMessage> messages,
       List<ChatMessage> fresh, Double temperature, Integer maxTokens, String jsonSchema, Object nodeMock) {
     boolean mock = "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
     String provider = mock ? "mock" : spec.provider();
-    ctx.llm().beforeCall(provider, spec.model());
-    long t0 = System.nanoTime();
-    String text;
-    long in;
-    long out;
-    int attempts = 1;
-    String model = spec.model();
-    if (mock) {
-      StringBuilder all = new StringBuilder();
-      fresh.forEach(m -> all.append(m.content()).append('\n'));
-      MockLlm.Answer a = MockLlm.answer(ctx, ctx.position().nodeId(), nodeMock, all.toString().strip());
-      text = a.text();
-      in = a.inputTokens();
-      out = a.outputTokens();
-    } else {
-      Duration remaining = ctx.remaining();
-      ChatCall call = new ChatCall(spec.model(), system, messages, temperature, maxTokens, jsonSchema,
-          remaining == null ? null : remaining.isNegative() || remaining.isZero() ? Duration.ofMillis(1) : remaining);
-      ChatReply reply;
+    NodeContext.TokenPrice price = mock ? WorkflowPrices.FREE : WorkflowPrices.price(pricing, spec);
+    // Everything that can fail without contacting the provider fails before the reservation, so it is no call.
+    ChatClient client = null;
+    ChatCall request = null;
+    if (!mock) {
       try {
-        reply = client(provider, ctx.environment()).chat(call);
-      } catch (ProviderException e) {
-        throw new LoopflowException(ErrorCode.NODE_FAILED, e.getMessage(), ctx.position(), e);
+        client = client(provider, ctx.environment());
+        Duration remaining = ctx.remaining();
+        request = new ChatCall(spec.model(), system, messages, temperature, maxTokens, jsonSchema,
+            remaining == null ? null : remaining.isNegative() || remaining.isZero() ? Duration.ofMillis(1)
+                : remaining);
       } catch (IllegalArgumentException | IllegalStateException e) {
         throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
       }
-      text = reply.text() == null ? "" : reply.text();
-      in = reply.inputTokens();
-      out = reply.outputTokens();
-      attempts = reply.attempts();
-      if (reply.model() != null && !reply.model().isBlank()) {
-        model = reply.model();
-      }
     }
-    // The mock is free (a known zero); an unpriced real model stays null, never 0.
-    Double cost = mock ? Double.valueOf(0.0)
-        : PRICING.cost(provider, spec.model(), in, out).map(BigDecimal::doubleValue).orElse(null);
-    ctx.llm().afterCall(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
-        (System.nanoTime() - t0) / 1_000_000));
-    return new Result(text, provider, model, in, out, cost, mock);
+    NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(provider, spec.model(),
+        promptTokensAtMost(system, messages, jsonSchema), maxTokens, price));
+    try {
+      long t0 = System.nanoTime();
+      String text;
+      long in;
+      long out;
+      int attempts = 1;
+      String model = spec.model();
+      if (mock) {
+        // The mock reports its script's token counts and ignores max_tokens, so a script can play a provider that
+        // overshoots the reply limit it was sent.
+        StringBuilder all = new StringBuilder();
+        fresh.forEach(m -> all.append(m.content()).append('\n'));
+        MockLlm.Answer a;
+        try {
+          a = MockLlm.answer(ctx, ctx.position().nodeId(), nodeMock, all.toString().strip());
+        } catch (RuntimeException e) {
+          reservation.release(); // the mock processed nothing
+          throw e;
+        }
+        text = a.text();
+        in = a.inputTokens();
+        out = a.outputTokens();
+      } else {
+        Integer cap = reservation.maxOutputTokens();
+        if (cap != null && !cap.equals(request.maxTokens())) {
+          request = new ChatCall(request.model(), request.system(), request.messages(), request.temperature(), cap,
+              request.jsonSchema(), request.timeout());
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          reservation.cancel(); // cancelled before the request left
+          ctx.checkCancelled();
+        }
+        ChatReply reply;
+        try {
+          reply = client.chat(request);
+        } catch (ProviderException e) {
+          if (e.httpStatus().isPresent() && e.kind() != ProviderException.Kind.INVALID_RESPONSE) {
+            reservation.release(); // the provider answered with an error: it processed nothing
+          }
+          throw new LoopflowException(ErrorCode.NODE_FAILED, e.getMessage(), ctx.position(), e);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+          throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
+        }
+        text = reply.text() == null ? "" : reply.text();
+        in = reply.inputTokens();
+        out = reply.outputTokens();
+        attempts = reply.attempts();
+        if (reply.model() != null && !reply.model().isBlank()) {
+          model = reply.model();
+        }
+      }
+      // The mock is free (a known zero); an unpriced real model stays null, never 0.
+      Double cost = price == null ? null : price.cost(in, out).doubleValue();
+      reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
+          (System.nanoTime() - t0) / 1_000_000));
+      return new Result(text, provider, model, in, out, cost, mock);
+    } finally {
+      // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its
+      // whole reservation. Nothing when the call ended above.
+      reservation.charge();
+    }
+  }
+
+  /**
+   * An upper bound on the tokens of what a request sends: every token of a byte-level BPE tokenizer (those of
+   * OpenAI, Anthropic and Llama models) covers at least one byte of UTF-8 text, so the text's size in bytes bounds
+   * its tokens; the overheads bound what the provider adds around it.
+   */
+  static long promptTokensAtMost(String system, List<ChatMessage> messages, String jsonSchema) {
+    long tokens = REQUEST_OVERHEAD_TOKENS;
+    if (system != null && !system.isEmpty()) {
+      tokens += MESSAGE_OVERHEAD_TOKENS + bytes(system);
+    }
+    for (ChatMessage m : messages) {
+      tokens += MESSAGE_OVERHEAD_TOKENS + bytes(m.content());
+    }
+    if (jsonSchema != null) {
+      tokens += SCHEMA_OVERHEAD_TOKENS + bytes(jsonSchema);
+    }
+    return tokens;
+  }
+
+  private static long bytes(String s) {
+    return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
   }
 
   static ChatClient client(String provider, Map<String, String> env) {

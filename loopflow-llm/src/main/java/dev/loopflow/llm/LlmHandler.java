@@ -12,6 +12,7 @@ import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.llm.provider.ChatMessage;
+import dev.loopflow.llm.provider.Pricing;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,7 +39,7 @@ public final class LlmHandler implements NodeHandler {
 
   private record Compiled(Template prompt, List<Map.Entry<String, Template>> messages, Template system,
       String model, String provider, Double temperature, Integer maxTokens, String schemaText,
-      JsonSchemas.Compiled schema, String session, Object mock, String nodeId) {}
+      JsonSchemas.Compiled schema, String session, Object mock, String nodeId, Pricing pricing) {}
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
@@ -81,6 +82,12 @@ public final class LlmHandler implements NodeHandler {
       cfg.error("model", "cannot tell the provider of model '" + model + "'; write it as provider:model, e.g. "
           + "\"ollama:" + model + "\"");
     }
+    Pricing pricing = WorkflowPrices.pricing(cfg.workflowSection("prices"));
+    String unpriced = WorkflowPrices.unpriced(pricing, spec);
+    if (unpriced != null) {
+      cfg.errorUnderCostLimit(cfg.has("model") ? "model" : null, cfg.has("model") ? unpriced
+          : unpriced + "; the model comes from defaults.model");
+    }
     Double temperature = cfg.has("temperature") ? cfg.number("temperature")
         : cfg.defaults().get("temperature") instanceof Number n ? n.doubleValue() : null;
     Integer maxTokens = cfg.has("max_tokens") ? cfg.integer("max_tokens", 1, Integer.MAX_VALUE)
@@ -96,7 +103,7 @@ public final class LlmHandler implements NodeHandler {
     }
     Compiled c = new Compiled(prompt, messages, system, model, provider, temperature, maxTokens,
         schemaRaw == null ? null : (schemaRaw instanceof String s ? s : Json.compact(schemaRaw)), schema,
-        cfg.string("session"), cfg.plain("mock"), cfg.id());
+        cfg.string("session"), cfg.plain("mock"), cfg.id(), pricing);
     return ctx -> execute(ctx, c);
   }
 
@@ -122,7 +129,7 @@ public final class LlmHandler implements NodeHandler {
       fresh.add(new ChatMessage(ChatMessage.Role.USER, ctx.render(c.prompt())));
     }
     messages.addAll(fresh);
-    LlmCalls.Result r = LlmCalls.call(ctx, spec, system, messages, fresh, c.temperature(), c.maxTokens(),
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, c.pricing(), system, messages, fresh, c.temperature(), c.maxTokens(),
         c.schemaText(), c.mock());
     String text = r.text();
     if (session != null) {

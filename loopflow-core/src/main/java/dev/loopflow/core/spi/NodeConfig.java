@@ -79,4 +79,14 @@ public interface NodeConfig {
 
   /** The workflow's {@code defaults} block (e.g. {@code model}). */
   Map<String, Object> defaults();
+
+  /** A top-level section of the workflow as plain data (e.g. {@code prices}), or null when absent. */
+  Object workflowSection(String name);
+
+  /**
+   * Reports {@code message} at {@code field} (the node when null) if a budget with {@code max_usd} applies to this
+   * node: the run's, or that of a loop the node runs in. For what a cost limit cannot be enforced without, such as
+   * a model with no known price. The loader adds which budget it is once it knows every loop the node runs in.
+   */
+  void errorUnderCostLimit(String field, String message);
 }

@@ -44,7 +44,7 @@ public interface NodeContext {
   /** Throws {@link dev.loopflow.core.LoopflowException} with code {@code cancelled} when the run is cancelled. */
   void checkCancelled();
 
-  /** Budget checks and usage accounting for LLM calls. */
+  /** Reserves and records this node's LLM calls against the budgets that apply to it. */
   LlmAccounting llm();
 
   /** A named conversation that lives as long as the run (SPEC §4 {@code session}). */
@@ -53,12 +53,86 @@ public interface NodeContext {
   /** A service registered with the engine (e.g. the LLM router's chooser), if any. */
   <T> Optional<T> service(Class<T> type);
 
-  /** Budget enforcement and usage recording; the engine turns each record into an event and run totals. */
+  /**
+   * Budget enforcement and usage recording for LLM calls. Every call is reserved before its request is sent and
+   * settled (or released) after, so concurrent calls can never together pass a budget: the engine turns each
+   * settled call into an event and the run's totals.
+   */
   interface LlmAccounting {
-    /** Throws {@code budget_exceeded} when another call would exceed the run's budget. */
-    void beforeCall(String provider, String model);
+    /**
+     * Reserves one call under every budget that applies to this node (the run's and each enclosing loop's), all
+     * or none. Throws {@code budget_exceeded} when one of them has no call left, or cannot hold the plan's
+     * prompt plus one reply token; throws {@code node_failed} when a {@code max_usd} budget applies and the plan
+     * has no price. The caller must end the reservation with {@link Reservation#settle} or
+     * {@link Reservation#release}.
+     */
+    Reservation reserve(CallPlan plan);
+  }
 
-    void afterCall(LlmCall call);
+  /**
+   * A call about to be made.
+   *
+   * @param maxInputTokens an upper bound on the tokens of everything the request sends
+   * @param maxOutputTokens the reply limit the request would carry; null when it sets none
+   * @param price what the model costs; null when unknown
+   */
+  record CallPlan(String provider, String model, long maxInputTokens, Integer maxOutputTokens, TokenPrice price) {
+    public CallPlan {
+      if (maxInputTokens < 0) {
+        throw new IllegalArgumentException("maxInputTokens must be >= 0 but was " + maxInputTokens);
+      }
+      if (maxOutputTokens != null && maxOutputTokens < 1) {
+        throw new IllegalArgumentException("maxOutputTokens must be >= 1 but was " + maxOutputTokens);
+      }
+    }
+  }
+
+  /** A model's price in USD per million input and output tokens. */
+  record TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion) {
+    public TokenPrice {
+      if (inputPerMillion == null || inputPerMillion.signum() < 0 || outputPerMillion == null
+          || outputPerMillion.signum() < 0) {
+        throw new IllegalArgumentException("prices must be non-negative amounts but were " + inputPerMillion
+            + " and " + outputPerMillion);
+      }
+    }
+
+    /** The exact USD cost of these token counts. */
+    public java.math.BigDecimal cost(long inputTokens, long outputTokens) {
+      return inputPerMillion.multiply(java.math.BigDecimal.valueOf(inputTokens))
+          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+    }
+  }
+
+  /**
+   * A reserved call. End it exactly once, by whichever of {@link #settle}, {@link #release}, {@link #charge} and
+   * {@link #cancel} describes what happened; the others then do nothing (so {@code charge} can sit in a finally).
+   */
+  interface Reservation {
+    /**
+     * The reply limit the request must carry: the plan's (or, when it has none and a token or cost budget
+     * applies, a default), lowered to what the budgets leave. Null when no token or cost budget applies and the
+     * plan has none: the request then goes out unchanged.
+     */
+    Integer maxOutputTokens();
+
+    /**
+     * Records the finished call in place of its reservation. Throws {@code budget_exceeded} when the call used
+     * more than was reserved for it and that passed a limit; the usage is recorded first either way.
+     */
+    void settle(LlmCall call);
+
+    /** The provider answered with an error, so it processed nothing: the call counts, with no tokens. */
+    void release();
+
+    /**
+     * The request was sent but what it used is unknown (it timed out, was cancelled while waiting, or its answer
+     * could not be read): the provider may have processed and billed it, so it counts at its whole reservation.
+     */
+    void charge();
+
+    /** The request was never sent: nothing counts. */
+    void cancel();
   }
 
   /** One finished LLM call, as the engine journals it. */

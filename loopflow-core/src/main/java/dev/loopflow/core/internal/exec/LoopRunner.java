@@ -70,14 +70,12 @@ final class LoopRunner {
     private final transient RunError error;
     private final boolean cancelled;
     private final transient Map<String, Object> partial;
-    private final transient Usage usage;
 
-    BodyStopped(RunError error, boolean cancelled, Map<String, Object> partial, Usage usage) {
+    BodyStopped(RunError error, boolean cancelled, Map<String, Object> partial) {
       super(error == null ? "cancelled" : error.message(), null, false, false);
       this.error = error;
       this.cancelled = cancelled;
       this.partial = partial;
-      this.usage = usage;
     }
 
     RunError error() {
@@ -92,9 +90,6 @@ final class LoopRunner {
       return partial;
     }
 
-    Usage usage() {
-      return usage;
-    }
   }
 
   /** Mutable progress of one loop execution. Lives for one execution; a resume rebuilds it by replay. */
@@ -130,7 +125,7 @@ final class LoopRunner {
       this.pos = pos;
       this.outer = outer;
       this.graph = graph;
-      this.budget = new Budgets(budget, construct + " '" + pos.path() + "'");
+      this.budget = ctx.budgets.forLoop(budget, construct + " '" + pos.path() + "'");
     }
 
     boolean testsBeforePass() {
@@ -291,6 +286,10 @@ final class LoopRunner {
     }
   }
 
+  private static boolean spentBudget(GraphRun.Result.Failed failed) {
+    return ErrorCode.BUDGET_EXCEEDED.code().equals(failed.error().code());
+  }
+
   private Map<String, Object> vars(Front f, State st) {
     Map<String, Object> v = new LinkedHashMap<>();
     v.put("iteration", st.iteration);
@@ -317,7 +316,7 @@ final class LoopRunner {
   private BodyStopped stop(Front f, State st, ExitReason reason, RunError error, boolean cancelled) {
     end(f, st, reason);
     Map<String, Object> partial = result(f, new End(st, reason));
-    return new BodyStopped(error, cancelled, partial, f.budget.used());
+    return new BodyStopped(error, cancelled, partial);
   }
 
   private RunError errorOf(LoopflowException e, Front f) {
@@ -691,7 +690,7 @@ final class LoopRunner {
           + Values.describe(itemsValue), pos);
     }
     int n = items.size();
-    Budgets budget = new Budgets(loop.budget(), "iterator '" + pos.path() + "'");
+    Budgets budget = ctx.budgets.forLoop(loop.budget(), "iterator '" + pos.path() + "'");
     if (!ctx.replay.covers(pos, 1)) {
       ctx.bus.publish((seq, at) -> new Event.LoopStarted(ctx.runId, seq, at, pos, "iterator", n));
     }
@@ -737,7 +736,7 @@ final class LoopRunner {
             GraphRun.Result r = new GraphRun(ctx, body.graph(), f, null).run();
             results[idx] = r;
             if (!(r instanceof GraphRun.Result.Completed)
-                && !(r instanceof GraphRun.Result.Failed && cfg.continueOnError())) {
+                && !(r instanceof GraphRun.Result.Failed fl && cfg.continueOnError() && !spentBudget(fl))) {
               stop.set(true);
             }
           } finally {
@@ -776,7 +775,8 @@ final class LoopRunner {
           value = Values.plain(reached != null ? valueOf(reached) : lastOutput(frames[k]));
         }
         case GraphRun.Result.Failed fl -> {
-          if (cfg.continueOnError()) {
+          // continue_on_error forgives an item's own failure, never a spent budget (as allow_failure does).
+          if (cfg.continueOnError() && !spentBudget(fl)) {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("index", k);
             e.put("code", fl.error().code());
@@ -802,8 +802,8 @@ final class LoopRunner {
     }
     int count = started;
     Usage used = budget.used();
-    ExitReason reason = cancelled ? ExitReason.CANCELLED : failure != null ? ExitReason.ERROR
-        : ExitReason.CONDITION_MET;
+    ExitReason reason = cancelled ? ExitReason.CANCELLED : failure == null ? ExitReason.CONDITION_MET
+        : ErrorCode.BUDGET_EXCEEDED.code().equals(failure.code()) ? ExitReason.BUDGET : ExitReason.ERROR;
     ctx.bus.publish((seq, at) -> new Event.LoopCompleted(ctx.runId, seq, at, pos, "iterator", count, reason.json(),
         used.inputTokens(), used.outputTokens(), used.costUsd(), used.llmCalls()));
     Map<String, Object> r = new LinkedHashMap<>();
@@ -816,7 +816,7 @@ final class LoopRunner {
       r.put("errors", errors);
     }
     if (cancelled || failure != null) {
-      throw new BodyStopped(failure, cancelled, r, used);
+      throw new BodyStopped(failure, cancelled, r);
     }
     if (count > 0 && frames[count - 1] != null) {
       frames[count - 1].copyUp();

@@ -50,6 +50,9 @@ final class NodeRunner {
   Outcome execute(Node node, Frame frame, ExecGraph graph) {
     NodePosition pos = frame.position(node.id());
     NodeExecution replayed = ctx.replay.row(pos);
+    if (!(node.body() instanceof Node.Loop)) {
+      chargeEarlierAttempts(frame, pos);
+    }
     if (replayed != null && !(node.body() instanceof Node.Loop) && restore(node, frame, replayed)) {
       return replayed.status() == NodeStatus.COMPLETED ? new Outcome.Completed(null)
           : new Outcome.Failed(new RunError(replayed.errorCode(), replayed.errorMessage(), node.id(), pos.path(),
@@ -84,7 +87,9 @@ final class NodeRunner {
       } catch (LoopRunner.Paused p) {
         return new Outcome.Paused();
       } catch (LoopRunner.BodyStopped b) {
-        usage = usage.plus(nctx.usage()).plus(b.usage());
+        // The body's usage is journaled by the body's own nodes; the loop's row carries only its own, so the
+        // journal's rows add up to what the run spent (a resume counts them that way).
+        usage = usage.plus(nctx.usage());
         return stopped(node, pos, frame, started, usage, b);
       } catch (InterruptedException e) {
         return cancelled(node, pos, frame, started, usage.plus(nctx.usage()), a);
@@ -135,9 +140,6 @@ final class NodeRunner {
     } else {
       frame.mark(node.id(), NodeStatus.FAILED, result);
     }
-    for (Budgets b : frame.budgets) {
-      b.add(row.usage());
-    }
     if (row.sessions() != null) {
       row.sessions().forEach((key, turns) -> {
         NodeContext.Conversation c = ctx.state.conversation(key);
@@ -147,6 +149,21 @@ final class NodeRunner {
       });
     }
     return true;
+  }
+
+  /**
+   * On resume, counts what earlier attempts of the run spent at this position (every journaled execution there,
+   * whether it is restored now or runs again) towards the enclosing loops' budgets. The run's own budget already
+   * holds all journaled spending (see {@link Scheduler}), including positions this attempt never reaches.
+   */
+  private void chargeEarlierAttempts(Frame frame, NodePosition pos) {
+    Usage spent = ctx.replay.spentAt(pos);
+    if (spent == Usage.NONE) {
+      return;
+    }
+    for (int i = 1; i < frame.budgets.size(); i++) {
+      frame.budgets.get(i).add(spent);
+    }
   }
 
   /** A loop whose body failed, was cancelled or hit its bound. */
@@ -577,29 +594,51 @@ final class NodeRunner {
 
     @Override
     public LlmAccounting llm() {
-      return new LlmAccounting() {
-        @Override
-        public void beforeCall(String provider, String model) {
-          checkCancelled();
-          for (Budgets b : frame.budgets) {
-            b.beforeCall(position);
+      return plan -> {
+        checkCancelled();
+        Budgets.Reservation r = Budgets.reserve(frame.budgets, plan, position);
+        return new Reservation() {
+          @Override
+          public Integer maxOutputTokens() {
+            return r.maxOutputTokens();
           }
-        }
 
-        @Override
-        public void afterCall(LlmCall call) {
-          Usage u = Usage.ofCall(call.inputTokens(), call.outputTokens(), call.costUsd());
-          synchronized (NodeContextImpl.this) {
-            usage = usage.plus(u);
+          @Override
+          public void settle(LlmCall call) {
+            Usage u = Usage.ofCall(call.inputTokens(), call.outputTokens(), call.costUsd());
+            LoopflowException over = r.settle(u);
+            count(u);
+            ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
+                call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
+                call.durationMillis()));
+            if (over != null) {
+              throw over;
+            }
           }
-          for (Budgets b : frame.budgets) {
-            b.add(u);
+
+          @Override
+          public void release() {
+            count(r.release());
           }
-          ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
-              call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
-              call.durationMillis()));
-        }
+
+          @Override
+          public void charge() {
+            count(r.charge());
+          }
+
+          @Override
+          public void cancel() {
+            r.cancel();
+          }
+        };
       };
+    }
+
+    /** Adds a call to this execution's usage, which is journaled with it (a resume counts it again from there). */
+    private synchronized void count(Usage u) {
+      if (u != null) {
+        usage = usage.plus(u);
+      }
     }
 
     private final Map<String, java.util.List<Map<String, String>>> appended = new LinkedHashMap<>();

@@ -5,6 +5,7 @@ import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
@@ -152,11 +153,21 @@ final class RunContext {
     private final Map<String, NodeExecution> done = new ConcurrentHashMap<>();
     private final Set<String> prefixes = ConcurrentHashMap.newKeySet();
     private final Map<String, NodeExecution> pausedRows = new ConcurrentHashMap<>();
+    /** What every journaled execution at a position spent, all attempts and statuses together. */
+    private final Map<String, Usage> spent = new java.util.HashMap<>();
+    private final Usage total;
     private final String pausedAt;
     private volatile dev.loopflow.core.run.ResumeInput resumeInput;
 
     Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput) {
+      Usage sum = Usage.NONE;
       for (NodeExecution r : rows) {
+        // Each row holds only what its own execution spent (a loop's row none of its body's), so the rows add up
+        // to what the run spent, failed and cancelled executions included.
+        if (r.usage() != null && !r.usage().equals(Usage.NONE)) {
+          spent.merge(r.position().path(), r.usage(), Usage::plus);
+          sum = sum.plus(r.usage());
+        }
         if (r.status() == dev.loopflow.core.run.NodeStatus.PAUSED) {
           pausedRows.putIfAbsent(r.position().path(), r);
         }
@@ -171,6 +182,7 @@ final class RunContext {
           }
         }
       }
+      this.total = sum;
       this.pausedAt = pausedAt;
       this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
     }
@@ -182,6 +194,16 @@ final class RunContext {
     /** The first time the run paused at {@code at} (when a person was first asked), or null. */
     NodeExecution pausedRow(NodePosition at) {
       return pausedRows.isEmpty() ? null : pausedRows.get(at.path());
+    }
+
+    /** What the journaled executions at {@code at} spent, {@link Usage#NONE} when nothing. */
+    Usage spentAt(NodePosition at) {
+      return spent.isEmpty() ? Usage.NONE : spent.getOrDefault(at.path(), Usage.NONE);
+    }
+
+    /** What the run spent before this attempt, by its journal. */
+    Usage total() {
+      return total;
     }
 
     NodeExecution row(NodePosition at) {

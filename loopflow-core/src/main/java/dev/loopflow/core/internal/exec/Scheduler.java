@@ -78,6 +78,8 @@ final class Scheduler implements RunHandle {
     this.clock = clock;
     this.resumeFrom = resumeFrom;
     this.budgets = new Budgets(workflow.budget());
+    // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
+    budgets.add(replay.total());
     this.runState = new RunState(workflow, inputs, budgets);
     this.redactor = Redactor.forRun(environment(options), workflow, inputs);
     this.bus = new EventBus(clock, options.listeners(), lastSeq, redactor);

@@ -26,9 +26,12 @@ final class NodeConfigImpl implements NodeConfig {
   private final Map<String, Object> defaults;
   /** Fields presented under another name in the file (see {@link #fieldName}). */
   private Map<String, String> shownAs = Map.of();
+  private final Map<String, Object> sections;
+  /** Problems that hold only if a max_usd budget applies to this node; the loader decides once loops are known. */
+  private final List<dev.loopflow.core.model.Problem> costProblems = new ArrayList<>();
 
   NodeConfigImpl(String id, String kind, Location location, String pathPrefix, Map<String, YNode.YMap.Entry> fields,
-      Problems problems, List<TemplateRef> refs, Map<String, Object> defaults) {
+      Problems problems, List<TemplateRef> refs, Map<String, Object> defaults, Map<String, Object> sections) {
     this.id = id;
     this.kind = kind;
     this.location = location;
@@ -37,6 +40,7 @@ final class NodeConfigImpl implements NodeConfig {
     this.problems = problems;
     this.refs = refs;
     this.defaults = defaults;
+    this.sections = sections;
   }
 
   @Override
@@ -269,5 +273,20 @@ final class NodeConfigImpl implements NodeConfig {
   @Override
   public Map<String, Object> defaults() {
     return defaults;
+  }
+
+  @Override
+  public Object workflowSection(String name) {
+    return sections.get(name);
+  }
+
+  @Override
+  public void errorUnderCostLimit(String field, String message) {
+    costProblems.add(new dev.loopflow.core.model.Problem(field == null ? location : location(field), path(field),
+        message));
+  }
+
+  List<dev.loopflow.core.model.Problem> costProblems() {
+    return costProblems;
   }
 }

@@ -33,7 +33,7 @@ import java.util.TreeSet;
  */
 public final class WorkflowLoader {
   static final Set<String> TOP_LEVEL = Set.of("name", "description", "flow", "input", "defaults", "budget", "limits",
-      "nodes", "edges", "output", "mock", "version", "state");
+      "nodes", "edges", "output", "mock", "version", "state", "prices");
   static final Set<String> COMMON_NODE_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
       "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
   /** Node kinds the language defines but this version does not run yet. */
@@ -64,9 +64,18 @@ public final class WorkflowLoader {
       Map.entry("iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget")));
 
   private final Map<String, NodeHandler> handlers;
+  /** Null when no LLM module is installed: then prices are checked for shape only. */
+  private final dev.loopflow.core.spi.ModelPrices modelPrices;
 
   public WorkflowLoader(Map<String, NodeHandler> handlers) {
+    this(handlers, Map.of());
+  }
+
+  /** {@code services}: the engine's services; a {@link dev.loopflow.core.spi.ModelPrices} among them is used. */
+  public WorkflowLoader(Map<String, NodeHandler> handlers, Map<Class<?>, Object> services) {
     this.handlers = Map.copyOf(handlers);
+    this.modelPrices = services.get(dev.loopflow.core.spi.ModelPrices.class) instanceof
+        dev.loopflow.core.spi.ModelPrices p ? p : null;
   }
 
   private static Map<String, String> orderedShorthands() {
@@ -127,6 +136,10 @@ public final class WorkflowLoader {
     final Map<String, Node.Router> routers = new HashMap<>();
     final Map<String, Node> compiled = new HashMap<>();
     Map<String, Object> defaults = Map.of();
+    /** Top-level sections extensions read ({@code mock}, {@code prices}); filled before nodes are compiled. */
+    final Map<String, Object> sections = new LinkedHashMap<>();
+    /** Per node body: problems that hold if a max_usd budget applies to the node (see CostLimits). */
+    final Map<Node.Body, List<dev.loopflow.core.model.Problem>> costProblems = new java.util.IdentityHashMap<>();
 
     Pass(YNode.YMap top, String file, String text, Problems problems) {
       this.top = top;
@@ -180,6 +193,12 @@ public final class WorkflowLoader {
       }
       Budget budget = budget(top.get("budget"), "budget");
       Limits limits = limits(top.get("limits"));
+      if (top.get("mock") != null) {
+        sections.put("mock", top.get("mock").toPlain());
+      }
+      if (top.get("prices") != null) {
+        sections.put("prices", Prices.section(top.get("prices"), modelPrices, problems));
+      }
       List<Node> nodes = nodes(top.get("nodes"));
       List<Edge> edges = edges(top.get("edges"));
       Template output = null;
@@ -188,13 +207,9 @@ public final class WorkflowLoader {
         String src = LoaderSupport.string(out, "output", "output", problems);
         if (src != null) {
           NodeConfigImpl cfg = new NodeConfigImpl("", "", out.location(), "", Map.of("output",
-              new YNode.YMap.Entry("output", out.location(), out)), problems, refs, defaults);
+              new YNode.YMap.Entry("output", out.location(), out)), problems, refs, defaults, sections);
           output = cfg.template("output", src);
         }
-      }
-      Map<String, Object> blocks = new LinkedHashMap<>();
-      if (top.get("mock") != null) {
-        blocks.put("mock", top.get("mock").toPlain());
       }
       if (name == null) {
         name = deriveName(file);
@@ -202,9 +217,10 @@ public final class WorkflowLoader {
       checkReferences();
       Graphs.check(nodes, edges, routers, problems, file);
       nodes = Graphs.pair(nodes, edges, problems, invalidLoopKinds);
+      CostLimits.check(nodes, edges, budget, costProblems, problems);
       Map<String, dev.loopflow.core.model.StateMerge> merges = stateSection(top.get("state"));
       return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
-          blocks, merges);
+          sections, merges);
     }
 
     String deriveName(String f) {
@@ -490,7 +506,7 @@ public final class WorkflowLoader {
         Sugar.reject(fields, path, problems);
       }
       NodeConfigImpl cfg = new NodeConfigImpl(id == null ? "?" : id, kind, m.location(), path, fields, problems,
-          refs, defaults);
+          refs, defaults, sections);
       if (NOT_YET.contains(kind)) {
         Location at = m.get("type") != null ? m.get("type").location()
             : m.has(kind) ? m.entries().get(kind).keyLocation() : m.location();
@@ -543,6 +559,9 @@ public final class WorkflowLoader {
       }
       if (body instanceof Node.Router r) {
         routers.put(id, r);
+      }
+      if (!cfg.costProblems().isEmpty()) {
+        costProblems.put(body, cfg.costProblems());
       }
       return new Node(id, kind, body, deps, when, stateKey, Boolean.TRUE.equals(allowFailure), retry, timeout,
           m.location());
@@ -893,7 +912,7 @@ public final class WorkflowLoader {
       Map<String, YNode.YMap.Entry> f = new LinkedHashMap<>();
       f.put(key, new YNode.YMap.Entry(key, cfg.location(field), raw));
       NodeConfigImpl sub = new NodeConfigImpl("until_command", "shell", cfg.location(field), path, f, problems, refs,
-          defaults).showing(key, field);
+          defaults, sections).showing(key, field);
       Node.Body b = shell == null ? null : work(shell, sub);
       if (b == null) {
         return null;
@@ -935,6 +954,12 @@ public final class WorkflowLoader {
     Node.Router router(NodeConfigImpl cfg) {
       YNode routesNode = cfg.raw("routes");
       String model = cfg.string("model");
+      if (model != null && modelPrices != null) {
+        String unpriced = modelPrices.unpriced(model, sections.get("prices"));
+        if (unpriced != null) {
+          cfg.errorUnderCostLimit("model", unpriced);
+        }
+      }
       Template instructions = cfg.has("instructions") ? cfg.template("instructions") : cfg.template("prompt");
       Template value = cfg.template("value");
       if (routesNode == null) {

@@ -1,0 +1,14 @@
+package dev.loopflow.llm;
+
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.spi.BranchChooser;
+import dev.loopflow.core.spi.ModelPrices;
+
+/** Registers this module's services with the engine: the LLM branch chooser and the model prices. */
+public final class LlmModule implements Loopflow.ServiceProvider {
+  @Override
+  public void register(Loopflow.Builder builder) {
+    builder.service(BranchChooser.class, new LlmBranchChooser());
+    builder.service(ModelPrices.class, new WorkflowPrices());
+  }
+}
