@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  *    "{{ secret }}" stays literal);
  *  - the resolver is read-only and the scope holds unmodifiable maps and lists, so a template cannot mutate
  *    state ({% do state.update(...) %}, list.append) — those calls fail with an error;
- *  - getClass and friends are not resolvable on our values.
+ *  - getClass and friends are not resolvable on our values;
+ *  - a missing value stays empty through filters and `+` (see MissingValues).
  * Templates are parsed once at load; the parsed tree is immutable and re-rendered per execution.
  */
 final class Jinja {
@@ -36,7 +37,7 @@ final class Jinja {
           "update", "setdefault", "popitem", "removeAll", "retainAll", "sort", "reverse", "replaceAll", "compute",
           "computeIfAbsent", "computeIfPresent", "merge"))
       .build();
-  static final Jinjava JINJAVA = new Jinjava(CONFIG);
+  static final Jinjava JINJAVA = MissingValues.jinjava(CONFIG);
 
   private static final Pattern SINGLE_EXPRESSION = Pattern.compile("\\A\\s*\\{\\{-?(.*?)-?}}\\s*\\z", Pattern.DOTALL);
 
