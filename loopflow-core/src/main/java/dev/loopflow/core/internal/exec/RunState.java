@@ -26,7 +26,6 @@ final class RunState {
   /** The snapshot handed out since the last write, or null; guarded by this. */
   private Map<String, Object> view;
   private final Map<String, ConversationImpl> conversations = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, Object>> regionResults = new ConcurrentHashMap<>();
 
   RunState(Workflow workflow, Map<String, Object> inputs, Budgets runBudget) {
     this.workflow = workflow;
@@ -99,15 +98,6 @@ final class RunState {
       view = v;
     }
     return v;
-  }
-
-  /** Loop-edge regions have no node of their own; their loop results are reported on the edge's source node. */
-  void regionResult(String sourceNode, Map<String, Object> result) {
-    regionResults.put(sourceNode, result);
-  }
-
-  Map<String, Object> regionResult(String sourceNode) {
-    return regionResults.get(sourceNode);
   }
 
   @SuppressWarnings("unchecked")

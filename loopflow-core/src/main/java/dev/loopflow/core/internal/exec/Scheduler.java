@@ -242,10 +242,6 @@ final class Scheduler implements RunHandle {
           }
         });
       }
-      Map<String, Object> region = runState.regionResult(n.id());
-      if (region != null) {
-        report.put("loop", Values.plain(region));
-      }
       out.put(n.id(), report);
     }
     return out;
