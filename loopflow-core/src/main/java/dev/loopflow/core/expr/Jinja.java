@@ -50,7 +50,7 @@ final class Jinja {
     RootScanner.Result scan = RootScanner.scan(source);
     boolean literal = !source.contains("{{") && !source.contains("{%") && !source.contains("{#");
     if (literal) {
-      return new JinjaTemplate(source, Set.of(), true, null, null);
+      return new JinjaTemplate(source, Set.of(), List.of(), true, null, null);
     }
     String single = null;
     Matcher m = SINGLE_EXPRESSION.matcher(source);
@@ -63,7 +63,7 @@ final class Jinja {
       }
     }
     Node tree = parseChecked(source);
-    return new JinjaTemplate(source, scan.roots(), false, single, tree);
+    return new JinjaTemplate(source, scan.roots(), scan.references(), false, single, tree);
   }
 
   static Condition compileCondition(String expression) {
@@ -82,7 +82,7 @@ final class Jinja {
       }
     }
     checkExpression(expr);
-    return new JinjaCondition(expression, expr, scan.roots());
+    return new JinjaCondition(expression, expr, scan.roots(), scan.references());
   }
 
   static Object evaluate(String expression, Map<String, Object> scope) {

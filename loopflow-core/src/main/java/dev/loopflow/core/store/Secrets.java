@@ -48,7 +48,7 @@ public final class Secrets {
   public static Secrets fromEnvironment(Map<String, String> env) {
     List<String> v = new ArrayList<>();
     env.forEach((k, val) -> {
-      if (val != null && val.length() >= 8 && SECRET_ENV.matcher(k).matches()) {
+      if (val != null && val.length() >= 8 && isSecretVariable(k)) {
         v.add(val);
       }
     });
@@ -65,6 +65,11 @@ public final class Secrets {
     // Longest first, so a secret that contains another is masked whole.
     v.sort(Comparator.comparingInt(String::length).reversed());
     return new Secrets(List.copyOf(v));
+  }
+
+  /** Whether an environment variable's name says it holds a credential ({@code OPENAI_API_KEY}, {@code GH_TOKEN}). */
+  public static boolean isSecretVariable(String name) {
+    return SECRET_ENV.matcher(name).matches();
   }
 
   /** Whether a map key names a credential. */
