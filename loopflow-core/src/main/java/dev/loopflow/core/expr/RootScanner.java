@@ -151,13 +151,6 @@ final class RootScanner {
             start = k + 1;
           }
         }
-        case "filter" -> {
-          // filter name(args): a filter applied to the block
-          if (tokens.size() > 1) {
-            scan.filters.add(tokens.get(1));
-            start = 2;
-          }
-        }
         case "import", "from" -> {
           // import 'file' as name; from 'file' import a, b as c: every name is bound
           tokens.forEach(t -> bindIdentifier(t, scan));

@@ -71,7 +71,7 @@ final class Scheduler implements RunHandle {
     this.clock = clock;
     this.resumeFrom = resumeFrom;
     this.budgets = new Budgets(workflow.budget());
-    this.runState = new RunState(workflow, inputs, budgets);
+    this.runState = new RunState(workflow, inputs, budgets, options.environment());
     this.bus = new EventBus(clock, options.listeners(), lastSeq);
     this.bus.subscribe(store::appendEvent);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
@@ -153,6 +153,7 @@ final class Scheduler implements RunHandle {
       record = resumeFrom.resumed();
       store.updateRun(record);
     }
+    runState.identify(runId, record.startedAt());
     lease.keep(() -> cancel("cancelled from another process"), () -> cancel("another process took over the run's "
         + "lease; this engine stalled past its expiry"));
     bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
