@@ -212,9 +212,22 @@ final class Scheduler implements RunHandle {
     return new RunResult(runId, RunStatus.PAUSED, null, state, nodes, usage, null, new RunResult.Pause(at, message));
   }
 
-  private RunResult finish(RunStatus status, RunError error) {
-    Object output = status == RunStatus.COMPLETED || status == RunStatus.CANCELLED ? ctx.runner.workflowOutput()
-        : null;
+  private RunResult finish(RunStatus finalStatus, RunError finalError) {
+    RunStatus status = finalStatus;
+    RunError error = finalError;
+    Object output = null;
+    if (status == RunStatus.COMPLETED || status == RunStatus.CANCELLED) {
+      try {
+        output = ctx.runner.workflowOutput();
+      } catch (RuntimeException ex) {
+        if (status == RunStatus.COMPLETED) {
+          status = RunStatus.FAILED;
+          error = new RunError(ErrorCode.NODE_FAILED.code(), "the workflow's output: " + (ex.getMessage() == null
+              ? ex.toString() : ex.getMessage()), null);
+        }
+      }
+    }
+    RunStatus s = status;
     Usage usage = budgets.used();
     Instant end = clock.instant();
     Map<String, Object> state = runState.stateCopy();
@@ -222,7 +235,7 @@ final class Scheduler implements RunHandle {
     record = record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes));
     store.updateRun(record);
     RunError e = error;
-    bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, status.json(), e == null ? null : e.code(),
+    bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, s.json(), e == null ? null : e.code(),
         e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
         usage.llmCalls()));
     return new RunResult(runId, status, output, state, nodes, usage, error);
