@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
     subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, RunsCommand.class, ShowCommand.class,
         EventsCommand.class, ValidateCommand.class, GraphCommand.class, CommandLine.HelpCommand.class},
-    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input name=Ada",
+    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",
         "  loopflow validate examples/*.yaml", "  loopflow graph examples/router.yaml --format mermaid"})
 public final class Main implements Runnable {

@@ -22,7 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs a workflow: live progress on stderr, the result on stdout.",
-    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input name=Ada",
+    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow run examples/review-llm.yaml --json --events-jsonl events.jsonl",
         "  loopflow run seeds/coder.yaml --mock-llm responses.json   # every LLM call answered by the mock", "",
         "Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or usage, 3 paused."})

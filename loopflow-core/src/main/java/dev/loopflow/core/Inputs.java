@@ -1,6 +1,7 @@
 package dev.loopflow.core;
 
 import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Workflow;
 import java.util.LinkedHashMap;
@@ -10,13 +11,15 @@ import java.util.Map;
 /**
  * Checks and converts run inputs against a workflow's declared inputs. Values given as text (the CLI's
  * {@code --input k=v}) are converted to the declared type; a value that does not convert, or a declared
- * input with no value and no default, is a {@code usage} error that names the input. Undeclared inputs pass
- * through unchanged.
+ * input with no value and no default, is a {@code usage} error that names the input. When the workflow declares
+ * inputs, an input it does not declare is a {@code usage} error too (a misspelt name would otherwise be ignored and
+ * the declared input take its default); a workflow that declares none takes any inputs, unchanged.
  */
 public final class Inputs {
   private Inputs() {}
 
   public static Map<String, Object> resolve(Workflow wf, Map<String, Object> given) {
+    rejectUndeclared(wf, given.keySet());
     Map<String, Object> out = new LinkedHashMap<>(given);
     for (InputSpec spec : wf.inputs().values()) {
       if (!out.containsKey(spec.name())) {
@@ -31,6 +34,23 @@ public final class Inputs {
       out.put(spec.name(), convert(spec, out.get(spec.name())));
     }
     return out;
+  }
+
+  private static void rejectUndeclared(Workflow wf, java.util.Set<String> names) {
+    if (wf.inputs().isEmpty()) {
+      return;
+    }
+    List<String> unknown = new java.util.ArrayList<>();
+    for (String name : new java.util.TreeSet<>(names)) {
+      if (!wf.inputs().containsKey(name)) {
+        unknown.add("'" + name + "'" + Names.suggest(name, wf.inputs().keySet()));
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new LoopflowException(ErrorCode.USAGE, "unknown input" + (unknown.size() == 1 ? " " : "s ")
+          + String.join(", ", unknown) + "; workflow '" + wf.name() + "' declares "
+          + String.join(", ", wf.inputs().keySet()));
+    }
   }
 
   /** Converts text from the command line: declared inputs by type, others as JSON when it parses. */

@@ -114,9 +114,32 @@ class InputsTest {
   }
 
   @Test
-  void undeclaredInputsPassThroughToInputAndState() {
-    RunResult r = engine.run(wf, complete(Map.of("extra", Map.of("deep", List.of(1)))));
+  void undeclaredInputIsAUsageErrorNamingItAndTheDeclaredOnes_bugMisspeltInputIgnored() {
+    assertThat(usage(() -> engine.run(wf, complete(Map.of("levle", "debug")))).getMessage())
+        .isEqualTo("unknown input 'levle' (did you mean 'level'?); workflow 'typed' declares s, n, i, b, o, a, "
+            + "level");
+    assertThat(usage(() -> engine.run(wf, complete(Map.of("extra", 1, "nn", 2)))).getMessage())
+        .startsWith("unknown inputs 'extra', 'nn' (did you mean 'n'?); workflow 'typed' declares s, n,");
+  }
 
+  @Test
+  void undeclaredInputIsReportedBeforeTheDeclaredOneItMisspells() {
+    Map<String, Object> in = complete(Map.of("ss", "x"));
+    in.remove("s");
+
+    assertThat(usage(() -> engine.run(wf, in)).getMessage()).startsWith("unknown input 'ss' (did you mean 's'?)");
+  }
+
+  @Test
+  void workflowThatDeclaresNoInputsTakesAnyInputsIntoInputAndState() {
+    Workflow free = engine.parse("""
+        name: free
+        nodes:
+          - {id: echo, type: transform, template: "{{ input.extra.deep[0] }}"}
+        """, "free.yaml");
+    RunResult r = engine.run(free, Map.of("extra", Map.of("deep", List.of(1))));
+
+    assertThat(r.output()).isEqualTo(1);
     assertThat(r.state()).containsEntry("extra", Map.of("deep", List.of(1)));
   }
 

@@ -37,6 +37,11 @@ public final class LlmHandler implements NodeHandler {
         "output_schema", "session", "mock");
   }
 
+  @Override
+  public Set<String> resultFields() {
+    return Set.of("text", "content", "json", "structuredOutput", "provider", "model", "mock", "usage");
+  }
+
   private record Compiled(Template prompt, List<Map.Entry<String, Template>> messages, Template system,
       String model, String provider, Double temperature, Integer maxTokens, String schemaText,
       JsonSchemas.Compiled schema, String session, Object mock, String nodeId, Pricing pricing) {}

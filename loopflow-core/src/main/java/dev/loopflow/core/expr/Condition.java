@@ -12,6 +12,9 @@ public interface Condition {
 
   Set<String> roots();
 
+  /** The values the condition reads (root names with their attribute paths). */
+  java.util.List<Reference> references();
+
   static Condition always() {
     return Conditions.ALWAYS;
   }

@@ -26,6 +26,11 @@ final class Conditions {
     public Set<String> roots() {
       return Set.of();
     }
+
+    @Override
+    public List<Reference> references() {
+      return List.of();
+    }
   };
 
   static final Set<String> OPERATORS = Set.of("not", "and", "or", "equals", "exists", "gt", "lt", "gte", "lte",
@@ -49,21 +54,21 @@ final class Conditions {
     return switch (op) {
       case "not" -> {
         Condition inner = compileAny(arg, "not");
-        yield node("not(" + inner.source() + ")", inner.roots(), s -> !inner.test(s));
+        yield node("not(" + inner.source() + ")", inner.references(), s -> !inner.test(s));
       }
       case "and", "or" -> {
         if (!(arg instanceof List<?> list) || list.isEmpty()) {
           throw new TemplateSyntaxException("'" + op + "' takes a non-empty list of conditions", 0);
         }
         List<Condition> parts = new ArrayList<>();
-        Set<String> roots = new LinkedHashSet<>();
+        List<Reference> refs = new ArrayList<>();
         for (Object o : list) {
           Condition c = compileAny(o, op);
           parts.add(c);
-          roots.addAll(c.roots());
+          refs.addAll(c.references());
         }
         boolean and = op.equals("and");
-        yield node(op + parts.stream().map(Condition::source).toList(), roots, s -> {
+        yield node(op + parts.stream().map(Condition::source).toList(), refs, s -> {
           for (Condition c : parts) {
             if (c.test(s) != and) {
               return !and;
@@ -80,12 +85,12 @@ final class Conditions {
       }
       case "exists" -> {
         String var = arg instanceof String s ? s : operand(arg, op).var;
-        yield node("exists(" + var + ")", Set.of(root(var)), s -> Values.path(s, var) != null);
+        yield node("exists(" + var + ")", List.of(reference(var)), s -> Values.path(s, var) != null);
       }
       default -> {
         Operand o = operand(arg, op);
         String src = op + "(" + o.var + ", " + o.value + ")";
-        yield node(src, Set.of(root(o.var)), s -> compare(op, Values.path(s, o.var), o.value));
+        yield node(src, List.of(reference(o.var)), s -> compare(op, Values.path(s, o.var), o.value));
       }
     };
   }
@@ -100,7 +105,7 @@ final class Conditions {
       return Jinja.compileCondition(s);
     }
     if (arg instanceof Boolean b) {
-      return b ? ALWAYS : node("false", Set.of(), s -> false);
+      return b ? ALWAYS : node("false", List.of(), s -> false);
     }
     throw new TemplateSyntaxException("'" + parent + "' takes a condition (a map or an expression string)", 0);
   }
@@ -122,9 +127,14 @@ final class Conditions {
     return new Operand(var, m.get("value"));
   }
 
-  private static String root(String var) {
-    int dot = var.indexOf('.');
-    return dot < 0 ? var : var.substring(0, dot);
+  /** A {@code var} path as a reference: its parts up to the first list index (which Values.path also accepts). */
+  private static Reference reference(String var) {
+    String[] parts = var.split("\\.");
+    List<String> fields = new ArrayList<>();
+    for (int i = 1; i < parts.length && !parts[i].matches("\\d+"); i++) {
+      fields.add(parts[i]);
+    }
+    return new Reference(parts[0], fields, false);
   }
 
   static boolean compare(String op, Object actual, Object expected) {
@@ -172,8 +182,11 @@ final class Conditions {
     return null;
   }
 
-  private static Condition node(String source, Set<String> roots, java.util.function.Predicate<Map<String, Object>> p) {
-    Set<String> r = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
+  private static Condition node(String source, List<Reference> references,
+      java.util.function.Predicate<Map<String, Object>> p) {
+    Set<String> r = new LinkedHashSet<>();
+    references.forEach(ref -> r.add(ref.root()));
+    List<Reference> refs = List.copyOf(references);
     return new Condition() {
       @Override
       public boolean test(Map<String, Object> scope) {
@@ -187,7 +200,12 @@ final class Conditions {
 
       @Override
       public Set<String> roots() {
-        return r;
+        return java.util.Collections.unmodifiableSet(r);
+      }
+
+      @Override
+      public List<Reference> references() {
+        return refs;
       }
 
       @Override

@@ -32,7 +32,8 @@ import java.util.regex.Pattern;
  *  - sizes are bounded (JinjaLimits), and a template over a limit fails with a message naming it;
  *  - the resolver is read-only and the scope holds unmodifiable maps and lists, so a template cannot mutate
  *    state ({% do state.update(...) %}, list.append) — those calls fail with an error;
- *  - getClass and friends are not resolvable on our values.
+ *  - getClass and friends are not resolvable on our values;
+ *  - a missing value stays empty through filters and `+` (see MissingValues).
  * Templates are parsed once at load; the parsed tree is immutable and re-rendered per execution.
  */
 final class Jinja {
@@ -44,7 +45,7 @@ final class Jinja {
           "update", "setdefault", "popitem", "removeAll", "retainAll", "sort", "reverse", "replaceAll", "compute",
           "computeIfAbsent", "computeIfPresent", "merge"))
       .build();
-  static final Jinjava JINJAVA = new Jinjava(CONFIG);
+  static final Jinjava JINJAVA = MissingValues.jinjava(CONFIG);
 
   static {
     JINJAVA.getGlobalContext().registerFunction(JinjaLimits.rangeFunction());
@@ -62,7 +63,7 @@ final class Jinja {
     RootScanner.Result scan = RootScanner.scan(source);
     boolean literal = !source.contains("{{") && !source.contains("{%") && !source.contains("{#");
     if (literal) {
-      return new JinjaTemplate(source, Set.of(), true, null, null);
+      return new JinjaTemplate(source, Set.of(), List.of(), true, null, null);
     }
     String single = null;
     Matcher m = SINGLE_EXPRESSION.matcher(source);
@@ -75,7 +76,7 @@ final class Jinja {
       }
     }
     Node tree = parseChecked(source);
-    return new JinjaTemplate(source, scan.roots(), false, single, tree);
+    return new JinjaTemplate(source, scan.roots(), scan.references(), false, single, tree);
   }
 
   static Condition compileCondition(String expression) {
@@ -94,7 +95,7 @@ final class Jinja {
       }
     }
     checkExpression(expr);
-    return new JinjaCondition(expression, expr, scan.roots());
+    return new JinjaCondition(expression, expr, scan.roots(), scan.references());
   }
 
   static Object evaluate(String expression, Map<String, Object> scope) {

@@ -7,11 +7,13 @@ final class JinjaCondition implements Condition {
   private final String source;
   private final String expression;
   private final Set<String> roots;
+  private final java.util.List<Reference> references;
   /** The common subset evaluated without Jinjava (null when the expression is outside it); see FastExpr. */
   private final FastExpr fast;
 
-  JinjaCondition(String source, String expression, Set<String> roots) {
+  JinjaCondition(String source, String expression, Set<String> roots, java.util.List<Reference> references) {
     this.source = source;
+    this.references = java.util.List.copyOf(references);
     this.expression = expression;
     this.fast = FastExpr.compile(expression);
     this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
@@ -36,6 +38,11 @@ final class JinjaCondition implements Condition {
   @Override
   public Set<String> roots() {
     return roots;
+  }
+
+  @Override
+  public java.util.List<Reference> references() {
+    return references;
   }
 
   @Override

@@ -7,15 +7,18 @@ import java.util.Set;
 final class JinjaTemplate implements Template {
   private final String source;
   private final Set<String> roots;
+  private final java.util.List<Reference> references;
   private final boolean literal;
   private final String singleExpression;
   private final Node tree;
   /** Text with plain {{ path }} insertions rendered without Jinjava (null otherwise); see FastTemplate. */
   private final FastTemplate fast;
 
-  JinjaTemplate(String source, Set<String> roots, boolean literal, String singleExpression, Node tree) {
+  JinjaTemplate(String source, Set<String> roots, java.util.List<Reference> references, boolean literal,
+      String singleExpression, Node tree) {
     this.source = source;
     this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
+    this.references = java.util.List.copyOf(references);
     this.literal = literal;
     this.singleExpression = singleExpression;
     this.tree = tree;
@@ -30,6 +33,11 @@ final class JinjaTemplate implements Template {
   @Override
   public Set<String> roots() {
     return roots;
+  }
+
+  @Override
+  public java.util.List<Reference> references() {
+    return references;
   }
 
   @Override

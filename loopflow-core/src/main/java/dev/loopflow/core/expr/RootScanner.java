@@ -1,16 +1,18 @@
 package dev.loopflow.core.expr;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Finds the root names a template reads and the filters it uses, by a light tokenizer over the text inside
- * {@code {{ }}} and {@code {% %}}. It does not need to be a full parser: it must never miss a root that starts
- * a dotted path (so a misspelt node id is reported at load time), and it skips attribute names, string
- * literals, keywords, filter and test names, function calls, keyword arguments and names the template itself
- * binds ({@code for x in}, {@code set x =}).
+ * Finds the values a template reads ({@link Reference}s: root names and the attribute paths after them) and the
+ * filters it uses, by a light tokenizer over the text inside {@code {{ }}} and {@code {% %}}. It does not need to
+ * be a full parser: it must never miss a root that starts a dotted path (so a misspelt node id is reported at load
+ * time), and it skips attribute names, string literals, keywords, filter and test names, function calls, keyword
+ * arguments and names the template itself binds ({@code for x in}, {@code set x =}, macro names and parameters,
+ * {@code import ... as x}).
  */
 final class RootScanner {
   private static final Set<String> KEYWORDS = Set.of("and", "or", "not", "in", "is", "if", "else", "elif",
@@ -19,8 +21,10 @@ final class RootScanner {
       "without", "context", "import", "from", "as", "recursive", "do", "break", "continue", "block", "endblock",
       "extends", "include", "cycle", "print", "autoescape", "endautoescape", "ifchanged", "endifchanged",
       "empty", "div", "mod", "eq", "ne", "lt", "gt", "le", "ge");
+  /** Names a macro body sees without declaring them. */
+  private static final Set<String> MACRO_LOCALS = Set.of("varargs", "kwargs", "caller");
 
-  record Result(Set<String> roots, Set<String> filters, String source) {
+  record Result(Set<String> roots, List<Reference> references, Set<String> filters, String source) {
     int lineOf(String token) {
       int idx = source.indexOf(token);
       if (idx < 0) {
@@ -38,10 +42,16 @@ final class RootScanner {
 
   private RootScanner() {}
 
+  /** The state of one scan: what was found so far, names bound, and how deep inside {@code {% for %}} we are. */
+  private static final class Scan {
+    final List<Reference> references = new ArrayList<>();
+    final Set<String> filters = new LinkedHashSet<>();
+    final Set<String> bound = new HashSet<>();
+    int forDepth;
+  }
+
   static Result scan(String source) {
-    Set<String> roots = new LinkedHashSet<>();
-    Set<String> filters = new LinkedHashSet<>();
-    Set<String> bound = new HashSet<>();
+    Scan scan = new Scan();
     int i = 0;
     while (i < source.length()) {
       int open = source.indexOf('{', i);
@@ -64,41 +74,92 @@ final class RootScanner {
         end = source.length();
       }
       String body = source.substring(open + 2, end);
-      if (kind == '%' && body.strip().startsWith("raw")) {
+      if (kind == '%' && body.strip().replaceFirst("^-", "").strip().startsWith("raw")) {
         int endraw = source.indexOf("endraw", end);
         i = endraw < 0 ? source.length() : endraw;
         continue;
       }
-      scanExpression(body, kind == '%', roots, filters, bound);
+      scanExpression(body, kind == '%', scan);
       i = end + 2;
     }
-    roots.removeAll(bound);
-    return new Result(roots, filters, source);
+    List<Reference> refs = new ArrayList<>();
+    Set<String> roots = new LinkedHashSet<>();
+    for (Reference r : scan.references) {
+      if (!scan.bound.contains(r.root())) {
+        refs.add(r);
+        roots.add(r.root());
+      }
+    }
+    return new Result(roots, List.copyOf(refs), scan.filters, source);
   }
 
-  private static void scanExpression(String body, boolean tag, Set<String> roots, Set<String> filters,
-      Set<String> bound) {
+  private static void scanExpression(String body, boolean tag, Scan scan) {
     List<String> tokens = tokenize(body);
     int start = 0;
+    boolean opensFor = false;
     if (tag && !tokens.isEmpty()) {
-      String tagName = tokens.get(0).startsWith("-") ? tokens.get(0).substring(1) : tokens.get(0);
+      String tagName = tokens.get(0);
       start = 1;
-      if (tagName.equals("for")) {
-        // for a, b in expr: names before "in" are bound
-        int k = 1;
-        while (k < tokens.size() && !tokens.get(k).equals("in")) {
-          if (isIdentifier(tokens.get(k))) {
-            bound.add(tokens.get(k));
+      switch (tagName) {
+        case "for" -> {
+          // for a, b in expr: names before "in" are bound; the iterable is read outside the new block
+          int k = 1;
+          while (k < tokens.size() && !tokens.get(k).equals("in")) {
+            bindIdentifier(tokens.get(k), scan);
+            k++;
           }
-          k++;
+          start = k;
+          opensFor = true;
         }
-        start = k;
-      } else if (tagName.equals("set") && tokens.size() > 1) {
-        bound.add(tokens.get(1));
-        start = 2;
-      } else if (tagName.equals("macro") || tagName.equals("call") || tagName.equals("import")
-          || tagName.equals("from") || tagName.equals("include") || tagName.equals("extends")) {
-        return;
+        case "endfor" -> scan.forDepth = Math.max(0, scan.forDepth - 1);
+        case "set" -> {
+          // set a = expr, set a, b = expr, or the block form set a
+          int k = 1;
+          while (k < tokens.size() && !tokens.get(k).equals("=")) {
+            if (!tokens.get(k - 1).equals(".")) {
+              bindIdentifier(tokens.get(k), scan);
+            }
+            k++;
+          }
+          start = k;
+        }
+        case "macro" -> {
+          // macro name(a, b=default): the name and the parameters are bound, defaults are read
+          for (int k = 1; k < tokens.size(); k++) {
+            String prev = tokens.get(k - 1);
+            if (k == 1 || prev.equals("(") || prev.equals(",")) {
+              bindIdentifier(tokens.get(k), scan);
+            }
+          }
+          scan.bound.addAll(MACRO_LOCALS);
+          start = tokens.size();
+          for (int k = 1; k < tokens.size(); k++) {
+            if (tokens.get(k).equals("=")) {
+              start = k;
+              break;
+            }
+          }
+        }
+        case "call" -> {
+          // call(params) macro(args): the caller's parameters are bound, the arguments are read
+          if (tokens.size() > 1 && tokens.get(1).equals("(")) {
+            int k = 2;
+            while (k < tokens.size() && !tokens.get(k).equals(")")) {
+              bindIdentifier(tokens.get(k), scan);
+              k++;
+            }
+            start = k + 1;
+          }
+        }
+        case "import", "from" -> {
+          // import 'file' as name; from 'file' import a, b as c: every name is bound
+          tokens.forEach(t -> bindIdentifier(t, scan));
+          return;
+        }
+        case "include", "extends" -> {
+          return;
+        }
+        default -> { }
       }
     }
     for (int k = start; k < tokens.size(); k++) {
@@ -112,7 +173,7 @@ final class RootScanner {
         continue;
       }
       if (prev.equals("|")) {
-        filters.add(t);
+        scan.filters.add(t);
         continue;
       }
       if (prev.equals("is") || (prev.equals("not") && k > 1 && tokens.get(k - 2).equals("is"))) {
@@ -121,7 +182,30 @@ final class RootScanner {
       if (next.equals("(") || next.equals("=")) {
         continue;
       }
-      roots.add(t);
+      List<String> fields = new ArrayList<>();
+      int j = k + 1;
+      while (j + 1 < tokens.size()) {
+        String after = j + 2 < tokens.size() ? tokens.get(j + 2) : "";
+        if (tokens.get(j).equals(".") && isIdentifier(tokens.get(j + 1)) && !after.equals("(")) {
+          fields.add(tokens.get(j + 1));
+          j += 2;
+        } else if (tokens.get(j).equals("[") && isString(tokens.get(j + 1)) && after.equals("]")) {
+          fields.add(tokens.get(j + 1).substring(1));
+          j += 3;
+        } else {
+          break;
+        }
+      }
+      scan.references.add(new Reference(t, fields, t.equals("loop") && scan.forDepth > 0));
+    }
+    if (opensFor) {
+      scan.forDepth++;
+    }
+  }
+
+  private static void bindIdentifier(String t, Scan scan) {
+    if (isIdentifier(t) && !KEYWORDS.contains(t)) {
+      scan.bound.add(t);
     }
   }
 
@@ -138,9 +222,25 @@ final class RootScanner {
     return true;
   }
 
-  /** Identifiers, single punctuation tokens, "==" style operators as one token; string literals dropped. */
-  private static List<String> tokenize(String s) {
-    java.util.ArrayList<String> out = new java.util.ArrayList<>();
+  /** A string literal token: its quote character followed by its content. */
+  private static boolean isString(String t) {
+    return !t.isEmpty() && (t.charAt(0) == '\'' || t.charAt(0) == '"');
+  }
+
+  /**
+   * Identifiers, single punctuation tokens, "==" style operators as one token; a string literal is one token, its
+   * opening quote followed by its content (escapes kept as written). A leading or trailing '-' of whitespace
+   * control is dropped.
+   */
+  private static List<String> tokenize(String body) {
+    String s = body.strip();
+    if (s.startsWith("-")) {
+      s = s.substring(1);
+    }
+    if (s.endsWith("-")) {
+      s = s.substring(0, s.length() - 1);
+    }
+    List<String> out = new ArrayList<>();
     int i = 0;
     while (i < s.length()) {
       char c = s.charAt(i);
@@ -154,7 +254,7 @@ final class RootScanner {
           }
           j++;
         }
-        out.add("\"\"");
+        out.add(c + s.substring(i + 1, Math.min(j, s.length())));
         i = j + 1;
       } else if (Character.isLetter(c) || c == '_') {
         int j = i + 1;

@@ -14,6 +14,9 @@ public interface Template {
   /** Root names the template reads, e.g. {@code reviewer} for {@code {{ reviewer.text }}}. */
   Set<String> roots();
 
+  /** The values the template reads (root names with their attribute paths), in order of appearance. */
+  java.util.List<Reference> references();
+
   String render(Map<String, Object> scope);
 
   Object evaluate(Map<String, Object> scope);

@@ -11,6 +11,16 @@ public interface NodeHandler {
   Set<String> fields();
 
   /**
+   * The fields this kind's result may have besides {@code status}, {@code output} and {@code error} (which every
+   * result may have), e.g. {@code stdout}, {@code stderr} and {@code exitCode} for a shell node. Loading reports
+   * {@code {{ id.field }}} with a field outside them as an error; what lies beneath a field is not checked. Null
+   * (the default) declares nothing, and references to this kind's fields are not checked.
+   */
+  default Set<String> resultFields() {
+    return null;
+  }
+
+  /**
    * Validates the node's configuration and compiles its templates. Report every problem through {@code
    * config.error(...)} (do not throw); the returned program is discarded when any problem was reported.
    */

@@ -82,6 +82,20 @@ class LoopEdgeTest {
   }
 
   @Test
+  void templatesReadTheLoopResultTheRunReportShows_bugSourceNodeLoopRendersEmpty() {
+    String yaml = coderReviewer(3, JINJA_WHEN).replace("template: \"published {{ coder.output }}\"",
+        "template: \"{{ reviewer.loop.count }}/{{ reviewer.loop.max_iterations }} {{ reviewer.loop.exit_reason }} "
+            + "{{ reviewer.loop.edge }} {{ reviewer.loop.iterations | length }}{% if reviewer.loop %} set{% endif %}\"");
+    LoopTests.Run run = run(yaml, 2);
+
+    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
+    Map<String, Object> loop = loopResult(run);
+    assertThat(run.result().output()).isEqualTo(loop.get("count") + "/" + loop.get("max_iterations") + " "
+        + loop.get("exit_reason") + " " + loop.get("edge") + " " + ((List<?>) loop.get("iterations")).size() + " set")
+        .isEqualTo("2/3 condition_false reviewer->coder 2 set");
+  }
+
+  @Test
   void reviewerThatRejectsOnceSendsTheRegionRoundAgainAndCoderSeesTheFeedback() {
     LoopTests.Run run = run(coderReviewer(3, JINJA_WHEN), 2);
 

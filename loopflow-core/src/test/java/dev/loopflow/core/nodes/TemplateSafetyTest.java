@@ -134,7 +134,7 @@ class TemplateSafetyTest {
         nodes:
           - id: first
             type: transform
-            template: "{% if later.text %}seen {{ later.text }}{% else %}nothing yet{% endif %}"
+            template: "{% if later.output %}seen {{ later.output }}{% else %}nothing yet{% endif %}"
           - id: later
             type: transform
             template: "x"

@@ -75,6 +75,20 @@ final class Frame {
     }
   }
 
+  /**
+   * Adds one field to a node's result, creating the result if the node has none (a loop edge's {@code loop} summary
+   * goes on its source node, which may have failed before completing a pass). The status is left as it is.
+   */
+  synchronized void attach(String id, String field, Object value) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    Map<String, Object> old = results.get(id);
+    if (old != null) {
+      r.putAll(old);
+    }
+    r.put(field, value);
+    results.put(id, Collections.unmodifiableMap(r));
+  }
+
   /** Forget statuses (not results) so a new pass starts clean while last pass's outputs stay readable. */
   synchronized void newPass() {
     statuses.clear();

@@ -201,7 +201,7 @@ final class LoopRunner {
       Map<String, Object> r = result(front, end);
       r.put("edge", ru.id());
       r.put("max_iterations", e.maxIterations());
-      ctx.state.regionResult(e.from(), r);
+      frame.attach(e.from(), "loop", r);
       return new NodeRunner.Outcome.Completed(null);
     } catch (Paused p) {
       return new NodeRunner.Outcome.Paused();
@@ -209,7 +209,7 @@ final class LoopRunner {
       Map<String, Object> r = new LinkedHashMap<>(b.partial());
       r.put("edge", ru.id());
       r.put("max_iterations", e.maxIterations());
-      ctx.state.regionResult(e.from(), r);
+      frame.attach(e.from(), "loop", r);
       return b.cancelled() ? new NodeRunner.Outcome.Cancelled(b.error()) : new NodeRunner.Outcome.Failed(b.error(),
           false);
     } catch (InterruptedException ie) {

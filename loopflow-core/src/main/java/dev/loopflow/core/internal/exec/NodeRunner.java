@@ -459,16 +459,15 @@ final class NodeRunner {
     return ctx.state.inputs;
   }
 
-  /** The workflow's result: the {@code output} template, else an output node's value, else the last output. */
+  /**
+   * The workflow's result: the {@code output} template, else an output node's value, else the last output. A template
+   * that fails to render throws: the run must not report success with a result it could not compute.
+   */
   Object workflowOutput() {
     Workflow workflow = ctx.workflow;
     Frame top = ctx.state.top;
     if (workflow.output() != null) {
-      try {
-        return Values.plain(workflow.output().evaluate(ctx.state.scope(top)));
-      } catch (RuntimeException e) {
-        return null;
-      }
+      return Values.plain(workflow.output().evaluate(ctx.state.scope(top)));
     }
     for (Node n : workflow.nodes()) {
       if (n.body() instanceof Node.Output && top.ownStatus(n.id()) == NodeStatus.COMPLETED) {

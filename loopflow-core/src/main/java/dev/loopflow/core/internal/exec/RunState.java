@@ -22,14 +22,24 @@ final class RunState {
   final Map<String, Object> inputs;
   final Frame top;
   private final Map<String, Object> flow;
+  /** {@code env}: the run's environment without the variables whose names say they hold credentials. */
+  private final Map<String, Object> env;
+  /** {@code run}: the run's identity, set once the run record exists (before any node runs). */
+  private volatile Map<String, Object> run = Map.of();
   private final Map<String, Object> state = new LinkedHashMap<>();
   /** The snapshot handed out since the last write, or null; guarded by this. */
   private Map<String, Object> view;
   private final Map<String, ConversationImpl> conversations = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, Object>> regionResults = new ConcurrentHashMap<>();
 
-  RunState(Workflow workflow, Map<String, Object> inputs, Budgets runBudget) {
+  RunState(Workflow workflow, Map<String, Object> inputs, Budgets runBudget, Map<String, String> environment) {
     this.workflow = workflow;
+    Map<String, Object> visible = new java.util.TreeMap<>();
+    environment.forEach((k, v) -> {
+      if (!dev.loopflow.core.secrets.CredentialNames.isCredential(k)) {
+        visible.put(k, v);
+      }
+    });
+    this.env = Collections.unmodifiableMap(visible);
     this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(inputs));
     this.top = Frame.top(runBudget);
     this.flow = Map.of("input", this.inputs, "name", workflow.name());
@@ -47,11 +57,23 @@ final class RunState {
     scope.put("input", inputs);
     scope.put("flow", flow);
     scope.put("state", stateView());
+    scope.put("env", env);
+    scope.put("run", run);
     Map<String, Object> loop = frame.loopVars();
     if (loop != null) {
       scope.put("loop", loop);
     }
     return Collections.unmodifiableMap(scope);
+  }
+
+  /** Sets {@code run}: the run's id, workflow name and file, and when it first started (kept across resumes). */
+  void identify(String runId, java.time.Instant startedAt) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("id", runId);
+    r.put("workflow", workflow.name());
+    r.put("file", workflow.file());
+    r.put("started_at", startedAt.toString());
+    run = Collections.unmodifiableMap(r);
   }
 
   void complete(Frame frame, String id, Map<String, Object> result, Map<String, Object> statePatch,
@@ -99,15 +121,6 @@ final class RunState {
       view = v;
     }
     return v;
-  }
-
-  /** Loop-edge regions have no node of their own; their loop results are reported on the edge's source node. */
-  void regionResult(String sourceNode, Map<String, Object> result) {
-    regionResults.put(sourceNode, result);
-  }
-
-  Map<String, Object> regionResult(String sourceNode) {
-    return regionResults.get(sourceNode);
   }
 
   @SuppressWarnings("unchecked")

@@ -80,7 +80,7 @@ final class Scheduler implements RunHandle {
     this.budgets = new Budgets(workflow.budget());
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
     budgets.add(replay.total());
-    this.runState = new RunState(workflow, inputs, budgets);
+    this.runState = new RunState(workflow, inputs, budgets, options.environment());
     this.redactor = Redactor.forRun(environment(options), workflow, inputs);
     this.bus = new EventBus(clock, options.listeners(), lastSeq, redactor);
     this.bus.subscribe(store::appendEvent);
@@ -172,6 +172,7 @@ final class Scheduler implements RunHandle {
       record = resumeFrom.resumed();
       store.updateRun(record);
     }
+    runState.identify(runId, record.startedAt());
     lease.keep(() -> cancel("cancelled from another process"), () -> cancel("another process took over the run's "
         + "lease; this engine stalled past its expiry"));
     bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
@@ -231,9 +232,22 @@ final class Scheduler implements RunHandle {
         new RunResult.Pause(at, record.pauseMessage()));
   }
 
-  private RunResult finish(RunStatus status, RunError error) {
-    Object output = status == RunStatus.COMPLETED || status == RunStatus.CANCELLED ? ctx.runner.workflowOutput()
-        : null;
+  private RunResult finish(RunStatus finalStatus, RunError finalError) {
+    RunStatus status = finalStatus;
+    RunError error = finalError;
+    Object output = null;
+    if (status == RunStatus.COMPLETED || status == RunStatus.CANCELLED) {
+      try {
+        output = ctx.runner.workflowOutput();
+      } catch (RuntimeException ex) {
+        if (status == RunStatus.COMPLETED) {
+          status = RunStatus.FAILED;
+          error = new RunError(ErrorCode.NODE_FAILED.code(), "the workflow's output: " + (ex.getMessage() == null
+              ? ex.toString() : ex.getMessage()), null);
+        }
+      }
+    }
+    RunStatus s = status;
     Usage usage = budgets.used();
     Instant end = clock.instant();
     Map<String, Object> state = runState.stateCopy();
@@ -241,7 +255,7 @@ final class Scheduler implements RunHandle {
     record = redactor.record(record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes)));
     store.updateRun(record);
     RunError e = record.error();
-    bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, status.json(), e == null ? null : e.code(),
+    bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, s.json(), e == null ? null : e.code(),
         e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
         usage.llmCalls()));
     return new RunResult(runId, status, record.output(), record.state(), nodes(record), usage, e);
@@ -271,10 +285,6 @@ final class Scheduler implements RunHandle {
       NodeStatus s = top.ownStatus(n.id());
       Map<String, Object> report = NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
       report.replaceAll((k, v) -> Values.plain(v));
-      Map<String, Object> region = runState.regionResult(n.id());
-      if (region != null) {
-        report.put("loop", Values.plain(region));
-      }
       out.put(n.id(), report);
     }
     return out;

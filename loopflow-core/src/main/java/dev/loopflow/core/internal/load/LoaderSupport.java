@@ -94,7 +94,7 @@ final class LoaderSupport {
             + "found " + n.describe());
         return null;
       }
-      refs.add(new TemplateRef(c.roots(), n.location(), path, c.source()));
+      refs.add(new TemplateRef(c.references(), n.location(), path, c.source()));
       return c;
     } catch (TemplateSyntaxException e) {
       String src = n instanceof YNode.YScalar s ? String.valueOf(s.value()) : "";

@@ -163,7 +163,7 @@ final class NodeConfigImpl implements NodeConfig {
       YNode whole = node(field);
       String refSource = whole instanceof YNode.YScalar s && s.value() instanceof String full && full.contains(source)
           ? full : source;
-      refs.add(new TemplateRef(t.roots(), at, path(field), refSource));
+      refs.add(new TemplateRef(t.references(), at, path(field), refSource));
       return t;
     } catch (TemplateSyntaxException e) {
       problems.add(within(at, e.line(), source), path(field), "template syntax error: " + e.getMessage());

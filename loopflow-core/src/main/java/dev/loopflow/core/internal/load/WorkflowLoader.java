@@ -44,8 +44,8 @@ public final class WorkflowLoader {
       "lua", "script", "python", "script", "code", "script");
   /** Shorthand keys and the kind each implies, in the order they are tried. */
   static final Map<String, String> SHORTHANDS = orderedShorthands();
-  static final Set<String> SCOPE_ROOTS = Set.of("input", "flow", "state", "loop", "previous", "env", "run",
-      "range", "item");
+  /** Ids a node cannot take: scope names, and names kept for constructs not supported yet. */
+  static final Set<String> RESERVED_IDS = reservedIds();
   static final Set<String> INPUT_TYPES = Set.of("string", "number", "integer", "boolean", "object", "array");
   static final Map<String, Set<String>> CONTROL_FIELDS = Map.ofEntries(
       Map.entry("router", Set.of("routes", "value", "model", "instructions", "prompt")),
@@ -76,6 +76,12 @@ public final class WorkflowLoader {
     this.handlers = Map.copyOf(handlers);
     this.modelPrices = services.get(dev.loopflow.core.spi.ModelPrices.class) instanceof
         dev.loopflow.core.spi.ModelPrices p ? p : null;
+  }
+
+  private static Set<String> reservedIds() {
+    Set<String> ids = new java.util.HashSet<>(TemplateScope.ROOTS);
+    ids.addAll(Set.of("__start__", "__end__", "previous", "item"));
+    return Set.copyOf(ids);
   }
 
   private static Map<String, String> orderedShorthands() {
@@ -129,6 +135,8 @@ public final class WorkflowLoader {
     final Map<String, Location> nodeIds = new LinkedHashMap<>();
     /** The scope whose nodes are being loaded: the top level, or a loop body. */
     Scope scope;
+    /** The top level's scope: workflow-level templates (output:, edges) are written there. */
+    final Scope topScope = new Scope(null, null, null, "nodes", nodeIds);
     final Map<TemplateRef, Scope> refScopes = new java.util.IdentityHashMap<>();
     Duration defaultTimeout;
     /** Kinds of loop nodes that failed to load: their exit/aggregator is not also reported as unpaired. */
@@ -214,7 +222,7 @@ public final class WorkflowLoader {
       if (name == null) {
         name = deriveName(file);
       }
-      checkReferences();
+      checkReferences(inputs.keySet(), edges);
       Graphs.check(nodes, edges, routers, problems, file);
       nodes = Graphs.pair(nodes, edges, problems, invalidLoopKinds);
       CostLimits.check(nodes, edges, budget, costProblems, problems);
@@ -405,7 +413,7 @@ public final class WorkflowLoader {
         problems.add(n.location(), "nodes", "a workflow needs at least one node");
         return out;
       }
-      scope = new Scope(null, null, null, "nodes", nodeIds);
+      scope = topScope;
       return nodeList(seq);
     }
 
@@ -477,7 +485,7 @@ public final class WorkflowLoader {
             + "hold only letters, digits, '_' and '-'");
         return null;
       }
-      if (id.equals("__start__") || id.equals("__end__") || SCOPE_ROOTS.contains(id)) {
+      if (RESERVED_IDS.contains(id)) {
         problems.add(idNode.location(), path + ".id", "node id '" + id + "' is reserved");
         return null;
       }
@@ -499,6 +507,9 @@ public final class WorkflowLoader {
       String kind = kind(m, path, fields);
       if (kind == null) {
         return null;
+      }
+      if (id != null) {
+        scope.kinds.put(id, kind);
       }
       if (scope.parent != null) {
         Sugar.rewrite(fields, scope.ids.keySet(), path, problems);
@@ -991,7 +1002,11 @@ public final class WorkflowLoader {
           routes.put(e.key(), null);
           continue;
         }
+        int before = refs.size();
         Condition c = LoaderSupport.compileCondition(v, branchPath, problems, refs);
+        for (int r = before; r < refs.size(); r++) {
+          refs.set(r, refs.get(r).withLocals(Set.of("value"))); // route conditions see the router's value
+        }
         if (c == null) {
           ok = false;
         } else {
@@ -1126,84 +1141,21 @@ public final class WorkflowLoader {
       return id;
     }
 
-    void checkReferences() {
+    void checkReferences(Set<String> declaredInputs, List<Edge> edges) {
+      Set<String> loopEdgeSources = new java.util.HashSet<>();
+      for (Edge e : edges) {
+        if (e.type() == Edge.Type.LOOP) {
+          loopEdgeSources.add(e.from());
+        }
+      }
+      ReferenceCheck check = new ReferenceCheck(problems, text, declaredInputs, loopEdgeSources, kind -> {
+        NodeHandler h = handlers.get(kind);
+        return h != null ? h.resultFields() : TemplateScope.CONTROL_RESULT_FIELDS.get(kind);
+      });
       for (TemplateRef ref : refs) {
         Scope sc = refScopes.get(ref);
-        Set<String> known = sc == null ? new LinkedHashSet<>(nodeIds.keySet()) : sc.visible();
-        for (String root : ref.roots()) {
-          if (SCOPE_ROOTS.contains(root) || known.contains(root)) {
-            continue;
-          }
-          Set<String> candidates = new LinkedHashSet<>(known);
-          candidates.addAll(SCOPE_ROOTS);
-          problems.add(locate(ref, root), ref.path(), "unknown reference '" + root + "': no node or variable has "
-              + "that name" + Names.suggest(root, candidates));
-        }
+        check.check(ref, sc == null ? topScope : sc);
       }
-    }
-
-    /**
-     * Where a template reads {@code root}: the line of its first use inside {{ }} / {% %} (block scalars start on
-     * the line after their indicator) and, when the file text is at hand, the column of that use in the file.
-     */
-    Location locate(TemplateRef ref, String root) {
-      Location at = ref.location();
-      String src = ref.source();
-      java.util.regex.Pattern word = java.util.regex.Pattern.compile("(?<![\\w.])" + java.util.regex.Pattern.quote(root)
-          + "(?!\\w)");
-      boolean delimited = src.contains("{{") || src.contains("{%");
-      java.util.regex.Matcher m = word.matcher(src);
-      int idx = -1;
-      while (m.find()) {
-        if (!delimited || insideTag(src, m.start())) {
-          idx = m.start();
-          break;
-        }
-      }
-      if (idx < 0) {
-        return at;
-      }
-      int lineInSrc = 0;
-      for (int i = 0; i < idx; i++) {
-        if (src.charAt(i) == '\n') {
-          lineInSrc++;
-        }
-      }
-      boolean block = src.indexOf('\n') >= 0;
-      int fileLine = block ? at.line() + lineInSrc + 1 : at.line();
-      int srcLineStart = src.lastIndexOf('\n', idx - 1) + 1;
-      int before = 0;
-      java.util.regex.Matcher c = word.matcher(src.substring(srcLineStart, idx));
-      while (c.find()) {
-        before++;
-      }
-      String lineText = fileLine(fileLine);
-      if (lineText != null) {
-        java.util.regex.Matcher f = word.matcher(lineText);
-        int from = block ? 0 : Math.max(0, at.column() - 1);
-        int seen = 0;
-        while (from <= lineText.length() && f.find(from)) {
-          if (seen++ == before) {
-            return new Location(at.file(), fileLine, f.start() + 1);
-          }
-          from = f.end();
-        }
-      }
-      return new Location(at.file(), fileLine, at.column());
-    }
-
-    private boolean insideTag(String src, int idx) {
-      int open = Math.max(src.lastIndexOf("{{", idx), src.lastIndexOf("{%", idx));
-      int close = Math.max(src.lastIndexOf("}}", idx), src.lastIndexOf("%}", idx));
-      return open >= 0 && open > close;
-    }
-
-    private String fileLine(int line) {
-      if (text == null || line < 1) {
-        return null;
-      }
-      String[] lines = text.split("\n", -1);
-      return line <= lines.length ? lines[line - 1] : null;
     }
   }
 
@@ -1214,6 +1166,8 @@ public final class WorkflowLoader {
     final String construct;
     final String path;
     final Map<String, Location> ids;
+    /** The kind of each node of this list whose kind could be worked out. */
+    final Map<String, String> kinds = new HashMap<>();
 
     Scope(Scope parent, String owner, String construct, String path, Map<String, Location> ids) {
       this.parent = parent;
@@ -1230,6 +1184,26 @@ public final class WorkflowLoader {
         out.addAll(s.ids.keySet());
       }
       return out;
+    }
+
+    /** The kind of the node a template here means by {@code id}: the innermost list's that declares it. */
+    String kindOf(String id) {
+      for (Scope s = this; s != null; s = s.parent) {
+        if (s.ids.containsKey(id)) {
+          return s.kinds.get(id);
+        }
+      }
+      return null;
+    }
+
+    /** Whether {@code id} here means a top-level node (a body's own node of that id would shadow it). */
+    boolean resolvesToTopLevel(String id) {
+      for (Scope s = this; s != null; s = s.parent) {
+        if (s.ids.containsKey(id)) {
+          return s.parent == null;
+        }
+      }
+      return false;
     }
 
     String prefix() {

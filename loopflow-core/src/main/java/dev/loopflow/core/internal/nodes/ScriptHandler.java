@@ -44,6 +44,11 @@ final class ScriptHandler implements NodeHandler {
   }
 
   @Override
+  public Set<String> resultFields() {
+    return Set.of("stdout");
+  }
+
+  @Override
   public NodeProgram compile(NodeConfig cfg) {
     String field = cfg.has("run") ? "run" : "code";
     if (cfg.has("run") && cfg.has("code")) {

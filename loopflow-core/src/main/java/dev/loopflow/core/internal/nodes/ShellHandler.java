@@ -32,6 +32,11 @@ final class ShellHandler implements NodeHandler {
   }
 
   @Override
+  public Set<String> resultFields() {
+    return Set.of("stdout", "stderr", "exitCode");
+  }
+
+  @Override
   public NodeProgram compile(NodeConfig cfg) {
     String field = cfg.has("command") ? "command" : "bash";
     if (cfg.has("command") && cfg.has("bash")) {

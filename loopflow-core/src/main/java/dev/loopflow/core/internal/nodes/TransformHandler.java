@@ -20,6 +20,11 @@ final class TransformHandler implements NodeHandler {
   }
 
   @Override
+  public Set<String> resultFields() {
+    return Set.of();
+  }
+
+  @Override
   public NodeProgram compile(NodeConfig cfg) {
     int given = (cfg.has("template") ? 1 : 0) + (cfg.has("value") ? 1 : 0) + (cfg.has("expression") ? 1 : 0);
     if (given != 1) {

@@ -30,6 +30,11 @@ final class ValidatorHandler implements NodeHandler {
   }
 
   @Override
+  public Set<String> resultFields() {
+    return Set.of("valid", "errors", "value");
+  }
+
+  @Override
   public NodeProgram compile(NodeConfig cfg) {
     Object schema = cfg.plain("schema");
     if (schema == null) {
