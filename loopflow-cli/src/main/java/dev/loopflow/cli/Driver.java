@@ -56,16 +56,22 @@ final class Driver {
 
   int drive(Function<RunOptions, RunHandle> start) throws Exception {
     BufferedWriter events = null;
+    // The first write error; the run goes on (its journal has every event) and the user is told afterwards.
+    java.util.concurrent.atomic.AtomicReference<IOException> eventsFailed = new java.util.concurrent.atomic
+        .AtomicReference<>();
     if (eventsFile != null) {
-      events = Files.newBufferedWriter(eventsFile, StandardCharsets.UTF_8);
+      events = openEvents(eventsFile);
       BufferedWriter w = events;
       Secrets secrets = Secrets.fromEnvironment(System.getenv());
       opts.listener(e -> {
+        if (eventsFailed.get() != null) {
+          return;
+        }
         try {
           w.write(Json.compact(secrets.value(Events.toMap(e))));
           w.newLine();
         } catch (IOException io) {
-          throw new java.io.UncheckedIOException(io);
+          eventsFailed.compareAndSet(null, io);
         }
       });
     }
@@ -105,7 +111,11 @@ final class Driver {
       progress.finish(result);
     }
     if (events != null) {
-      events.close();
+      try {
+        events.close();
+      } catch (IOException io) {
+        eventsFailed.compareAndSet(null, io);
+      }
     }
     if (json) {
       out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
@@ -118,7 +128,30 @@ final class Driver {
     } else {
       printHuman(result);
     }
+    if (eventsFailed.get() != null) {
+      err.println(Errors.oneLine("loopflow: --events-jsonl " + eventsFile + ": writing failed ("
+          + Errors.describe(eventsFailed.get()) + "); the file is incomplete, the journal has every event: "
+          + "loopflow events " + result.runId()));
+      return result.status() == RunStatus.COMPLETED ? Main.FAILED : exitStatus(result.status());
+    }
     return exitStatus(result.status());
+  }
+
+  /** Opens (creates or truncates) the events file before the run starts; an unwritable path is a usage error. */
+  private static BufferedWriter openEvents(Path file) {
+    if (Files.isDirectory(file)) {
+      throw CliError.usage("--events-jsonl " + file + ": is a directory");
+    }
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null && !Files.isDirectory(parent)) {
+      throw CliError.usage("--events-jsonl " + file + ": directory " + parent
+          + (Files.exists(parent) ? " is not a directory" : " does not exist"));
+    }
+    try {
+      return Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw CliError.usage("--events-jsonl " + file + ": cannot write: " + Errors.describe(e), e);
+    }
   }
 
   static int exitStatus(RunStatus s) {

@@ -88,13 +88,7 @@ final class ResumeCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
-      Loopflow engine;
-      try {
-        engine = Loopflow.builder().store(Stores.open(store)).build();
-      } catch (Stores.StoreException e) {
-        err.println("loopflow: " + e.getMessage());
-        return Main.USAGE;
-      }
+      Loopflow engine = Loopflow.builder().store(Stores.open(store)).build();
       try (var journal = engine.store()) {
         return execute(engine, out, err);
       }

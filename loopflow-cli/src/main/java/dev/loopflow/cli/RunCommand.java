@@ -3,16 +3,12 @@ package dev.loopflow.cli;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,7 +18,7 @@ import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs a workflow: live progress on stderr, the result on stdout.",
-    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input name=Ada",
+    footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence='hello loops'",
         "  loopflow run examples/review-llm.yaml --json --events-jsonl events.jsonl",
         "  loopflow run seeds/coder.yaml --mock-llm responses.json   # every LLM call answered by the mock", "",
         "Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or usage, 3 paused."})
@@ -79,13 +75,7 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private int execute(PrintWriter out, PrintWriter err) throws Exception {
-    Loopflow engine;
-    try {
-      engine = Loopflow.builder().store(Stores.open(store)).build();
-    } catch (Stores.StoreException e) {
-      err.println("loopflow: " + e.getMessage());
-      return Main.USAGE;
-    }
+    Loopflow engine = Loopflow.builder().store(Stores.open(store)).build();
     try (var journal = engine.store()) {
       return execute(engine, out, err);
     }
@@ -99,12 +89,7 @@ final class RunCommand implements Callable<Integer> {
     RunOptions.Builder opts = RunOptions.builder();
     try {
       if (inputFile != null) {
-        Object parsed = Json.parse(Files.readString(inputFile));
-        if (!(parsed instanceof Map<?, ?> m)) {
-          err.println("loopflow: --input-file " + inputFile + " must hold a JSON object");
-          return Main.USAGE;
-        }
-        m.forEach((k, v) -> opts.input(String.valueOf(k), v));
+        Support.inputFile(inputFile).forEach(opts::input);
       }
       for (String kv : inputs) {
         int eq = kv.indexOf('=');
@@ -116,7 +101,7 @@ final class RunCommand implements Callable<Integer> {
         opts.input(name, Inputs.fromText(wf, name, kv.substring(eq + 1)));
       }
       Inputs.resolve(wf, opts.build().inputs());
-    } catch (LoopflowException | IllegalArgumentException | IOException e) {
+    } catch (LoopflowException | IllegalArgumentException e) {
       err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     }
@@ -124,7 +109,8 @@ final class RunCommand implements Callable<Integer> {
       return Main.USAGE;
     }
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
-      err.println("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '" + runId + "'");
+      err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
+          + runId + "'"));
       return Main.USAGE;
     }
     if (runId != null && engine.store().findRun(runId).isPresent()) {

@@ -19,11 +19,10 @@ class CliTest {
   static Run cli(String... args) {
     java.io.StringWriter out = new java.io.StringWriter();
     java.io.StringWriter err = new java.io.StringWriter();
-    CommandLine cl = new CommandLine(new Main());
+    // The real command line, error handling included, so tests see exactly what a user sees.
+    CommandLine cl = Main.commandLine();
     cl.setOut(new java.io.PrintWriter(out));
     cl.setErr(new java.io.PrintWriter(err));
-    cl.setExitCodeExceptionMapper(e -> Main.USAGE);
-    cl.setParameterExceptionHandler((ex, a) -> Main.USAGE);
     int status = cl.execute(args);
     return new Run(status, out.toString(), err.toString());
   }
