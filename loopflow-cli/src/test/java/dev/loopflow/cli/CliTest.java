@@ -122,7 +122,7 @@ class CliTest {
   @Test
   void graphPrintsMermaidAndDot() {
     Run m = cli("graph", "../examples/router.yaml");
-    assertThat(m.out()).startsWith("flowchart TD").contains("classify -->|billing| billing");
+    assertThat(m.out()).startsWith("flowchart TD").contains("n_classify -->|\"billing\"| n_billing");
     Run d = cli("graph", "../examples/router.yaml", "--format", "dot");
     assertThat(d.out()).startsWith("digraph").contains("\"classify\" -> \"billing\" [label=\"billing\"]");
   }
