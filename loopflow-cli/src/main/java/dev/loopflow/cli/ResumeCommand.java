@@ -164,6 +164,7 @@ final class ResumeCommand implements Callable<Integer> {
     if (!Support.mockOption(opts, mockScript, err)) {
       return Main.USAGE;
     }
+    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
     ResumeInput given = answer;
     Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
     return d.drive(o -> engine.resume(wf, runId, given, o, true));

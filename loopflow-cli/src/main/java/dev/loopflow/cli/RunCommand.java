@@ -86,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
     if (wf == null) {
       return Main.USAGE;
     }
-    RunOptions.Builder opts = RunOptions.builder();
+    RunOptions.Builder opts = RunOptions.builder().environment(Support.environment);
     try {
       if (inputFile != null) {
         Support.inputFile(inputFile).forEach(opts::input);
@@ -108,6 +108,7 @@ final class RunCommand implements Callable<Integer> {
     if (!Support.mockOption(opts, mockScript, err)) {
       return Main.USAGE;
     }
+    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
       err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
           + runId + "'"));

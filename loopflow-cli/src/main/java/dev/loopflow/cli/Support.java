@@ -115,6 +115,43 @@ final class Support {
   }
 
   /**
+   * The environment the commands read provider variables from: the process's, replaced only by tests that must
+   * behave as on a machine with no provider configured whatever the developer's shell exports.
+   */
+  static Map<String, String> environment = System.getenv();
+
+  /**
+   * A workflow file that carries a {@code mock:} block runs on the mock provider when no LLM provider is configured
+   * at all (none of the providers' key or URL variables is set) and no mock option was given, so every example
+   * runs as {@code loopflow run FILE}. The mock is labelled as always (events, progress, results), and
+   * {@code notice} (null with {@code --quiet}) gets one line saying so. A configured provider is never replaced:
+   * with any provider variable set, the workflow's models are called as written.
+   *
+   * @return whether the mock was switched on
+   */
+  static boolean mockWhenNoProvider(dev.loopflow.core.run.RunOptions.Builder opts, Workflow wf, String mockScript,
+      Map<String, String> env, PrintWriter notice) {
+    if (mockScript != null || wf.blocks().get("mock") == null) {
+      return false;
+    }
+    for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+      if (set(env.get(p.baseUrlVariable())) || p.apiKeyVariable().map(env::get).filter(Support::set).isPresent()) {
+        return false;
+      }
+    }
+    opts.option("llm.mock", true);
+    if (notice != null) {
+      notice.println("loopflow: no LLM provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_BASE_URL, "
+          + "...): the mock provider answers from the workflow's mock: block");
+    }
+    return true;
+  }
+
+  private static boolean set(String v) {
+    return v != null && !v.isBlank();
+  }
+
+  /**
    * Applies {@code --mock-llm [SCRIPT]} (null: not given; empty: the workflow's own mock block). False after
    * printing why when the script file does not exist.
    */
