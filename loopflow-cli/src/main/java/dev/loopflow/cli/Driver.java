@@ -83,7 +83,7 @@ final class Driver {
     try {
       handle = start.apply(opts.build());
     } catch (LoopflowException e) {
-      err.println("loopflow: " + e.getMessage());
+      err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
     RunHandle[] current = {handle};
@@ -207,8 +207,9 @@ final class Driver {
       Object o = r.output();
       out.println(o instanceof String s ? s : Json.compact(o));
     } else if (r.error() != null) {
-      err.println("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
-          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message());
+      // The message may come from a command's stderr or a model's reply: one line, no terminal control codes.
+      err.println(Errors.oneLine("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
+          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message()));
       if (r.status() == RunStatus.FAILED) {
         printResumeHint(r);
       }

@@ -24,7 +24,14 @@ final class Errors {
   static void install(CommandLine cl) {
     cl.setExecutionStrategy(pr -> {
       checkRunIds(pr);
-      return new CommandLine.RunLast().execute(pr);
+      try {
+        return new CommandLine.RunLast().execute(pr);
+      } catch (StackOverflowError e) {
+        // picocli lets Errors through; this one comes from input nested too deeply (a hostile file can do that),
+        // so it is reported like any other unexpected failure instead of killing the JVM with a trace.
+        throw new CommandLine.ExecutionException(pr.commandSpec().commandLine(), "stack overflow",
+            new IllegalStateException("stack overflow: the workflow or its input is nested too deeply", e));
+      }
     });
     cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> report(ex, cmd.getErr(), debug(parseResult)));
     cl.setExitCodeExceptionMapper(e -> Main.FAILED);

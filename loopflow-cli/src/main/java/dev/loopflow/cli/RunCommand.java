@@ -94,7 +94,7 @@ final class RunCommand implements Callable<Integer> {
       for (String kv : inputs) {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
-          err.println("loopflow: --input expects NAME=VALUE, got '" + kv + "'");
+          err.println(Errors.oneLine("loopflow: --input expects NAME=VALUE, got '" + kv + "'"));
           return Main.USAGE;
         }
         String name = kv.substring(0, eq);
@@ -102,7 +102,7 @@ final class RunCommand implements Callable<Integer> {
       }
       Inputs.resolve(wf, opts.build().inputs());
     } catch (LoopflowException | IllegalArgumentException e) {
-      err.println("loopflow: " + e.getMessage());
+      err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
     if (!Support.mockOption(opts, mockScript, err)) {

@@ -37,9 +37,10 @@ final class Support {
       return null;
     } catch (WorkflowInvalidException e) {
       for (Problem p : e.problems()) {
-        err.println(p.format());
+        err.println(Errors.oneLine(p.format()));
       }
-      err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
+      err.println(Errors.oneLine(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem"
+          : " problems")));
       return null;
     }
   }

@@ -45,6 +45,9 @@ class CliErrorsTest {
     Files.write(dir.resolve("latin1.json"), new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xE9, '"', '}'});
     Files.writeString(dir.resolve("plain-file"), "not a directory");
     Files.createDirectories(dir.resolve("a-directory"));
+    Files.writeString(dir.resolve("deep.yaml"), "nodes:\n  - id: a\n    type: transform\n    template: \"{{ "
+        + "(".repeat(5000) + "1" + ")".repeat(5000) + " }}\"\n");
+    Files.writeString(dir.resolve("weird-problem.yaml"), "nodes:\n  - id: a\n    bash: echo\n    \"x\\ny\\u001b[2J\": 1\n");
   }
 
   /** A case: the arguments, the exit status, and a fragment the one line must contain. */
@@ -79,6 +82,9 @@ class CliErrorsTest {
     c.add(bad(2, "must hold a JSON object, found an array", "run", h, "--store", s, "--input-file",
         d + "/array.json"));
     c.add(bad(2, "--input expects NAME=VALUE", "run", h, "--store", s, "--input", "sentence"));
+    c.add(bad(2, "--input expects NAME=VALUE, got 'a\\nb'", "run", h, "--store", s, "--input", "a\nb"));
+    // Input nested deeper than the parser's stack: an unexpected failure, still one line.
+    c.add(bad(1, "loopflow: error: stack overflow", "validate", d + "/deep.yaml"));
     // --events-jsonl.
     c.add(bad(2, "--events-jsonl /nonexistent/dir/x: directory /nonexistent/dir does not exist", "run", h,
         "--store", s, "--events-jsonl", "/nonexistent/dir/x"));
@@ -160,6 +166,24 @@ class CliErrorsTest {
     assertThat(r.status()).isEqualTo(2);
     assertThat(r.err()).startsWith("loopflow: " + dir + "/bad-deep.json:3:14: invalid JSON: Unexpected character")
         .endsWith("\n").hasLineCount(1);
+  }
+
+  @Test
+  void everyProblemOfAWorkflowFileIsOneLineEvenWithControlCharacters() {
+    Run r = cli("validate", dir.resolve("weird-problem.yaml").toString());
+    assertThat(r.status()).isEqualTo(2);
+    assertThat(r.err()).doesNotContain("\u001b").hasLineCount(2).contains("x\\ny\\u001b[2J");
+  }
+
+  @Test
+  void aFailedRunsMessageIsOneLineWithoutTerminalControlCodes() throws Exception {
+    Path wf = dir.resolve("fails.yaml");
+    Files.writeString(wf, "nodes:\n  - id: boom\n    bash: \"printf 'first\\\\nsecond\\\\033[2J' >&2; exit 3\"\n");
+    Run r = cli("run", wf.toString(), "--store", "sqlite:" + store, "--quiet");
+    assertThat(r.status()).isEqualTo(1);
+    String line = r.err().lines().filter(l -> l.startsWith("loopflow: run failed")).findFirst().orElseThrow();
+    assertThat(line).contains("in node 'boom'").contains("first\\nsecond\\u001b[2J");
+    assertThat(r.err()).doesNotContain("\u001b");
   }
 
   @Test
