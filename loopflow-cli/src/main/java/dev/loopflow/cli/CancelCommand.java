@@ -59,7 +59,7 @@ final class CancelCommand implements Callable<Integer> {
         }
         return Main.OK;
       }
-    } catch (Stores.StoreException | LoopflowException e) {
+    } catch (LoopflowException e) {
       err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     } finally {

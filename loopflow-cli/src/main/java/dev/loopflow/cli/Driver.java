@@ -18,6 +18,7 @@ import dev.loopflow.core.store.NodeExecution;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
@@ -55,15 +56,21 @@ final class Driver {
 
   int drive(Function<RunOptions, RunHandle> start) throws Exception {
     BufferedWriter events = null;
+    // The first write error; the run goes on (its journal has every event) and the user is told afterwards.
+    java.util.concurrent.atomic.AtomicReference<IOException> eventsFailed = new java.util.concurrent.atomic
+        .AtomicReference<>();
     if (eventsFile != null) {
-      events = PrivateFiles.newWriter(eventsFile);
+      events = openEvents(eventsFile);
       BufferedWriter w = events;
       opts.listener(e -> {
+        if (eventsFailed.get() != null) {
+          return;
+        }
         try {
           w.write(Json.compact(Events.toMap(e)));
           w.newLine();
         } catch (IOException io) {
-          throw new java.io.UncheckedIOException(io);
+          eventsFailed.compareAndSet(null, io);
         }
       });
     }
@@ -75,7 +82,7 @@ final class Driver {
     try {
       handle = start.apply(opts.build());
     } catch (LoopflowException e) {
-      err.println("loopflow: " + e.getMessage());
+      err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
     RunHandle[] current = {handle};
@@ -103,7 +110,11 @@ final class Driver {
       progress.finish(result);
     }
     if (events != null) {
-      events.close();
+      try {
+        events.close();
+      } catch (IOException io) {
+        eventsFailed.compareAndSet(null, io);
+      }
     }
     if (json) {
       out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
@@ -116,7 +127,30 @@ final class Driver {
     } else {
       printHuman(result);
     }
+    if (eventsFailed.get() != null) {
+      err.println(Errors.oneLine("loopflow: --events-jsonl " + eventsFile + ": writing failed ("
+          + Errors.describe(eventsFailed.get()) + "); the file is incomplete, the journal has every event: "
+          + "loopflow events " + result.runId()));
+      return result.status() == RunStatus.COMPLETED ? Main.FAILED : exitStatus(result.status());
+    }
     return exitStatus(result.status());
+  }
+
+  /** Opens (creates or truncates) the events file before the run starts; an unwritable path is a usage error. */
+  private static BufferedWriter openEvents(Path file) {
+    if (Files.isDirectory(file)) {
+      throw CliError.usage("--events-jsonl " + file + ": is a directory");
+    }
+    Path parent = file.toAbsolutePath().getParent();
+    if (parent != null && !Files.isDirectory(parent)) {
+      throw CliError.usage("--events-jsonl " + file + ": directory " + parent
+          + (Files.exists(parent) ? " is not a directory" : " does not exist"));
+    }
+    try {
+      return PrivateFiles.newWriter(file);
+    } catch (IOException e) {
+      throw CliError.usage("--events-jsonl " + file + ": cannot write: " + Errors.describe(e), e);
+    }
   }
 
   static int exitStatus(RunStatus s) {
@@ -172,8 +206,9 @@ final class Driver {
       Object o = r.output();
       out.println(o instanceof String s ? s : Json.compact(o));
     } else if (r.error() != null) {
-      err.println("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
-          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message());
+      // The message may come from a command's stderr or a model's reply: one line, no terminal control codes.
+      err.println(Errors.oneLine("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
+          + (r.error().node() == null ? "" : " in node '" + r.error().node() + "'") + ": " + r.error().message()));
       if (r.status() == RunStatus.FAILED) {
         printResumeHint(r);
       }

@@ -59,9 +59,6 @@ final class EventsCommand implements Callable<Integer> {
         }
         Thread.sleep(200);
       }
-    } catch (Stores.StoreException e) {
-      err.println("loopflow: " + e.getMessage());
-      return Main.USAGE;
     } finally {
       out.flush();
       err.flush();

@@ -20,21 +20,24 @@ public final class Main implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(names = "--debug", scope = CommandLine.ScopeType.INHERIT,
+      description = "On an error, also print the Java stack trace.")
+  boolean debug;
+
   public static void main(String[] args) {
     System.exit(execute(args));
   }
 
   /** Runs the command line and returns the exit status (tests call this directly). */
   public static int execute(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command line with its error handling installed; tests set its out and err and call execute. */
+  static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
-    cl.setExitCodeExceptionMapper(e -> USAGE);
-    cl.setParameterExceptionHandler((ex, a) -> {
-      ex.getCommandLine().getErr().println("loopflow: " + ex.getMessage());
-      ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-          + " --help'.");
-      return USAGE;
-    });
-    return cl.execute(args);
+    Errors.install(cl);
+    return cl;
   }
 
   @Override

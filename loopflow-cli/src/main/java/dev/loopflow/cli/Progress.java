@@ -105,10 +105,18 @@ abstract class Progress implements EventListener {
     }
   }
 
-  /** A table redrawn in place with ANSI cursor movement. */
+  /**
+   * A table redrawn in place with ANSI cursor movement: one row per node of the workflow file, not per pass. The
+   * passes of a body node update its row, whichever construct runs them: nested bodies (while_loop, loop_group)
+   * have rows named {@code loop.node}; the body nodes of graph-form loops (loop/exit, iterator/aggregator, loop
+   * edges) are top-level nodes and keep their own row. A row is running while any of its passes runs.
+   */
   static final class Live extends Progress {
     private final Map<String, String[]> rows = new LinkedHashMap<>();
     private final Map<String, Instant> started = new LinkedHashMap<>();
+    private final Map<String, Integer> running = new java.util.HashMap<>();
+    /** Row keys of loops with a nested body: a frame of one of these prefixes the key of the nodes inside it. */
+    private final java.util.Set<String> nested = new java.util.HashSet<>();
     private int drawn;
     private boolean mock;
     private long tokens;
@@ -116,8 +124,22 @@ abstract class Progress implements EventListener {
 
     Live(PrintWriter err, Workflow wf) {
       super(err, wf);
-      for (Node n : wf.nodes()) {
-        rows.put(n.id(), new String[] {n.id(), "pending", "", "", ""});
+      addRows(wf.nodes(), "");
+      for (dev.loopflow.core.model.Edge e : wf.edges()) {
+        if (e.isLoop()) {
+          rows.putIfAbsent(e.from() + "->" + e.to(), new String[] {e.from() + "->" + e.to(), "pending", "", "", ""});
+        }
+      }
+    }
+
+    private void addRows(java.util.List<Node> nodes, String prefix) {
+      for (Node n : nodes) {
+        String key = prefix + n.id();
+        rows.put(key, new String[] {key, "pending", "", "", ""});
+        if (n.body() instanceof Node.Loop l && !l.body().isEmpty()) {
+          nested.add(key);
+          addRows(l.body(), key + ".");
+        }
       }
     }
 
@@ -128,24 +150,26 @@ abstract class Progress implements EventListener {
       }
       switch (e) {
         case Event.NodeStarted s -> {
-          started.put(s.node().path().replaceAll("\\[\\d+]", ""), s.at());
-          row(s.node().path())[1] = "running";
+          String k = key(s.node());
+          if (running.merge(k, 1, Integer::sum) == 1) {
+            started.put(k, s.at());
+          }
+          row(k)[1] = "running";
         }
         case Event.NodeCompleted c -> {
-          String[] r = row(c.node().path());
-          r[1] = "completed";
+          String[] r = finished(key(c.node()), "completed");
           r[2] = c.durationMillis() + "ms";
           if (c.inputTokens() + c.outputTokens() > 0) {
             r[3] = c.inputTokens() + "+" + c.outputTokens();
           }
           r[4] = money(c.costUsd());
         }
-        case Event.NodeFailed f -> row(f.node().path())[1] = f.allowed() ? "failed (allowed)" : "failed";
-        case Event.NodeSkipped s -> row(s.node().path())[1] = "skipped";
-        case Event.NodeCancelled c -> row(c.node().path())[1] = "cancelled";
-        case Event.NodeRetrying r -> row(r.node().path())[1] = "retrying";
-        case Event.LoopIteration i -> row(i.node().path())[1] = "iteration " + i.iteration() + "/" + i.max();
-        case Event.LoopCompleted c -> row(c.node().path())[1] = c.exitReason() + " (" + c.iterationsRun() + ")";
+        case Event.NodeFailed f -> finished(key(f.node()), f.allowed() ? "failed (allowed)" : "failed");
+        case Event.NodeSkipped s -> row(key(s.node()))[1] = "skipped";
+        case Event.NodeCancelled c -> finished(key(c.node()), "cancelled");
+        case Event.NodeRetrying r -> row(key(r.node()))[1] = "retrying";
+        case Event.LoopIteration i -> row(key(i.node()))[1] = "iteration " + i.iteration() + "/" + i.max();
+        case Event.LoopCompleted c -> row(key(c.node()))[1] = c.exitReason() + " (" + c.iterationsRun() + ")";
         case Event.LlmCalled c -> {
           mock |= c.mock();
           tokens += c.inputTokens() + c.outputTokens();
@@ -158,9 +182,29 @@ abstract class Progress implements EventListener {
       draw(e.at());
     }
 
-    /** One row per node, not per pass: a body node's row shows its latest pass. */
-    private String[] row(String path) {
-      String key = path.replaceAll("\\[\\d+]", "");
+    /** A pass ended; the row shows {@code status} unless another pass of the same node is still running. */
+    private String[] finished(String key, String status) {
+      String[] r = row(key);
+      int left = running.merge(key, -1, Integer::sum);
+      if (left <= 0) {
+        running.remove(key);
+        r[1] = status;
+      }
+      return r;
+    }
+
+    /** The row of a node execution: its id, prefixed by the nested-body loops around it (see the class comment). */
+    private String key(dev.loopflow.core.model.NodePosition p) {
+      String prefix = "";
+      for (dev.loopflow.core.model.NodePosition.LoopFrame f : p.loops()) {
+        if (nested.contains(prefix + f.loopId())) {
+          prefix = prefix + f.loopId() + ".";
+        }
+      }
+      return prefix + p.nodeId();
+    }
+
+    private String[] row(String key) {
       return rows.computeIfAbsent(key, p -> new String[] {p, "pending", "", "", ""});
     }
 

@@ -88,13 +88,7 @@ final class ResumeCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try {
-      Loopflow engine;
-      try {
-        engine = Loopflow.builder().store(Stores.open(store)).build();
-      } catch (Stores.StoreException e) {
-        err.println("loopflow: " + e.getMessage());
-        return Main.USAGE;
-      }
+      Loopflow engine = Loopflow.builder().store(Stores.open(store)).build();
       try (var journal = engine.store()) {
         return execute(engine, out, err);
       }
@@ -170,6 +164,7 @@ final class ResumeCommand implements Callable<Integer> {
     if (!Support.mockOption(opts, mockScript, err)) {
       return Main.USAGE;
     }
+    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
     ResumeInput given = answer;
     Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
     return d.drive(o -> engine.resume(wf, runId, given, o, true));

@@ -3,16 +3,12 @@ package dev.loopflow.cli;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -79,13 +75,7 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private int execute(PrintWriter out, PrintWriter err) throws Exception {
-    Loopflow engine;
-    try {
-      engine = Loopflow.builder().store(Stores.open(store)).build();
-    } catch (Stores.StoreException e) {
-      err.println("loopflow: " + e.getMessage());
-      return Main.USAGE;
-    }
+    Loopflow engine = Loopflow.builder().store(Stores.open(store)).build();
     try (var journal = engine.store()) {
       return execute(engine, out, err);
     }
@@ -96,35 +86,32 @@ final class RunCommand implements Callable<Integer> {
     if (wf == null) {
       return Main.USAGE;
     }
-    RunOptions.Builder opts = RunOptions.builder();
+    RunOptions.Builder opts = RunOptions.builder().environment(Support.environment);
     try {
       if (inputFile != null) {
-        Object parsed = Json.parse(Files.readString(inputFile));
-        if (!(parsed instanceof Map<?, ?> m)) {
-          err.println("loopflow: --input-file " + inputFile + " must hold a JSON object");
-          return Main.USAGE;
-        }
-        m.forEach((k, v) -> opts.input(String.valueOf(k), v));
+        Support.inputFile(inputFile).forEach(opts::input);
       }
       for (String kv : inputs) {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
-          err.println("loopflow: --input expects NAME=VALUE, got '" + kv + "'");
+          err.println(Errors.oneLine("loopflow: --input expects NAME=VALUE, got '" + kv + "'"));
           return Main.USAGE;
         }
         String name = kv.substring(0, eq);
         opts.input(name, Inputs.fromText(wf, name, kv.substring(eq + 1)));
       }
       Inputs.resolve(wf, opts.build().inputs());
-    } catch (LoopflowException | IllegalArgumentException | IOException e) {
-      err.println("loopflow: " + e.getMessage());
+    } catch (LoopflowException | IllegalArgumentException e) {
+      err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
     if (!Support.mockOption(opts, mockScript, err)) {
       return Main.USAGE;
     }
+    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
-      err.println("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '" + runId + "'");
+      err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
+          + runId + "'"));
       return Main.USAGE;
     }
     if (runId != null && engine.store().findRun(runId).isPresent()) {

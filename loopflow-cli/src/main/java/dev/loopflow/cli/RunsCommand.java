@@ -83,9 +83,6 @@ final class RunsCommand implements Callable<Integer> {
         table(out, rows);
       }
       return Main.OK;
-    } catch (Stores.StoreException e) {
-      err.println("loopflow: " + e.getMessage());
-      return Main.USAGE;
     } finally {
       out.flush();
       err.flush();

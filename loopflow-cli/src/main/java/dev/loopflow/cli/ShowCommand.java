@@ -71,9 +71,6 @@ final class ShowCommand implements Callable<Integer> {
         tree(out, r, rows);
       }
       return Main.OK;
-    } catch (Stores.StoreException e) {
-      err.println("loopflow: " + e.getMessage());
-      return Main.USAGE;
     } finally {
       out.flush();
       err.flush();

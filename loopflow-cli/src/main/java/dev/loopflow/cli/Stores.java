@@ -34,21 +34,27 @@ final class Stores {
     return "sqlite:" + JdbcStores.defaultFile(home());
   }
 
-  /** Opens the store; a bad URL or an unreachable database is a {@link StoreException} naming it. */
+  /**
+   * Opens the store. A URL the store cannot understand is a usage error; a store that is named correctly but
+   * cannot be opened (unreachable database, unwritable LOOPFLOW_HOME) is a runtime failure. Both name the URL.
+   */
   static RunStore open(String flag) {
     String url = url(flag);
     try {
       return JdbcStores.open(url);
+    } catch (IllegalArgumentException e) {
+      throw CliError.usage(source(flag) + ": " + Errors.describe(e), e);
     } catch (RuntimeException e) {
-      throw new StoreException("cannot open the run store '" + url + "': " + e.getMessage(), e);
+      throw CliError.failure("cannot open the run store '" + url + "': " + Errors.describe(e), e);
     }
   }
 
-  static final class StoreException extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    StoreException(String message, Throwable cause) {
-      super(message, cause);
+  /** Where the store URL came from, for messages. */
+  private static String source(String flag) {
+    if (flag != null && !flag.isBlank()) {
+      return "--store";
     }
+    String env = System.getenv("LOOPFLOW_STORE");
+    return env != null && !env.isBlank() ? "LOOPFLOW_STORE" : "LOOPFLOW_HOME";
   }
 }

@@ -7,26 +7,149 @@ import dev.loopflow.core.model.Workflow;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** Loading shared by the commands: prints every problem and maps them to exit status 2. */
 final class Support {
   private Support() {}
 
+  /**
+   * Whether {@code id} can name a run at all: runs started from the Java API may have any non-empty id, but none
+   * has a blank one or one with control characters (line breaks, escapes), which only a typo or hostile input gives.
+   */
+  static boolean isRunId(String id) {
+    return !id.isBlank() && id.length() <= 256 && id.chars().noneMatch(Character::isISOControl);
+  }
+
   /** The workflow, or null after printing its problems. */
   static Workflow load(Loopflow engine, Path file, PrintWriter err) {
-    if (!Files.isRegularFile(file)) {
-      err.println(file + ": no such file");
+    String problem = unreadable(file);
+    if (problem != null) {
+      err.println(Errors.oneLine(file + ": " + problem));
       return null;
     }
     try {
       return engine.load(file);
+    } catch (java.io.UncheckedIOException e) {
+      // Read errors after the checks above (the file vanished, an I/O error): one line, not a trace.
+      err.println(Errors.oneLine(e.getCause() instanceof java.nio.file.FileSystemException f ? Errors.fileProblem(f)
+          : file + ": " + Errors.describe(e.getCause() == null ? e : e.getCause())));
+      return null;
     } catch (WorkflowInvalidException e) {
       for (Problem p : e.problems()) {
-        err.println(p.format());
+        err.println(Errors.oneLine(p.format()));
       }
-      err.println(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem" : " problems"));
+      err.println(Errors.oneLine(file + ": " + e.problems().size() + (e.problems().size() == 1 ? " problem"
+          : " problems")));
       return null;
     }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper STRICT_JSON =
+      com.fasterxml.jackson.databind.json.JsonMapper.builder()
+          .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+  /**
+   * The inputs in an {@code --input-file}: a JSON object. Text after it and duplicate keys are errors (either would
+   * silently drop part of what the file says). Every problem is a usage error naming the file, with
+   * {@code PATH:line:col} for invalid JSON.
+   */
+  static Map<String, Object> inputFile(Path file) {
+    if (Files.isDirectory(file)) {
+      throw CliError.usage("input file is a directory: " + file);
+    }
+    if (!Files.exists(file)) {
+      throw CliError.usage("input file not found: " + file);
+    }
+    if (!Files.isRegularFile(file)) {
+      throw CliError.usage("input file is not a regular file: " + file);
+    }
+    Object parsed;
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      if (bytes.length == 0) {
+        throw CliError.usage(file + ":1:1: invalid JSON: the file is empty");
+      }
+      try (com.fasterxml.jackson.core.JsonParser p = STRICT_JSON.createParser(bytes)) {
+        parsed = STRICT_JSON.readValue(p, Object.class);
+        if (p.nextToken() != null) {
+          throw CliError.usage(at(file, p.currentTokenLocation()) + "invalid JSON: text after the JSON value");
+        }
+      }
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw CliError.usage(at(file, e.getLocation()) + "invalid JSON: " + e.getOriginalMessage(), e);
+    } catch (java.io.IOException e) {
+      throw CliError.usage("input file " + file + ": " + Errors.describe(e), e);
+    }
+    if (!(parsed instanceof Map<?, ?> m)) {
+      throw CliError.usage(file + ": the input file must hold a JSON object, found "
+          + (parsed instanceof java.util.List ? "an array" : parsed == null ? "null" : "a single value"));
+    }
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    m.forEach((k, v) -> out.put(String.valueOf(k), v));
+    return out;
+  }
+
+  private static String at(Path file, com.fasterxml.jackson.core.JsonLocation at) {
+    return file + ":" + (at == null ? 1 : Math.max(1, at.getLineNr())) + ":"
+        + (at == null ? 1 : Math.max(1, at.getColumnNr())) + ": ";
+  }
+
+  /**
+   * Why {@code file} cannot be read as a file the user named, or null when it can: missing, a directory, not a
+   * regular file (a FIFO would block the command; a device is never a workflow), or unreadable.
+   */
+  static String unreadable(Path file) {
+    if (Files.isDirectory(file)) {
+      return "is a directory, not a file";
+    }
+    if (!Files.exists(file)) {
+      return "no such file";
+    }
+    if (!Files.isRegularFile(file)) {
+      return "not a regular file";
+    }
+    if (!Files.isReadable(file)) {
+      return "permission denied";
+    }
+    return null;
+  }
+
+  /**
+   * The environment the commands read provider variables from: the process's, replaced only by tests that must
+   * behave as on a machine with no provider configured whatever the developer's shell exports.
+   */
+  static Map<String, String> environment = System.getenv();
+
+  /**
+   * A workflow file that carries a {@code mock:} block runs on the mock provider when no LLM provider is configured
+   * at all (none of the providers' key or URL variables is set) and no mock option was given, so every example
+   * runs as {@code loopflow run FILE}. The mock is labelled as always (events, progress, results), and
+   * {@code notice} (null with {@code --quiet}) gets one line saying so. A configured provider is never replaced:
+   * with any provider variable set, the workflow's models are called as written.
+   *
+   * @return whether the mock was switched on
+   */
+  static boolean mockWhenNoProvider(dev.loopflow.core.run.RunOptions.Builder opts, Workflow wf, String mockScript,
+      Map<String, String> env, PrintWriter notice) {
+    if (mockScript != null || wf.blocks().get("mock") == null) {
+      return false;
+    }
+    for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+      if (set(env.get(p.baseUrlVariable())) || p.apiKeyVariable().map(env::get).filter(Support::set).isPresent()) {
+        return false;
+      }
+    }
+    opts.option("llm.mock", true);
+    if (notice != null) {
+      notice.println("loopflow: no LLM provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_BASE_URL, "
+          + "...): the mock provider answers from the workflow's mock: block");
+    }
+    return true;
+  }
+
+  private static boolean set(String v) {
+    return v != null && !v.isBlank();
   }
 
   /**

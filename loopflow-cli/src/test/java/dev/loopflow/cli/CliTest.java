@@ -19,11 +19,10 @@ class CliTest {
   static Run cli(String... args) {
     java.io.StringWriter out = new java.io.StringWriter();
     java.io.StringWriter err = new java.io.StringWriter();
-    CommandLine cl = new CommandLine(new Main());
+    // The real command line, error handling included, so tests see exactly what a user sees.
+    CommandLine cl = Main.commandLine();
     cl.setOut(new java.io.PrintWriter(out));
     cl.setErr(new java.io.PrintWriter(err));
-    cl.setExitCodeExceptionMapper(e -> Main.USAGE);
-    cl.setParameterExceptionHandler((ex, a) -> Main.USAGE);
     int status = cl.execute(args);
     return new Run(status, out.toString(), err.toString());
   }
@@ -123,7 +122,7 @@ class CliTest {
   @Test
   void graphPrintsMermaidAndDot() {
     Run m = cli("graph", "../examples/router.yaml");
-    assertThat(m.out()).startsWith("flowchart TD").contains("classify -->|billing| billing");
+    assertThat(m.out()).startsWith("flowchart TD").contains("n_classify -->|\"billing\"| n_billing");
     Run d = cli("graph", "../examples/router.yaml", "--format", "dot");
     assertThat(d.out()).startsWith("digraph").contains("\"classify\" -> \"billing\" [label=\"billing\"]");
   }

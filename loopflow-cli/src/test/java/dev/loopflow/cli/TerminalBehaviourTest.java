@@ -52,8 +52,9 @@ class TerminalBehaviourTest {
     live.onEvent(new Event.NodeStarted("r", 3, t, work1, "shell", 1));
     live.onEvent(new Event.NodeCompleted("r", 4, t.plusMillis(5), work2, "shell", 5, "DONE", 10, 20, 0.0012));
     String screen = out.toString();
-    // Every redraw after the first moves the cursor back over the previous frame instead of scrolling.
-    assertThat(screen).contains("\033[4F").contains("\033[2K");
+    // Every redraw after the first moves the cursor back over the previous frame (header, fix, fix.work, after,
+    // footer) instead of scrolling.
+    assertThat(screen).contains("\033[5F").contains("\033[2K");
     String lastFrame = screen.substring(screen.lastIndexOf("NODE"));
     assertThat(lastFrame).contains("iteration 2/3");
     // Passes of a body node share one row (fix.work), which shows the latest pass.

@@ -111,7 +111,8 @@ public final class JdbcStores {
       }
       PrivateFiles.createFile(abs);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the store file " + abs + ": " + e.getMessage(), e);
+      // A FileSystemException's message is often only the path; the caller describes the cause (file and reason).
+      throw new UncheckedIOException("cannot create the store file " + abs, e);
     }
     SQLiteConfig cfg = new SQLiteConfig();
     cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
