@@ -191,9 +191,11 @@ final class JinjaLimits {
     @Override
     public void executeSet(TagToken tagToken, JinjavaInterpreter interpreter, String[] varTokens, List<?> exprVals,
         boolean allowDeferredValueOverride) {
-      Sizer sizer = new Sizer();
-      for (Object v : exprVals) {
-        sizer.size(v, 0);
+      if (exprVals != null) { // null when the expression failed; its error is already recorded
+        Sizer sizer = new Sizer();
+        for (Object v : exprVals) {
+          sizer.size(v, 0);
+        }
       }
       super.executeSet(tagToken, interpreter, varTokens, exprVals, allowDeferredValueOverride);
     }
