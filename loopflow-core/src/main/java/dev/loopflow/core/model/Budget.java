@@ -1,6 +1,9 @@
 package dev.loopflow.core.model;
 
-/** Run-level spending limits; null means no limit. Checked before every LLM call. */
+/**
+ * Spending limits of a run or a loop; null means no limit. Every LLM call is reserved against each budget that
+ * applies to it before its request is sent (see the engine's budget ledger).
+ */
 public record Budget(Double maxUsd, Long maxTokens, Integer maxLlmCalls) {
   public static final Budget NONE = new Budget(null, null, null);
 

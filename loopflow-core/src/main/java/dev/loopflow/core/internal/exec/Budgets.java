@@ -97,8 +97,8 @@ final class Budgets {
       if (usdBudget != null && price == null) {
         throw new LoopflowException(ErrorCode.NODE_FAILED, "model '" + plan.provider() + ":" + plan.model()
             + "' has no known price, so the max_usd of " + usdBudget.name() + " cannot count its calls; the call "
-            + "was not made. Give the model its price (USD per million tokens) in the workflow's prices section: "
-            + "prices: {" + plan.provider() + ": {" + plan.model() + ": {input: ..., output: ...}}}", at);
+            + "was not made; give it a price in USD per million tokens in the workflow's prices section, e.g. "
+            + "prices: {" + plan.provider() + ": {\"" + plan.model() + "\": {input: <USD>, output: <USD>}}}", at);
       }
       long in = plan.maxInputTokens();
       boolean capped = limitsTokens || usdBudget != null;
