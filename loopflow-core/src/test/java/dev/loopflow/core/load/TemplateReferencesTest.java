@@ -286,6 +286,29 @@ class TemplateReferencesTest {
   }
 
   @Test
+  void garbledTemplatesAreLoadErrorsNeverCrashes() {
+    List<String> pieces = List.of("{{", "}}", "{%", "%}", "{#", "#}", "for", "endfor", "in", "set", "=", "macro",
+        "endmacro", "call", "loop", ".", "[", "]", "'", "\"", "sh", "outptu", "output", "|", "(", ")", ",", "-",
+        " ", "input", "topic", "env", "run", "raw", "endraw", "if", "endif", "0", "\\", "\n");
+    java.util.Random random = new java.util.Random(7);
+    for (int i = 0; i < 1500; i++) {
+      StringBuilder t = new StringBuilder();
+      for (int k = random.nextInt(14); k >= 0; k--) {
+        t.append(pieces.get(random.nextInt(pieces.size())));
+      }
+      String yaml = workflow(t.toString(), "x");
+      assertThatCode(() -> {
+        try {
+          ENGINE.parse(yaml, "refs.yaml");
+        } catch (WorkflowInvalidException expected) {
+          assertThat(expected.problems()).isNotEmpty()
+              .allSatisfy(p -> assertThat(p.location().line()).isPositive());
+        }
+      }).as(t.toString()).doesNotThrowAnyException();
+    }
+  }
+
+  @Test
   void withoutDeclaredInputsAnyInputMayBeRead() {
     assertThatCode(() -> ENGINE.parse("""
         name: free

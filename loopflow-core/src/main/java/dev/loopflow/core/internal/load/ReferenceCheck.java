@@ -181,7 +181,11 @@ final class ReferenceCheck {
     re.append("(?!\\w)");
     Pattern word = Pattern.compile(re.toString());
     Location found = locate(ref, word);
-    return found != null || depth == 0 ? found == null ? ref.location() : found : locate(ref, r, 0);
+    if (found != null) {
+      return found;
+    }
+    // Written in a form the pattern does not follow (a.b spread over lines, say): point at the root instead.
+    return depth == 0 ? ref.location() : locate(ref, r, 0);
   }
 
   private Location locate(TemplateRef ref, Pattern word) {
