@@ -1,15 +1,26 @@
 package dev.loopflow.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.model.Problem;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.llm.provider.Provider;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** Loading shared by the commands: prints every problem and maps them to exit status 2. */
+/**
+ * What the commands share about files and options: loading a workflow (every problem printed, exit status 2),
+ * reading {@code --input-file}, the mock options, and which strings can be run ids.
+ */
 final class Support {
   private Support() {}
 
@@ -45,9 +56,8 @@ final class Support {
     }
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper STRICT_JSON =
-      com.fasterxml.jackson.databind.json.JsonMapper.builder()
-          .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+  private static final ObjectMapper STRICT_JSON = JsonMapper.builder()
+      .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
   /**
    * The inputs in an {@code --input-file}: a JSON object. Text after it and duplicate keys are errors (either would
@@ -70,13 +80,13 @@ final class Support {
       if (bytes.length == 0) {
         throw CliError.usage(file + ":1:1: invalid JSON: the file is empty");
       }
-      try (com.fasterxml.jackson.core.JsonParser p = STRICT_JSON.createParser(bytes)) {
+      try (JsonParser p = STRICT_JSON.createParser(bytes)) {
         parsed = STRICT_JSON.readValue(p, Object.class);
         if (p.nextToken() != null) {
           throw CliError.usage(at(file, p.currentTokenLocation()) + "invalid JSON: text after the JSON value");
         }
       }
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw CliError.usage(at(file, e.getLocation()) + "invalid JSON: " + e.getOriginalMessage(), e);
     } catch (java.io.IOException e) {
       throw CliError.usage("input file " + file + ": " + Errors.describe(e), e);
@@ -90,7 +100,7 @@ final class Support {
     return out;
   }
 
-  private static String at(Path file, com.fasterxml.jackson.core.JsonLocation at) {
+  private static String at(Path file, JsonLocation at) {
     return file + ":" + (at == null ? 1 : Math.max(1, at.getLineNr())) + ":"
         + (at == null ? 1 : Math.max(1, at.getColumnNr())) + ": ";
   }
@@ -130,12 +140,12 @@ final class Support {
    *
    * @return whether the mock was switched on
    */
-  static boolean mockWhenNoProvider(dev.loopflow.core.run.RunOptions.Builder opts, Workflow wf, String mockScript,
+  static boolean mockWhenNoProvider(RunOptions.Builder opts, Workflow wf, String mockScript,
       Map<String, String> env, PrintWriter notice) {
     if (mockScript != null || wf.blocks().get("mock") == null) {
       return false;
     }
-    for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+    for (Provider p : Provider.values()) {
       if (set(env.get(p.baseUrlVariable())) || p.apiKeyVariable().map(env::get).filter(Support::set).isPresent()) {
         return false;
       }
@@ -156,7 +166,7 @@ final class Support {
    * Applies {@code --mock-llm [SCRIPT]} (null: not given; empty: the workflow's own mock block). False after
    * printing why when the script file does not exist.
    */
-  static boolean mockOption(dev.loopflow.core.run.RunOptions.Builder opts, String mockScript, PrintWriter err) {
+  static boolean mockOption(RunOptions.Builder opts, String mockScript, PrintWriter err) {
     if (mockScript == null) {
       return true;
     }
