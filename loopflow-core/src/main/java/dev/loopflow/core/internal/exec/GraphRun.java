@@ -172,6 +172,12 @@ final class GraphRun {
         }
         stop = checkDeadlines(remaining, ready);
       }
+    } catch (RuntimeException | Error e) {
+      // A bug in scheduling itself (or in a handler's runsInline()): the run ends failed, never left half-run.
+      ctx.failRun("internal error while scheduling " + (frame.loops.isEmpty() ? "the run" : "pass '"
+          + frame.loops.stream().map(f -> f.loopId() + "[" + f.iteration() + "]")
+              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + RunContext.describe(e));
+      stop = new Result.Cancelled(null);
     } finally {
       ctx.slots.forget(this);
     }
@@ -205,10 +211,7 @@ final class GraphRun {
       }
       NodeRunner.Outcome o;
       try {
-        o = switch (unit) {
-          case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
-          case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
-        };
+        o = execute(unit);
       } finally {
         if (slot) {
           ctx.slots.release();
@@ -217,6 +220,22 @@ final class GraphRun {
       inbox.offer(new Completion(id, o));
     });
     running.put(id, new Running(f, deadline, unit, slot, began));
+  }
+
+  /**
+   * Runs one unit. Whatever it throws is an internal failure (node and loop failures arrive as outcomes): the run
+   * is failed with it, and the unit still reports, so its coordinator never waits for a unit that died.
+   */
+  private NodeRunner.Outcome execute(ExecGraph.Unit unit) {
+    try {
+      return switch (unit) {
+        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
+        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
+      };
+    } catch (Throwable e) {
+      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e));
+      return new NodeRunner.Outcome.Cancelled(null);
+    }
   }
 
   /**
@@ -246,10 +265,7 @@ final class GraphRun {
     ctx.running.put(pos.path(), pos);
     NodeRunner.Outcome o;
     try {
-      o = switch (unit) {
-        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
-        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
-      };
+      o = execute(unit);
     } finally {
       if (slot) {
         ctx.slots.release();
