@@ -39,6 +39,8 @@ final class Driver {
   private final List<String> answers;
   private final PrintWriter out;
   private final PrintWriter err;
+  /** Whether the current pause's question was printed with the terminal prompt. */
+  private boolean askedOnTerminal;
 
   Driver(Loopflow engine, Workflow wf, RunOptions.Builder opts, boolean json, boolean quiet, Path eventsFile,
       List<String> answers, PrintWriter out, PrintWriter err) {
@@ -96,11 +98,9 @@ final class Driver {
     RunResult result = handle.await();
     Iterator<String> next = answers.iterator();
     boolean badAnswer = false;
-    boolean asked = false;
     while (result.status() == RunStatus.PAUSED) {
       boolean fromOption = next.hasNext();
       String answer = fromOption ? next.next() : askOnTerminal(result);
-      asked |= !fromOption;
       if (answer == null) {
         break;
       }
@@ -114,13 +114,14 @@ final class Driver {
         }
         continue; // on a terminal: ask again
       }
-      asked = false;
+      askedOnTerminal = false;
       result = current[0].await();
     }
     if (progress != null) {
       progress.finish(result);
-      asked |= progress.showsPauseMessages();
     }
+    // The question is said once: the progress lines or the terminal prompt may have shown it already.
+    boolean asked = askedOnTerminal || progress != null && progress.showsPauseMessages();
     if (events != null) {
       try {
         events.close();
@@ -162,6 +163,7 @@ final class Driver {
     }
     err.println("loopflow: " + question(r.waiting()));
     err.flush();
+    askedOnTerminal = true;
     return console.readLine(r.waiting() != null && r.waiting().kind() == Waiting.Kind.APPROVAL
         ? "approve or reject> " : "answer> ");
   }
