@@ -255,4 +255,37 @@ class RunsEndJournaledTest {
     });
     assertThat(events.stream().map(Event::seq).toList()).isSorted().doesNotHaveDuplicates();
   }
+
+  /**
+   * Two approvals ask at once; the resume rejects the one the run waits for while the other asks again. Which of
+   * the two reports first is a race: the run must end failed either way, never paused behind the other question.
+   */
+  @org.junit.jupiter.api.RepeatedTest(25)
+  void aRejectionNextToAnotherAskingApprovalFailsTheRun_bugRejectedRunShowsPaused() throws Exception {
+    FaultyStore store = new FaultyStore();
+    Loopflow engine = Loopflow.builder().store(store).build();
+    Workflow wf = engine.parse("""
+        name: two
+        nodes:
+          - id: legal
+            approval: "Legal ok?"
+          - id: security
+            approval: "Security ok?"
+          - id: ship
+            depends_on: [legal, security]
+            bash: echo shipped
+        """, "two.yaml");
+    RunResult paused = engine.start(wf, RunOptions.builder().build()).await();
+    assertThat(paused.status()).isEqualTo(RunStatus.PAUSED);
+
+    RunResult r = engine.resume(wf, paused.runId(), ResumeInput.reject("no"), RunOptions.builder().build(), false)
+        .await();
+
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().message()).contains("rejected: no");
+    assertThat(r.waiting()).isNull();
+    assertThat(r.nodes().values()).extracting(n -> n.get("status")).doesNotContain("paused");
+    assertThat(store.journal.findRun(r.runId()).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+    assertThat(engine.result(r.runId()).orElseThrow()).isEqualTo(r);
+  }
 }

@@ -3,7 +3,6 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.run.RunError;
@@ -134,19 +133,11 @@ public final class Engine {
    * report is completed as a run's end would: a run that never journaled one gets the derived report, and a node
    * that was waiting for a person shows cancelled.
    */
-  @SuppressWarnings("unchecked")
   private void cancelHere(RunRecord run, String why) {
     Instant now = clock.instant();
     RunResult report = RunReports.of(run.nodes() == null ? journaledWorkflow.apply(run) : null, run,
         store.nodeExecutions(run.runId()));
-    Map<String, Object> nodes = new LinkedHashMap<>();
-    report.nodes().forEach((k, v) -> {
-      Map<String, Object> n = new LinkedHashMap<>(v);
-      if (NodeStatus.PAUSED.json().equals(n.get("status"))) {
-        n.put("status", NodeStatus.CANCELLED.json());
-      }
-      nodes.put(k, n);
-    });
+    Map<String, Object> nodes = RunReports.ended(report.nodes());
     RunError error = new RunError(ErrorCode.CANCELLED.code(), "run cancelled: " + why, null);
     store.updateRun(run.finish(RunStatus.CANCELLED, now, report.usage(), null, error, report.state(), nodes));
     long seq = 0;

@@ -182,8 +182,7 @@ final class GraphRun {
       ctx.slots.forget(this);
     }
     if (stop instanceof Result.Paused) {
-      waitForRunning();
-      return stop;
+      return waitForRunning(stop, remaining, ready);
     }
     if (stop != null) {
       interruptAll();
@@ -396,8 +395,13 @@ final class GraphRun {
     running.clear();
   }
 
-  /** A pause lets running units finish (their work is journaled and not repeated on resume). */
-  private void waitForRunning() {
+  /**
+   * A pause lets running units finish (their work is journaled and not repeated on resume). A unit that fails or
+   * ends the run meanwhile decides this level's result instead: a failure (a rejected approval next to another
+   * approval that asks, say) is never hidden behind a pause.
+   */
+  private Result waitForRunning(Result paused, Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    Result result = paused;
     while (!running.isEmpty()) {
       Object msg;
       try {
@@ -406,15 +410,20 @@ final class GraphRun {
         interruptAll();
         drainInterrupted();
         Thread.currentThread().interrupt();
-        return;
+        return new Result.Cancelled(null);
       }
       if (msg instanceof Completion c) {
         Running r = running.remove(c.unitId());
         if (r != null) {
           settle(r);
+          Result other = onOutcome(c.unitId(), c.outcome(), remaining, ready);
+          if (result instanceof Result.Paused && other != null && !(other instanceof Result.Paused)) {
+            result = other;
+          }
         }
       }
     }
+    return result;
   }
 
   private void release(String id, Map<String, Integer> remaining, ArrayDeque<String> ready) {

@@ -76,6 +76,23 @@ public final class RunReports {
   }
 
   /**
+   * The nodes report of a run that ended: no node waits for a person any more, so an approval that was still asking
+   * (the run failed or was cancelled meanwhile) shows {@code cancelled}, never {@code paused}.
+   */
+  static Map<String, Object> ended(Map<String, Map<String, Object>> nodes) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    nodes.forEach((id, report) -> {
+      if (NodeStatus.PAUSED.json().equals(report.get("status"))) {
+        Map<String, Object> r = new LinkedHashMap<>(report);
+        r.put("status", NodeStatus.CANCELLED.json());
+        report = r;
+      }
+      out.put(id, report);
+    });
+    return out;
+  }
+
+  /**
    * The node a journaled position names: each loop frame descends into that loop's own body when it has one
    * ({@code while_loop}, {@code loop_group}); graph-form loops and loop edges keep their bodies at the same level.
    */

@@ -294,7 +294,7 @@ final class Scheduler implements RunHandle {
         : null;
     Usage usage = budgets.used();
     record = record.finish(status, clock.instant(), usage, output, error, runState.stateCopy(),
-        new LinkedHashMap<>(runState.nodeReports()));
+        RunReports.ended(runState.nodeReports()));
     store.updateRun(record);
     RunError e = error;
     bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, status.json(), e == null ? null : e.code(),
