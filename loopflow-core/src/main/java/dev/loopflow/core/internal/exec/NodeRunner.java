@@ -68,15 +68,20 @@ final class NodeRunner {
         usage = usage.plus(nctx.usage()).plus(shaped.innerUsage);
         Map<String, Object> result = shaped.result;
         result.put("status", NodeStatus.COMPLETED.json());
-        ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(),
-            RunState.stateValue(node, result), NodeStatus.COMPLETED);
         long ms = Duration.between(started, ctx.bus.now()).toMillis();
         Usage u = usage;
-        ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
-            preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
-        if (replayed == null) {
-          journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
-              node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch, nctx.sessionTurns());
+        // Completions are merged into state and journaled in one order, so state rebuilt from the journal (the
+        // report of a run still running, or whose process died) appends what concurrent nodes wrote as the run did.
+        synchronized (ctx.commits) {
+          ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(),
+              RunState.stateValue(node, result), NodeStatus.COMPLETED);
+          ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
+              preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
+          if (replayed == null) {
+            journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
+                node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch,
+                nctx.sessionTurns());
+          }
         }
         return new Outcome.Completed(shaped.cancelRun);
       } catch (LoopRunner.Paused p) {

@@ -35,6 +35,8 @@ final class RunContext {
   final Slots slots;
   final Replay replay;
   final Map<String, NodePosition> running = new ConcurrentHashMap<>();
+  /** Held while a completion is merged into state and journaled: both then happen in the same order. */
+  final Object commits = new Object();
   volatile Instant deadline;
   /**
    * Set when the run is cancelled or times out. Interrupts carry the news to running nodes; coordinators and loops
