@@ -7,12 +7,12 @@ import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.NodeExecution;
 import java.io.BufferedWriter;
@@ -40,6 +40,8 @@ final class Driver {
   private final List<String> answers;
   private final PrintWriter out;
   private final PrintWriter err;
+  /** Whether the current pause's question was printed with the terminal prompt. */
+  private boolean askedOnTerminal;
 
   Driver(Loopflow engine, Workflow wf, RunOptions.Builder opts, boolean json, boolean quiet, Path eventsFile,
       List<String> answers, PrintWriter out, PrintWriter err) {
@@ -98,17 +100,31 @@ final class Driver {
     });
     RunResult result = handle.await();
     Iterator<String> next = answers.iterator();
+    boolean badAnswer = false;
     while (result.status() == RunStatus.PAUSED) {
-      String answer = next.hasNext() ? next.next() : askOnTerminal(result);
+      boolean fromOption = next.hasNext();
+      String answer = fromOption ? next.next() : askOnTerminal(result);
       if (answer == null) {
         break;
       }
-      current[0] = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+      try {
+        current[0] = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+      } catch (LoopflowException e) {
+        err.println("loopflow: " + (fromOption ? "--answer '" + answer + "': " : "") + e.getMessage());
+        if (fromOption) {
+          badAnswer = true;
+          break;
+        }
+        continue; // on a terminal: ask again
+      }
+      askedOnTerminal = false;
       result = current[0].await();
     }
     if (progress != null) {
       progress.finish(result);
     }
+    // The question is said once: the progress lines or the terminal prompt may have shown it already.
+    boolean asked = askedOnTerminal || progress != null && progress.showsPauseMessages();
     if (events != null) {
       try {
         events.close();
@@ -120,20 +136,21 @@ final class Driver {
       out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
           .writeValueAsString(result.toJson()));
       if (result.status() == RunStatus.PAUSED) {
-        printPauseHint(result);
+        printPauseHint(result, asked);
       } else if (result.status() == RunStatus.FAILED) {
         printResumeHint(result);
       }
     } else {
-      printHuman(result);
+      printHuman(result, asked);
     }
     if (eventsFailed.get() != null) {
       err.println(Errors.oneLine("loopflow: --events-jsonl " + eventsFile + ": writing failed ("
           + Errors.describe(eventsFailed.get()) + "); the file is incomplete, the journal has every event: "
           + "loopflow events " + result.runId()));
-      return result.status() == RunStatus.COMPLETED ? Main.FAILED : exitStatus(result.status());
+      return badAnswer ? Main.USAGE : result.status() == RunStatus.COMPLETED ? Main.FAILED
+          : exitStatus(result.status());
     }
-    return exitStatus(result.status());
+    return badAnswer ? Main.USAGE : exitStatus(result.status());
   }
 
   /** Opens (creates or truncates) the events file before the run starts; an unwritable path is a usage error. */
@@ -167,29 +184,29 @@ final class Driver {
     if (console == null || !Progress.isTerminal()) {
       return null;
     }
-    err.println("loopflow: " + (r.pause() == null ? "paused" : r.pause().message()));
+    err.println("loopflow: " + question(r.waiting()));
     err.flush();
-    return console.readLine(waitsForApproval(r) ? "approve or reject> " : "answer> ");
+    askedOnTerminal = true;
+    return console.readLine(r.waiting() != null && r.waiting().kind() == Waiting.Kind.APPROVAL
+        ? "approve or reject> " : "answer> ");
   }
 
-  private boolean waitsForApproval(RunResult r) {
-    if (r.pause() == null || r.pause().at() == null) {
-      return false;
+  /** What the person is asked, with an approval's deadline and the decision taken after it. */
+  private static String question(Waiting w) {
+    if (w == null) {
+      return "paused";
     }
-    String at = r.pause().at();
-    for (NodeExecution e : engine.store().nodeExecutions(r.runId())) {
-      if (e.status() == NodeStatus.PAUSED && e.position().path().equals(at)) {
-        return e.kind().equals("approval");
-      }
-    }
-    return false;
+    return w.message() + (w.deadline() == null ? "" : " (unanswered by " + w.deadline() + ": " + w.onTimeout() + ")");
   }
 
-  private void printPauseHint(RunResult r) {
-    err.println("loopflow: run " + r.runId() + " paused" + (r.pause() == null ? "" : " at " + r.pause().at() + ": "
-        + r.pause().message()));
+  /** The pause, said once: {@code asked} when the question was already shown (the terminal prompt, progress lines). */
+  private void printPauseHint(RunResult r, boolean asked) {
+    Waiting w = r.waiting();
+    err.println("loopflow: run " + r.runId() + " paused" + (w == null ? "" : " at " + w.path()
+        + (asked ? "" : ": " + question(w))));
+    boolean approval = w != null && w.kind() == Waiting.Kind.APPROVAL;
     err.println("loopflow: continue with: loopflow resume " + r.runId()
-        + (waitsForApproval(r) ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
+        + (approval ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
         + " (or answer in one go: run with --answer TEXT)");
   }
 
@@ -197,9 +214,9 @@ final class Driver {
     err.println("loopflow: run " + r.runId() + " is journaled; after fixing the cause: loopflow resume " + r.runId());
   }
 
-  private void printHuman(RunResult r) {
+  private void printHuman(RunResult r, boolean asked) {
     if (r.status() == RunStatus.PAUSED) {
-      printPauseHint(r);
+      printPauseHint(r, asked);
       return;
     }
     if (r.status() == RunStatus.COMPLETED) {

@@ -45,6 +45,11 @@ abstract class Progress implements EventListener {
 
   void finish(RunResult r) {}
 
+  /** Whether this view already printed a pause's message, so the final hint need not repeat it. */
+  boolean showsPauseMessages() {
+    return false;
+  }
+
   static String money(Double usd) {
     return usd == null ? "" : String.format(Locale.ROOT, "$%.4f", usd);
   }
@@ -60,6 +65,11 @@ abstract class Progress implements EventListener {
     }
 
     @Override
+    boolean showsPauseMessages() {
+      return true;
+    }
+
+    @Override
     public synchronized void onEvent(Event e) {
       if (start == null) {
         start = e.at();
@@ -67,6 +77,11 @@ abstract class Progress implements EventListener {
       String t = "[" + String.format(Locale.ROOT, "%7s", secs(Duration.between(start, e.at()))) + "] ";
       String line = switch (e) {
         case Event.RunStarted s -> "run " + s.runId() + " started: " + s.workflow();
+        case Event.RunResumed r -> "run " + r.runId() + " resumed: " + r.workflow() + " (was " + r.from()
+            + (r.waitedAt() == null ? "" : " at " + r.waitedAt()) + (r.answer() == null ? "" : ", answer "
+            + dev.loopflow.core.expr.Json.compact(r.answer())) + ")";
+        case Event.ListenerFailed f -> f.listener() + " failed on " + f.eventType() + " and was detached: "
+            + f.message();
         case Event.NodeStarted s -> pad(s.node().path()) + " started" + (s.attempt() > 1 ? " (attempt "
             + s.attempt() + ")" : "");
         case Event.NodeCompleted c -> pad(c.node().path()) + " completed in " + c.durationMillis() + "ms"

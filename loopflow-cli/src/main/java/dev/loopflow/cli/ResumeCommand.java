@@ -4,18 +4,20 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.model.Problem;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.store.RunRecord;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -73,9 +75,13 @@ final class ResumeCommand implements Callable<Integer> {
   @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write this attempt's events to FILE.")
   Path eventsFile;
 
-  @Option(names = "--mock-llm", paramLabel = "SCRIPT", arity = "0..1", fallbackValue = "",
-      description = "As for run: a run started with --mock-llm resumes with it too.")
-  String mockScript;
+  @Option(names = "--mock-llm", description = "Send every LLM call to the mock provider. Not needed for a run "
+      + "started with --mock-llm or --mock-script: it resumes with the mock and its script, as journaled.")
+  boolean mockLlm;
+
+  @Option(names = "--mock-script", paramLabel = "FILE", description = "Answer LLM calls from FILE instead of the "
+      + "script the run journaled; implies --mock-llm.")
+  Path mockScript;
 
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answers for later pauses, as for run.")
   List<String> answers = new ArrayList<>();
@@ -104,9 +110,16 @@ final class ResumeCommand implements Callable<Integer> {
       err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
       return Main.USAGE;
     }
-    if (rec.status() == RunStatus.COMPLETED || rec.status() == RunStatus.CANCELLED) {
-      err.println("loopflow: run " + runId + " is " + rec.status().json() + "; only paused, failed or interrupted "
-          + "runs can be resumed");
+    boolean decided = decision != null && (decision.approve || decision.reject);
+    if (comment != null && !decided) {
+      err.println("loopflow: --comment goes with --approve or --reject");
+      return Main.USAGE;
+    }
+    ResumeInput answer = decided ? (decision.approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
+        : input != null ? ResumeInput.text(input) : ResumeInput.none();
+    Optional<ResumeRefusal> refused = ResumeRefusal.check(runId, rec.status(), rec.waiting(), answer, Instant.now());
+    if (refused.isPresent() && refused.get().reason() == ResumeRefusal.Reason.NOT_RESUMABLE) {
+      err.println(refusal(refused.get()));
       return Main.USAGE;
     }
     if (force && original) {
@@ -117,57 +130,46 @@ final class ResumeCommand implements Callable<Integer> {
     if (wf == null) {
       return Main.USAGE;
     }
-    ResumeInput answer;
-    NodeExecution waiting = waitingAt(engine, rec);
-    boolean decided = decision != null && (decision.approve || decision.reject);
-    if (comment != null && !decided) {
-      err.println("loopflow: --comment goes with --approve or --reject");
+    if (refused.isPresent()) {
+      err.println(refusal(refused.get()));
       return Main.USAGE;
-    }
-    if (waiting == null) {
-      if (input != null || decided) {
-        err.println("loopflow: run " + runId + " is " + rec.status().json() + " and waits for no answer; resume it "
-            + "without --input, --approve or --reject");
-        return Main.USAGE;
-      }
-      answer = ResumeInput.none();
-    } else if (waiting.kind().equals("approval")) {
-      if (input != null && ResumeInput.Decision.parse(input) == null) {
-        err.println("loopflow: run " + runId + " waits for an approval at " + waiting.position().path()
-            + "; answer with --approve or --reject (or --input approve|reject)");
-        return Main.USAGE;
-      }
-      answer = decided ? (decision.approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
-          : input != null ? new ResumeInput(input, null, comment) : ResumeInput.none();
-      if (answer.isEmpty() && !deadlinePassed(waiting)) {
-        err.println("loopflow: run " + runId + " waits for an approval at " + waiting.position().path() + ": "
-            + waiting.result().get("message") + "\nloopflow: answer with --approve or --reject [--comment TEXT]");
-        return Main.USAGE;
-      }
-    } else {
-      if (decided) {
-        err.println("loopflow: run " + runId + " waits at loop gate " + waiting.position().path() + ", not at an "
-            + "approval; answer with --input TEXT");
-        return Main.USAGE;
-      }
-      if (input == null) {
-        err.println("loopflow: run " + runId + " waits at " + waiting.position().path() + ": "
-            + waiting.result().get("message") + "\nloopflow: answer with --input TEXT");
-        return Main.USAGE;
-      }
-      answer = ResumeInput.text(input);
     }
     RunOptions.Builder opts = RunOptions.builder();
     if (rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))) {
       opts.workingDirectory(Path.of(rec.workingDirectory()));
     }
-    if (!Support.mockOption(opts, mockScript, err)) {
+    if (!Support.mockOption(opts, mockLlm, mockScript, err)) {
       return Main.USAGE;
     }
-    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
-    ResumeInput given = answer;
+    boolean journaledMock = Boolean.TRUE.equals(rec.options().get("llm.mock"));
+    if (journaledMock && !mockLlm && mockScript == null) {
+      err.println("loopflow: run " + runId + " started with the mock LLM provider; it resumes with it"
+          + (rec.options().get("llm.mock_script") != null ? " and the mock script kept with the run" : ""));
+    }
+    Support.mockWhenNoProvider(opts, wf, journaledMock || mockLlm || mockScript != null, Support.environment,
+        quiet ? null : err);
     Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
-    return d.drive(o -> engine.resume(wf, runId, given, o, true));
+    return d.drive(o -> engine.resume(wf, runId, answer, o, true));
+  }
+
+  /** A refusal in this command's terms: which option answers what the run waits for. */
+  private String refusal(ResumeRefusal r) {
+    Waiting w = r.waiting();
+    boolean approval = w != null && w.kind() == Waiting.Kind.APPROVAL;
+    return "loopflow: " + switch (r.reason()) {
+      case NOT_RESUMABLE -> "run " + runId + " is " + r.status().json() + "; only paused, failed or interrupted runs "
+          + "can be resumed";
+      case NO_ANSWER_EXPECTED -> "run " + runId + " is " + (r.status() == RunStatus.RUNNING ? "interrupted"
+          : r.status().json()) + " and waits for no answer; resume it without --input, --approve or --reject";
+      case ANSWER_REQUIRED -> approval
+          ? "run " + runId + " waits for an approval at " + w.path() + ": " + w.message()
+              + "\nloopflow: answer with --approve or --reject [--comment TEXT]"
+          : "run " + runId + " waits at " + w.path() + ": " + w.message() + "\nloopflow: answer with --input TEXT";
+      case WRONG_ANSWER -> approval
+          ? "run " + runId + " waits for an approval at " + w.path() + "; answer with --approve or --reject (or "
+              + "--input approve|reject)"
+          : "run " + runId + " waits at loop gate " + w.path() + ", not at an approval; answer with --input TEXT";
+    };
   }
 
   /**
@@ -228,28 +230,5 @@ final class ResumeCommand implements Callable<Integer> {
       err.println("loopflow: the journaled workflow of run " + rec.runId() + " no longer loads with this version");
       return null;
     }
-  }
-
-  /** The paused execution the run waits at, or null when it waits for nothing. */
-  private static NodeExecution waitingAt(Loopflow engine, RunRecord rec) {
-    if (rec.status() != RunStatus.PAUSED || rec.pausedAt() == null) {
-      return null;
-    }
-    NodeExecution found = null;
-    for (NodeExecution e : engine.store().nodeExecutions(rec.runId())) {
-      if (e.position().path().equals(rec.pausedAt())) {
-        if (e.status() == NodeStatus.PAUSED && found == null) {
-          found = e;
-        } else if (e.status() != NodeStatus.PAUSED) {
-          return null;
-        }
-      }
-    }
-    return found;
-  }
-
-  private static boolean deadlinePassed(NodeExecution waiting) {
-    Object d = waiting.result() == null ? null : waiting.result().get("deadline");
-    return d != null && !java.time.Instant.now().isBefore(java.time.Instant.parse(String.valueOf(d)));
   }
 }

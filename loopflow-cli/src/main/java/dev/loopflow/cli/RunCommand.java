@@ -20,7 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Runs a workflow: live progress on stderr, the result on stdout.",
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow run examples/review-llm.yaml --json --events-jsonl events.jsonl",
-        "  loopflow run seeds/coder.yaml --mock-llm responses.json   # every LLM call answered by the mock", "",
+        "  loopflow run seeds/coder.yaml --mock-script responses.json   # every LLM call answered by the mock", "",
         "Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or usage, 3 paused."})
 final class RunCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "Workflow file.")
@@ -39,10 +39,14 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write every event to FILE, one JSON per line.")
   Path eventsFile;
 
-  @Option(names = "--mock-llm", paramLabel = "SCRIPT", arity = "0..1", fallbackValue = "",
-      description = "Send every LLM call to the mock provider (labelled mock), answering from SCRIPT "
-          + "(JSON or YAML list of responses) or the workflow's mock block.")
-  String mockScript;
+  @Option(names = "--mock-llm", description = "Send every LLM call to the mock provider (labelled mock), "
+      + "answering from the workflow's mock block (or --mock-script). Kept with the run: resume uses it too.")
+  boolean mockLlm;
+
+  @Option(names = "--mock-script", paramLabel = "FILE", description = "Answer LLM calls from FILE (a JSON or YAML "
+      + "list of responses, or a map from node id to such a list); implies --mock-llm. The script is kept with the "
+      + "run.")
+  Path mockScript;
 
   @Option(names = "--store", paramLabel = "URL", description = "Run store: sqlite:PATH, postgresql://user@host/db "
       + "or memory. Default: LOOPFLOW_STORE, else sqlite under LOOPFLOW_HOME (~/.loopflow).")
@@ -105,10 +109,10 @@ final class RunCommand implements Callable<Integer> {
       err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
-    if (!Support.mockOption(opts, mockScript, err)) {
+    if (!Support.mockOption(opts, mockLlm, mockScript, err)) {
       return Main.USAGE;
     }
-    Support.mockWhenNoProvider(opts, wf, mockScript, Support.environment, quiet ? null : err);
+    Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment, quiet ? null : err);
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
       err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
           + runId + "'"));

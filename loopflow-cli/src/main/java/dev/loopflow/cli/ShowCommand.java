@@ -9,6 +9,7 @@ import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
@@ -65,8 +66,11 @@ final class ShowCommand implements Callable<Integer> {
       if (source) {
         out.print(r.source() == null ? "" : r.source());
       } else if (json) {
+        // The engine's own reading of the journal: what the run printed, or for a run that is still running (or
+        // whose process died) its state rebuilt with the engine's merges.
+        RunResult result = Loopflow.builder().store(s).build().result(runId).orElseThrow();
         out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
-            .writeValueAsString(result(r, rows).toJson()));
+            .writeValueAsString(redactor.map(result.toJson())));
       } else {
         tree(out, r, rows);
       }
@@ -75,35 +79,6 @@ final class ShowCommand implements Callable<Integer> {
       out.flush();
       err.flush();
     }
-  }
-
-  /** The run's result: as recorded when it ended or paused, else rebuilt from its top-level executions. */
-  @SuppressWarnings("unchecked")
-  static RunResult result(RunRecord r, List<NodeExecution> rows) {
-    Map<String, Map<String, Object>> nodes = new LinkedHashMap<>();
-    Map<String, Object> state;
-    if (r.nodes() != null) {
-      r.nodes().forEach((k, v) -> nodes.put(k, (Map<String, Object>) v));
-      state = r.state();
-    } else {
-      state = new LinkedHashMap<>();
-      for (NodeExecution e : rows) {
-        if (e.statePatch() != null) {
-          state.putAll(e.statePatch());
-        }
-        if (e.position().loops().isEmpty()) {
-          nodes.put(e.position().nodeId(), NodeResults.report(e.result(), e.status()));
-        }
-      }
-    }
-    Usage usage = r.usage() == null ? Usage.NONE : r.usage();
-    if (r.status() == RunStatus.RUNNING) {
-      for (NodeExecution e : rows) {
-        usage = usage.plus(e.usage());
-      }
-    }
-    RunResult.Pause pause = r.status() == RunStatus.PAUSED ? new RunResult.Pause(r.pausedAt(), r.pauseMessage()) : null;
-    return new RunResult(r.runId(), r.status(), r.output(), state, nodes, usage, r.error(), pause);
   }
 
   /** A node of the printed tree: a node execution, or a loop with its passes. */
@@ -131,8 +106,9 @@ final class ShowCommand implements Callable<Integer> {
       out.println("  error [" + r.error().code() + "]" + (r.error().path() != null ? " at " + r.error().path()
           : r.error().node() != null ? " in " + r.error().node() : "") + ": " + firstLine(r.error().message(), 160));
     }
-    if (r.status() == RunStatus.PAUSED) {
-      out.println("  paused at " + r.pausedAt() + ": " + firstLine(r.pauseMessage(), 160));
+    if (r.status() == RunStatus.PAUSED && r.waiting() != null) {
+      out.println("  waits for " + (r.waiting().kind() == dev.loopflow.core.run.Waiting.Kind.APPROVAL ? "an approval"
+          : "input") + " at " + r.waiting().path() + ": " + firstLine(r.waiting().message(), 160));
     }
     Item root = new Item("");
     for (NodeExecution e : rows) {

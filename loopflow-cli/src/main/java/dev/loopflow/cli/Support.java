@@ -140,9 +140,9 @@ final class Support {
    *
    * @return whether the mock was switched on
    */
-  static boolean mockWhenNoProvider(RunOptions.Builder opts, Workflow wf, String mockScript,
+  static boolean mockWhenNoProvider(RunOptions.Builder opts, Workflow wf, boolean mockGiven,
       Map<String, String> env, PrintWriter notice) {
-    if (mockScript != null || wf.blocks().get("mock") == null) {
+    if (mockGiven || wf.blocks().get("mock") == null) {
       return false;
     }
     for (Provider p : Provider.values()) {
@@ -163,21 +163,24 @@ final class Support {
   }
 
   /**
-   * Applies {@code --mock-llm [SCRIPT]} (null: not given; empty: the workflow's own mock block). False after
-   * printing why when the script file does not exist.
+   * Applies {@code --mock-llm} and {@code --mock-script FILE} (which implies the mock). The script is read here and
+   * handed to the run as its content, so it is journaled with the run and a resume answers from the same script
+   * whatever happens to the file. False after printing why when the script cannot be read.
    */
-  static boolean mockOption(RunOptions.Builder opts, String mockScript, PrintWriter err) {
-    if (mockScript == null) {
+  static boolean mockOption(dev.loopflow.core.run.RunOptions.Builder opts, boolean mock, Path script,
+      PrintWriter err) {
+    if (!mock && script == null) {
       return true;
     }
     opts.option("llm.mock", true);
-    if (!mockScript.isEmpty()) {
-      Path p = Path.of(mockScript);
-      if (!Files.isRegularFile(p)) {
-        err.println("loopflow: --mock-llm " + mockScript + ": no such file");
+    if (script != null) {
+      try {
+        opts.option("llm.mock_script", dev.loopflow.llm.MockScripts.read(script));
+      } catch (IllegalArgumentException e) {
+        err.println("loopflow: --mock-script " + script + ": " + (Files.isRegularFile(script) ? e.getMessage()
+            : "no such file"));
         return false;
       }
-      opts.option("llm.mock_script", p.toAbsolutePath().toString());
     }
     return true;
   }

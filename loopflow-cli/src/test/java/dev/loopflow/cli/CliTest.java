@@ -111,7 +111,7 @@ class CliTest {
         """);
     Path script = dir.resolve("script.json");
     Files.writeString(script, "{\"coder\": [\"def add(a, b): return a + b\"]}");
-    Run r = cli("run", wf.toString(), "--input", "task=add", "--mock-llm", script.toString(), "--json", "--quiet");
+    Run r = cli("run", wf.toString(), "--input", "task=add", "--mock-script", script.toString(), "--json", "--quiet");
     assertThat(r.status()).as(r.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(r.out());
     assertThat(json.get("output").asText()).isEqualTo("def add(a, b): return a + b");

@@ -106,11 +106,10 @@ class LoopExamplesTest {
       }
       List<String> argv = new ArrayList<>();
       for (String a : words(line.substring("# run: ./loopflow ".length()))) {
-        argv.add(a.startsWith("examples/") ? "../" + a
-            : a.startsWith("--mock-llm=examples/") ? "--mock-llm=../" + a.substring("--mock-llm=".length()) : a);
+        argv.add(a.startsWith("examples/") ? "../" + a : a);
       }
       argv.add("--quiet");
-      if (realProvider && argv.stream().noneMatch(a -> a.startsWith("--mock-llm"))) {
+      if (realProvider && argv.stream().noneMatch(a -> a.startsWith("--mock-"))) {
         argv.add("--mock-llm"); // keep the test offline; the example's own mock block answers
       }
       CliTest.Run r = CliTest.cli(argv.toArray(String[]::new));
@@ -155,7 +154,7 @@ class LoopExamplesTest {
 
   @Test
   void coderReviewerLoopsBackOnceThenPasses() throws IOException {
-    JsonNode json = completed("loop-coder-reviewer.yaml", "--mock-llm=../examples/loop-coder-reviewer.mock.json",
+    JsonNode json = completed("loop-coder-reviewer.yaml", "--mock-script", "../examples/loop-coder-reviewer.mock.json",
         "--input", "task=add two numbers");
     JsonNode reviewer = json.get("nodes").get("reviewer");
     assertLoop(reviewer.get("loop"), 2, "condition_false");
@@ -170,7 +169,7 @@ class LoopExamplesTest {
 
   @Test
   void coderReviewerRunOutputIsTheLastReview() throws IOException {
-    JsonNode json = completed("loop-coder-reviewer.yaml", "--mock-llm=../examples/loop-coder-reviewer.mock.json",
+    JsonNode json = completed("loop-coder-reviewer.yaml", "--mock-script", "../examples/loop-coder-reviewer.mock.json",
         "--input", "task=add two numbers");
     assertThat(json.get("output").asText()).isEqualTo("{\"passed\": true, \"feedback\": \"correct\"}");
   }
@@ -226,7 +225,7 @@ class LoopExamplesTest {
   void refineUntilValidRetriesUntilTheReplyParses() throws IOException {
     assumeTrue(python3Available(), "python3 is needed by the example's validate node");
     JsonNode json = completed("loop-refine-until-valid.yaml",
-        "--mock-llm=../examples/loop-refine-until-valid.mock.json");
+        "--mock-script", "../examples/loop-refine-until-valid.mock.json");
     assertLoop(json.get("nodes").get("refine_until_valid"), 2, "condition_false");
     assertThat(json.get("output").get("name").asText()).isEqualTo("Ada");
     assertThat(json.get("output").get("age").asInt()).isEqualTo(36);

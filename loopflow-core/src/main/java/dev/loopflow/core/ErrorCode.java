@@ -17,6 +17,11 @@ public enum ErrorCode {
   RUN_NOT_RESUMABLE,
   /** The workflow file changed since the run started; resuming needs the original or an explicit force. */
   WORKFLOW_CHANGED,
+  /**
+   * Something failed that no workflow can cause: an unexpected exception in the engine or a handler's engine-facing
+   * method, or the run store refusing a write. The run ends failed with this code; resume continues it.
+   */
+  INTERNAL_ERROR,
   RESTART_VALIDATION_FAILED,
   VALIDATION_RETRY_EXHAUSTED,
   RESTART_COOLDOWN_NOT_ELAPSED,

@@ -5,6 +5,7 @@ import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunRecord;
@@ -45,7 +46,7 @@ public final class Loopflow {
   private Loopflow(Builder b) {
     this.handlers = Map.copyOf(b.handlers);
     this.services = Map.copyOf(b.services);
-    this.engine = new Engine(b.store, services, b.clock);
+    this.engine = new Engine(b.store, services, b.clock, this::journaledWorkflow);
     this.loader = new WorkflowLoader(handlers, services);
   }
 
@@ -160,14 +161,37 @@ public final class Loopflow {
     return resume(runId, ResumeInput.text(input), RunOptions.builder().build());
   }
 
+  /** The run's record; whether it can be resumed, and with what answer, the engine decides under the run's lease. */
   private RunRecord resumable(String runId) {
     RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
         ErrorCode.RUN_NOT_RESUMABLE, "no run '" + runId + "' in this store"));
-    if (rec.status() == RunStatus.COMPLETED || rec.status() == RunStatus.CANCELLED) {
-      throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "run '" + runId + "' is " + rec.status().json()
-          + " and cannot be resumed");
-    }
+    ResumeRefusal.check(runId, rec.status(), rec.waiting(), null, java.time.Instant.MAX)
+        .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
+        .ifPresent(r -> {
+          throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
+        });
     return rec;
+  }
+
+  /**
+   * A journaled run's result object, the one {@code loopflow run --json} printed: for a run that ended or paused,
+   * the result it journaled; for one still running or whose process died, rebuilt from its completed executions
+   * with the engine's own state merges (see {@code docs/runs.md}). Empty when the store has no such run.
+   */
+  public java.util.Optional<RunResult> result(String runId) {
+    return engine.result(runId);
+  }
+
+  /** The workflow a run journaled, or null when it has no source or the source no longer loads. */
+  private Workflow journaledWorkflow(RunRecord rec) {
+    if (rec.source() == null) {
+      return null;
+    }
+    try {
+      return parse(rec.source(), rec.file() == null ? rec.workflow() : rec.file());
+    } catch (WorkflowInvalidException e) {
+      return null;
+    }
   }
 
   /**

@@ -74,9 +74,14 @@ public final class LlmHandler implements NodeHandler {
     }
     Template system = cfg.has("system") ? cfg.template("system")
         : cfg.defaults().get("system") instanceof String s ? cfg.template("system", s) : null;
-    String provider = cfg.string("provider");
+    // A loop_group's provider reaches its body's llm nodes as a default (NodeConfig.defaults()), paired with the
+    // default model: a node that names its own model does not take it.
+    boolean own = cfg.has("provider");
+    String provider = own ? cfg.string("provider")
+        : !cfg.has("model") && cfg.defaults().get("provider") instanceof String s ? s : null;
     if (provider != null && !Set.of("openai", "anthropic", "ollama", "mock").contains(provider)) {
-      cfg.error("provider", "unknown provider '" + provider + "'; expected openai, anthropic, ollama or mock");
+      cfg.error(own ? "provider" : null, "unknown provider '" + provider + "'" + (own ? ""
+          : " (given by the enclosing loop_group)") + "; expected openai, anthropic, ollama or mock");
     }
     String model = cfg.has("model") ? cfg.string("model")
         : cfg.defaults().get("model") instanceof String s ? s : null;

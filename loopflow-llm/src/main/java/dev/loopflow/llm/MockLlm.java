@@ -2,8 +2,6 @@ package dev.loopflow.llm;
 
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.spi.NodeContext;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +9,9 @@ import java.util.Map;
 /*
  * The mock provider: for demos and tests, always labelled "mock" in events, progress and results.
  *
- * Responses come from, in order of precedence: the run option llm.mock_script (a JSON or YAML file), the
+ * Responses come from, in order of precedence: the run option llm.mock_script (the script itself, as the CLI
+ * passes it so that it is journaled with the run and a resume answers from the same script; or the path of a JSON
+ * or YAML file, read at every call), the
  * workflow's `mock:` block, the node's own `mock:` list. A script is a list (answers for every LLM call in
  * call order) or a map from node id to list. Each response is a string or {text, input_tokens,
  * output_tokens}. When a list runs out its last response repeats, so a loop can run to its bound. With no
@@ -24,7 +24,8 @@ final class MockLlm {
   record Answer(String text, long inputTokens, long outputTokens) {}
 
   static Answer answer(NodeContext ctx, String nodeId, Object nodeScript, String prompt) {
-    Object script = ctx.option("llm.mock_script").map(p -> load(Path.of(String.valueOf(p)))).orElse(null);
+    Object script = ctx.option("llm.mock_script")
+        .map(p -> p instanceof String path ? MockScripts.read(Path.of(path)) : p).orElse(null);
     if (script == null && ctx.workflowBlock("mock") instanceof Map<?, ?> block) {
       script = block.get("responses");
     }
@@ -62,19 +63,5 @@ final class MockLlm {
     }
     String t = r instanceof String s ? s : Json.compact(r);
     return new Answer(t, in, Math.max(1, t.length() / 4));
-  }
-
-  private static Object load(Path file) {
-    try {
-      String text = Files.readString(file);
-      String name = file.getFileName().toString();
-      if (name.endsWith(".yaml") || name.endsWith(".yml")) {
-        return new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory())
-            .readValue(text, Object.class);
-      }
-      return Json.parse(text);
-    } catch (IOException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("cannot read mock script " + file + ": " + e.getMessage(), e);
-    }
   }
 }

@@ -8,6 +8,7 @@ import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
@@ -64,8 +65,12 @@ public abstract class RunStoreContract {
     inputs.put("topic", "loops");
     inputs.put("n", 3);
     inputs.put("nested", Map.of("list", List.of(1, "two", Map.of("three", true))));
+    Map<String, Object> options = new LinkedHashMap<>();
+    options.put("llm.mock", true);
+    options.put("llm.mock_script", Map.of("writer", List.of("draft one", Map.of("text", "draft two",
+        "input_tokens", 12))));
     return new RunRecord(id, "review", "examples/review.yaml", "name: review\nnodes: []\n", "sha256:abc", inputs,
-        RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, null, "/work/dir", null, null);
+        options, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, "/work/dir", null, null);
   }
 
   protected static NodeExecution execution(String runId, NodePosition pos, String text) {
@@ -106,10 +111,16 @@ public abstract class RunStoreContract {
     String id = newId();
     RunRecord r = run(id, T0);
     store.createRun(r);
-    RunRecord paused = r.paused(T0.plusSeconds(2), new Usage(10, 5, null, 1, 1), "fix[2].gate", "continue?");
+    RunRecord paused = r.paused(T0.plusSeconds(2), new Usage(10, 5, null, 1, 1), new Waiting(Waiting.Kind.INPUT,
+        "fix", "fix[2].gate", "fix", 2, "continue?", null, null));
     store.updateRun(paused);
     assertThat(store.findRun(id)).contains(paused);
-    RunRecord resumed = paused.resumed();
+    RunRecord approval = r.paused(T0.plusSeconds(3), Usage.NONE, new Waiting(Waiting.Kind.APPROVAL, "ask",
+        "outer[1].ask", "outer", 1, "ship it?", T0.plusSeconds(3600), "reject"), Map.of("k", "v"),
+        Map.of("ask", Map.of("status", "paused")));
+    store.updateRun(approval);
+    assertThat(store.findRun(id)).contains(approval);
+    RunRecord resumed = paused.resumed(Map.of("llm.mock", true));
     store.updateRun(resumed);
     assertThat(store.findRun(id)).contains(resumed);
     RunRecord failed = resumed.finish(RunStatus.FAILED, T0.plusSeconds(9), new Usage(10, 5, 0.25, 2, 0), null,
@@ -250,14 +261,14 @@ public abstract class RunStoreContract {
   }
 
   @Test
-  void aCancelRequestIsSeenUntilCleared() {
+  void aCancelRequestIsSeenWithItsReasonUntilCleared() {
     String id = newId();
     store.createRun(run(id, T0));
-    assertThat(store.cancelRequested(id)).isFalse();
-    store.setCancelRequested(id, true);
-    assertThat(store.cancelRequested(id)).isTrue();
-    store.setCancelRequested(id, false);
-    assertThat(store.cancelRequested(id)).isFalse();
+    assertThat(store.cancelRequest(id)).isEmpty();
+    store.requestCancel(id, "changed our minds");
+    assertThat(store.cancelRequest(id)).contains("changed our minds");
+    store.requestCancel(id, null);
+    assertThat(store.cancelRequest(id)).isEmpty();
   }
 
   @Test

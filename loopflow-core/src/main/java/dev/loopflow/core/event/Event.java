@@ -21,6 +21,19 @@ public sealed interface Event {
     }
   }
 
+  /**
+   * A journaled run continues in a new attempt (instead of a second {@code run.started}). {@code from} is what it
+   * was: {@code paused} (waiting for a person), {@code failed}, or {@code crashed} (journaled as running, but no
+   * process executes it any more). {@code waitedAt} is the position it waited at (null unless paused);
+   * {@code answer} is what the person gave ({@code text}, or {@code decision} and {@code comment}), null for none.
+   */
+  record RunResumed(String runId, long seq, Instant at, String workflow, String from, String waitedAt,
+      Map<String, Object> answer) implements Event {
+    public String type() {
+      return "run.resumed";
+    }
+  }
+
   record RunFinished(String runId, long seq, Instant at, String status, String errorCode, String message,
       long inputTokens, long outputTokens, Double costUsd, int llmCalls) implements Event {
     public String type() {
@@ -123,6 +136,17 @@ public sealed interface Event {
   record RunPaused(String runId, long seq, Instant at, NodePosition node, String message) implements Event {
     public String type() {
       return "run.paused";
+    }
+  }
+
+  /**
+   * A listener threw while receiving the event of type {@code eventType}; it is detached from the run, which goes
+   * on. {@code listener} says which one (its registration number and class), {@code message} what it threw.
+   */
+  record ListenerFailed(String runId, long seq, Instant at, String listener, String eventType, String message)
+      implements Event {
+    public String type() {
+      return "listener.failed";
     }
   }
 }

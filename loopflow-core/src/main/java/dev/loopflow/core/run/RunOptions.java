@@ -77,6 +77,26 @@ public final class RunOptions {
     return timeout;
   }
 
+  /**
+   * These options with {@code defaults} added for every option not set here; used to resume a run with the options
+   * it journaled, unless the resume sets them itself.
+   */
+  public RunOptions withOptionDefaults(Map<String, Object> defaults) {
+    if (defaults == null || defaults.isEmpty()) {
+      return this;
+    }
+    Builder b = new Builder();
+    b.runId = runId;
+    b.inputs.putAll(inputs);
+    b.listeners.addAll(listeners);
+    b.options.putAll(defaults);
+    b.options.putAll(options);
+    b.environment = environment;
+    b.workingDirectory = workingDirectory;
+    b.timeout = timeout;
+    return b.build();
+  }
+
   public static final class Builder {
     private String runId;
     private final Map<String, Object> inputs = new LinkedHashMap<>();

@@ -5,21 +5,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The outcome of a run, identical to what {@code loopflow run --json} prints (SPEC §9). {@code nodes} holds
- * every node of the workflow in definition order, each with at least its {@code status}.
+ * The outcome of a run, identical to what {@code loopflow run --json} prints. {@code nodes} holds every node of
+ * the workflow in definition order, each with at least its {@code status}; {@code waiting} is set exactly when the
+ * run is paused.
  */
 public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
-    Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Pause pause) {
-
-  /** Where a paused run waits (a position path such as {@code fix[2].gate}) and what it asks the person. */
-  public record Pause(String at, String message) {}
+    Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting) {
 
   public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
       Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
     this(runId, status, output, state, nodes, usage, error, null);
   }
 
-  /** The SPEC §9 JSON object as plain maps, ready for Jackson. */
+  /**
+   * The JSON object as plain maps, ready for Jackson: {@code run_id, status, output, state, nodes, usage, error}, and
+   * for a paused run {@code waiting} (see {@link Waiting#toJson()}).
+   */
   public Map<String, Object> toJson() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("run_id", runId);
@@ -45,6 +46,9 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
       }
       e.putAll(error.details());
       m.put("error", e);
+    }
+    if (waiting != null) {
+      m.put("waiting", waiting.toJson());
     }
     return m;
   }

@@ -338,9 +338,14 @@ public final class Redactor {
 
   /** The record as it may be journaled. Identity fields (ids, file, directory) are kept: resume needs them. */
   public RunRecord record(RunRecord r) {
+    dev.loopflow.core.run.Waiting w = r.waiting();
+    if (w != null) {
+      w = new dev.loopflow.core.run.Waiting(w.kind(), w.node(), w.path(), w.loop(), w.iteration(), text(w.message()),
+          w.deadline(), w.onTimeout());
+    }
     return new RunRecord(r.runId(), r.workflow(), r.file(), source(r.source()), r.sourceHash(), map(r.inputs()),
-        r.status(), r.startedAt(), r.finishedAt(), r.usage(), value(r.output()), error(r.error()), r.pausedAt(),
-        text(r.pauseMessage()), r.workingDirectory(), map(r.state()), map(r.nodes()));
+        map(r.options()), r.status(), r.startedAt(), r.finishedAt(), r.usage(), value(r.output()), error(r.error()),
+        w, r.workingDirectory(), map(r.state()), map(r.nodes()));
   }
 
   public NodeExecution execution(NodeExecution e) {

@@ -6,7 +6,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,7 +14,7 @@ final class InMemoryRunStore implements RunStore {
   private final Map<String, List<NodeExecution>> executions = new ConcurrentHashMap<>();
   private final Map<String, List<Event>> events = new ConcurrentHashMap<>();
   private final Map<String, Lease> leases = new ConcurrentHashMap<>();
-  private final Set<String> cancels = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> cancels = new ConcurrentHashMap<>();
 
   @Override
   public void createRun(RunRecord run) {
@@ -100,16 +99,16 @@ final class InMemoryRunStore implements RunStore {
   }
 
   @Override
-  public void setCancelRequested(String runId, boolean requested) {
-    if (requested) {
-      cancels.add(runId);
+  public void requestCancel(String runId, String reason) {
+    if (reason != null) {
+      cancels.put(runId, reason);
     } else {
       cancels.remove(runId);
     }
   }
 
   @Override
-  public boolean cancelRequested(String runId) {
-    return cancels.contains(runId);
+  public Optional<String> cancelRequest(String runId) {
+    return Optional.ofNullable(cancels.get(runId));
   }
 }

@@ -2,21 +2,33 @@ package dev.loopflow.core.store;
 
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.spi.Usage;
 import java.time.Instant;
 import java.util.Map;
 
 /**
  * A run as journaled: what ran (source and its hash, and the directory it ran in, where a resumed run's shell
- * nodes run again), with what inputs, and how it ended. A paused run also records where it waits
- * ({@code pausedAt}, a position path) and what it asks ({@code pauseMessage}). A run that ended or paused keeps
- * its final {@code state} and top-level {@code nodes} report, so it is shown exactly as {@code run --json} printed
- * it; both are null while it runs (a crashed run is shown from its node executions).
+ * nodes run again), with what inputs and run options (those a resume must reuse, such as the mock LLM provider
+ * and its script), and how it ended. A paused run also records what it waits for ({@code waiting}). A run that
+ * ended or paused keeps its final {@code state} and top-level {@code nodes} report, so it is shown exactly as
+ * {@code run --json} printed it; both are null while it runs (a crashed run is shown from its node executions).
+ *
+ * @param options run options as plain JSON values; never null (empty when none)
  */
 public record RunRecord(String runId, String workflow, String file, String source, String sourceHash,
-    Map<String, Object> inputs, RunStatus status, Instant startedAt, Instant finishedAt, Usage usage, Object output,
-    RunError error, String pausedAt, String pauseMessage, String workingDirectory, Map<String, Object> state,
+    Map<String, Object> inputs, Map<String, Object> options, RunStatus status, Instant startedAt, Instant finishedAt,
+    Usage usage, Object output, RunError error, Waiting waiting, String workingDirectory, Map<String, Object> state,
     Map<String, Object> nodes) {
+
+  public RunRecord {
+    options = options == null ? Map.of() : options;
+  }
+
+  /** The position path the run waits at, or null when it waits for nothing. */
+  public String pausedAt() {
+    return waiting == null ? null : waiting.path();
+  }
 
   /**
    * Whether {@code source} is exactly the text the run started from. False when credentials written in it were
@@ -33,22 +45,23 @@ public record RunRecord(String runId, String workflow, String file, String sourc
 
   public RunRecord finish(RunStatus s, Instant at, Usage u, Object out, RunError err, Map<String, Object> finalState,
       Map<String, Object> nodeReports) {
-    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, s, startedAt, at, u, out, err, null,
+    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, options, s, startedAt, at, u, out, err,
         null, workingDirectory, finalState, nodeReports);
   }
 
-  public RunRecord paused(Instant at, Usage u, String where, String message) {
-    return paused(at, u, where, message, state, nodes);
+  public RunRecord paused(Instant at, Usage u, Waiting w) {
+    return paused(at, u, w, state, nodes);
   }
 
-  public RunRecord paused(Instant at, Usage u, String where, String message, Map<String, Object> finalState,
+  public RunRecord paused(Instant at, Usage u, Waiting w, Map<String, Object> finalState,
       Map<String, Object> nodeReports) {
-    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, RunStatus.PAUSED, startedAt, at, u, null,
-        null, where, message, workingDirectory, finalState, nodeReports);
+    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, options, RunStatus.PAUSED, startedAt, at,
+        u, null, null, w, workingDirectory, finalState, nodeReports);
   }
 
-  public RunRecord resumed() {
-    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, RunStatus.RUNNING, startedAt, null, usage,
-        null, null, pausedAt, pauseMessage, workingDirectory, null, null);
+  /** Running again, with the options the resumed attempt runs with; it no longer waits for anything. */
+  public RunRecord resumed(Map<String, Object> runOptions) {
+    return new RunRecord(runId, workflow, file, source, sourceHash, inputs, runOptions, RunStatus.RUNNING, startedAt,
+        null, usage, null, null, null, workingDirectory, null, null);
   }
 }

@@ -14,7 +14,7 @@ import java.util.Optional;
  * {@link #flush()}, because an event lost with a crash only describes work that a resumed run repeats.
  *
  * <p>A run is executed by at most one engine at a time: the one holding its {@linkplain #tryLease lease}.
- * Another process asks it to stop with {@link #setCancelRequested}; the holder polls {@link #cancelRequested}.
+ * Another process asks it to stop with {@link #requestCancel}; the holder polls {@link #cancelRequest}.
  */
 public interface RunStore extends AutoCloseable {
   void createRun(RunRecord run);
@@ -49,9 +49,14 @@ public interface RunStore extends AutoCloseable {
   /** The current holder, if any (possibly expired). */
   Optional<Lease> lease(String runId);
 
-  void setCancelRequested(String runId, boolean requested);
+  /**
+   * Asks the engine executing the run to stop, saying why; the reason ends up in the run's error. A null reason
+   * withdraws the request (a resumed run starts without one).
+   */
+  void requestCancel(String runId, String reason);
 
-  boolean cancelRequested(String runId);
+  /** The reason of a pending cancel request, or empty when none is pending. */
+  Optional<String> cancelRequest(String runId);
 
   /** Makes buffered events durable. */
   default void flush() {}

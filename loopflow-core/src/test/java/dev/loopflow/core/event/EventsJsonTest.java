@@ -49,7 +49,11 @@ class EventsJsonTest {
         new Event.LoopIteration(RUN, 12, AT, NESTED, "iterator", 3, 2, 5, 4, "item three", false),
         new Event.LoopIterate(RUN, 13, AT, NESTED, "test", "implement", 2, 4),
         new Event.LoopCompleted(RUN, 14, AT, TOP, "while_loop", 4, "condition_false", 5000, 800, null, 9),
-        new Event.RunPaused(RUN, 15, AT, NESTED, "approve the plan?"));
+        new Event.RunPaused(RUN, 15, AT, NESTED, "approve the plan?"),
+        new Event.RunResumed(RUN, 16, AT, "review", "paused", "fix[2].ask",
+            Map.of("decision", "rejected", "comment", "not yet")),
+        new Event.ListenerFailed(RUN, 17, AT, "listener 2 (com.example.Dashboard)", "node.completed",
+            "IllegalStateException: socket closed"));
   }
 
   @ParameterizedTest

@@ -240,12 +240,12 @@ class LoopGroupNestingTest {
         """);
     RunResult p1 = runs.run(wf);
     assertThat(p1.status()).as(String.valueOf(p1.error())).isEqualTo(RunStatus.PAUSED);
-    assertThat(p1.pause().at()).isEqualTo("outer[1].inner[1].gate");
-    assertThat(p1.pause().message()).isEqualTo("outer 1 inner 1?");
+    assertThat(p1.waiting().path()).isEqualTo("outer[1].inner[1].gate");
+    assertThat(p1.waiting().message()).isEqualTo("outer 1 inner 1?");
 
     RunResult p2 = runs.resume(wf, p1, "a");
     assertThat(p2.status()).as(String.valueOf(p2.error())).isEqualTo(RunStatus.PAUSED);
-    assertThat(p2.pause().at()).isEqualTo("outer[2].inner[1].gate");
+    assertThat(p2.waiting().path()).isEqualTo("outer[2].inner[1].gate");
 
     RunResult r = runs.resume(wf, p2, "b");
     assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);

@@ -75,8 +75,8 @@ class LoopGroupPauseTest {
     RunResult r = runs.run(FIX);
 
     assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.PAUSED);
-    assertThat(r.pause().at()).isEqualTo("fix[1].gate");
-    assertThat(r.pause().message()).isEqualTo("Pass 1 of 3 done: needs work. Feedback?");
+    assertThat(r.waiting().path()).isEqualTo("fix[1].gate");
+    assertThat(r.waiting().message()).isEqualTo("Pass 1 of 3 done: needs work. Feedback?");
     assertThat(runs.all(Event.RunPaused.class)).singleElement().satisfies(e -> {
       assertThat(e.node().path()).isEqualTo("fix[1].gate");
       assertThat(e.message()).isEqualTo("Pass 1 of 3 done: needs work. Feedback?");
@@ -103,8 +103,8 @@ class LoopGroupPauseTest {
                   prompt: "go"
         """);
     assertThat(r.status()).isEqualTo(RunStatus.PAUSED);
-    assertThat(r.pause().at()).isEqualTo("fix[1].gate");
-    assertThat(r.pause().message()).contains("fix").contains("1").isNotBlank();
+    assertThat(r.waiting().path()).isEqualTo("fix[1].gate");
+    assertThat(r.waiting().message()).contains("fix").contains("1").isNotBlank();
   }
 
   @Test
@@ -220,12 +220,12 @@ class LoopGroupPauseTest {
     LoopRuns runs = runs();
     Workflow wf = runs.parse(FIX);
     RunResult first = runs.run(wf);
-    assertThat(first.pause().at()).isEqualTo("fix[1].gate");
+    assertThat(first.waiting().path()).isEqualTo("fix[1].gate");
 
     RunResult second = runs.resume(wf, first, "answer one");
     assertThat(second.status()).as(String.valueOf(second.error())).isEqualTo(RunStatus.PAUSED);
-    assertThat(second.pause().at()).isEqualTo("fix[2].gate");
-    assertThat(second.pause().message()).isEqualTo("Pass 2 of 3 done: r2. Feedback?");
+    assertThat(second.waiting().path()).isEqualTo("fix[2].gate");
+    assertThat(second.waiting().message()).isEqualTo("Pass 2 of 3 done: r2. Feedback?");
 
     RunResult third = runs.resume(wf, second, "answer two");
     assertThat(third.status()).as(String.valueOf(third.error())).isEqualTo(RunStatus.COMPLETED);

@@ -79,7 +79,8 @@ final class JdbcRunStore implements RunStore {
     write(c -> {
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_runs (run_id, workflow, file, source, "
           + "source_hash, working_directory, inputs_json, status, started_at, started_ms, finished_at, usage_json, "
-          + "output_json, error_json, paused_at, pause_message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
+          + "output_json, error_json, paused_at, pause_message, waiting_json, options_json) "
+          + "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")) {
         ps.setString(1, r.runId());
         ps.setString(2, r.workflow());
         ps.setString(3, r.file());
@@ -100,10 +101,11 @@ final class JdbcRunStore implements RunStore {
   public void updateRun(RunRecord r) {
     write(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET status = ?, finished_at = ?, usage_json = ?, "
-          + "output_json = ?, error_json = ?, paused_at = ?, pause_message = ? WHERE run_id = ?")) {
+          + "output_json = ?, error_json = ?, paused_at = ?, pause_message = ?, waiting_json = ?, options_json = ? "
+          + "WHERE run_id = ?")) {
         ps.setString(1, r.status().name());
         setRest(ps, 2, r);
-        ps.setString(8, r.runId());
+        ps.setString(10, r.runId());
         if (ps.executeUpdate() != 1) {
           throw new IllegalStateException("no run '" + r.runId() + "' in " + description);
         }
@@ -111,6 +113,7 @@ final class JdbcRunStore implements RunStore {
     });
   }
 
+  /** The columns from finished_at on, in the order both statements list them. */
   private void setRest(PreparedStatement ps, int i, RunRecord r) throws SQLException {
     ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
     ps.setString(i + 1, codec.usage(r.usage()));
@@ -124,7 +127,9 @@ final class JdbcRunStore implements RunStore {
     ps.setString(i + 2, codec.json(outcome));
     ps.setString(i + 3, codec.error(r.error()));
     ps.setString(i + 4, r.pausedAt());
-    ps.setString(i + 5, r.pauseMessage());
+    ps.setString(i + 5, r.waiting() == null ? null : r.waiting().message());
+    ps.setString(i + 6, r.waiting() == null ? null : codec.json(r.waiting().toJson()));
+    ps.setString(i + 7, r.options().isEmpty() ? null : codec.json(r.options()));
   }
 
   @Override
@@ -285,27 +290,31 @@ final class JdbcRunStore implements RunStore {
   }
 
   @Override
-  public void setCancelRequested(String runId, boolean requested) {
+  public void requestCancel(String runId, String reason) {
     write(c -> {
-      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET cancel_requested = ? WHERE run_id = ?")) {
-        ps.setInt(1, requested ? 1 : 0);
-        ps.setString(2, runId);
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET cancel_requested = ?, cancel_reason = ? "
+          + "WHERE run_id = ?")) {
+        ps.setInt(1, reason != null ? 1 : 0);
+        ps.setString(2, reason);
+        ps.setString(3, runId);
         ps.executeUpdate();
       }
     });
   }
 
   @Override
-  public boolean cancelRequested(String runId) {
-    return query("SELECT cancel_requested FROM lf_runs WHERE run_id = ?", runId,
-        rs -> rs.next() && rs.getInt(1) != 0);
+  public Optional<String> cancelRequest(String runId) {
+    return query("SELECT cancel_requested, cancel_reason FROM lf_runs WHERE run_id = ?", runId,
+        rs -> rs.next() && rs.getInt(1) != 0 ? Optional.of(rs.getString(2) == null ? "" : rs.getString(2))
+            : Optional.empty());
   }
 
   // ---------------------------------------------------------------------------------------------------------
   // Reads
 
   private static final String RUN_COLUMNS = "run_id, workflow, file, source, source_hash, working_directory, "
-      + "inputs_json, status, started_at, finished_at, usage_json, output_json, error_json, paused_at, pause_message";
+      + "inputs_json, options_json, status, started_at, finished_at, usage_json, output_json, error_json, paused_at, "
+      + "pause_message, waiting_json";
 
   @Override
   public Optional<RunRecord> findRun(String runId) {
@@ -329,12 +338,23 @@ final class JdbcRunStore implements RunStore {
     java.util.Map<String, Object> out = Codec.map(rs.getString("output_json"));
     return new RunRecord(rs.getString("run_id"), rs.getString("workflow"), rs.getString("file"),
         rs.getString("source"), rs.getString("source_hash"), Codec.map(rs.getString("inputs_json")),
-        RunStatus.valueOf(rs.getString("status")), Instant.parse(rs.getString("started_at")),
-        instant(rs.getString("finished_at")), Codec.usage(rs.getString("usage_json")),
-        out == null ? null : out.get("value"), Codec.error(rs.getString("error_json")), rs.getString("paused_at"),
-        rs.getString("pause_message"), rs.getString("working_directory"),
+        Codec.map(rs.getString("options_json")), RunStatus.valueOf(rs.getString("status")),
+        Instant.parse(rs.getString("started_at")), instant(rs.getString("finished_at")),
+        Codec.usage(rs.getString("usage_json")), out == null ? null : out.get("value"),
+        Codec.error(rs.getString("error_json")), waiting(rs), rs.getString("working_directory"),
         out == null ? null : (java.util.Map<String, Object>) out.get("state"),
         out == null ? null : (java.util.Map<String, Object>) out.get("nodes"));
+  }
+
+  /** A store written before waiting_json existed kept only the path and the message. */
+  private static dev.loopflow.core.run.Waiting waiting(ResultSet rs) throws SQLException {
+    java.util.Map<String, Object> w = Codec.map(rs.getString("waiting_json"));
+    if (w != null) {
+      return dev.loopflow.core.run.Waiting.fromJson(w);
+    }
+    String at = rs.getString("paused_at");
+    return at == null || !"PAUSED".equals(rs.getString("status")) ? null
+        : new dev.loopflow.core.run.Waiting(null, null, at, null, null, rs.getString("pause_message"), null, null);
   }
 
   @Override

@@ -4,15 +4,22 @@ import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
-import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.ResumeRefusal;
+import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
-import java.util.List;
 import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,27 +30,35 @@ public final class Engine {
   private final Map<Class<?>, Object> services;
   private final Clock clock;
   private final ExecutorService executor;
+  private final Function<RunRecord, Workflow> journaledWorkflow;
   private final String ownerId = RunLease.newOwnerId();
 
-  public Engine(RunStore store, Map<Class<?>, Object> services, Clock clock) {
+  /**
+   * {@code journaledWorkflow} parses the workflow source a run journaled (null when it has none or no longer
+   * loads); it is needed to rebuild the report of a run that did not journal one.
+   */
+  public Engine(RunStore store, Map<Class<?>, Object> services, Clock clock,
+      Function<RunRecord, Workflow> journaledWorkflow) {
     this.store = store;
     this.services = Map.copyOf(services);
     this.clock = clock;
+    this.journaledWorkflow = journaledWorkflow;
     this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("loopflow-node-", 0).factory());
   }
 
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options) {
     String runId = options.runId() != null ? options.runId() : newRunId();
     Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
-        RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
+        null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
     Thread.ofVirtual().name("loopflow-run-" + runId).start(scheduler::run);
     return scheduler;
   }
 
   /**
-   * Continues a paused (or interrupted) run from its journal: executions that completed are restored, not
-   * repeated, and {@code input} answers the gate the run paused at. The caller checks that {@code workflow} is
-   * the one the run started with.
+   * Continues a paused, failed or interrupted run from its journal: executions that completed are restored, not
+   * repeated, and {@code input} answers what the run waits for. The run options it journaled (the mock provider
+   * and its script, say) apply unless {@code options} sets the same option. The caller checks that
+   * {@code workflow} is the one the run started with.
    */
   public RunHandle resume(Workflow workflow, RunRecord run, ResumeInput input, RunOptions options) {
     RunLease lease = new RunLease(store, run.runId(), ownerId, clock);
@@ -52,22 +67,25 @@ public final class Engine {
       throw new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is being executed by "
           + held.owner() + " (its lease runs until " + held.until() + "); cancel it there or wait for it to end");
     });
-    // Re-read under the lease: another process may have finished the run since the caller looked.
+    // Re-read under the lease: another process may have finished or answered the run since the caller looked.
     run = store.findRun(run.runId()).orElse(run);
-    if (run.status() == RunStatus.COMPLETED || run.status() == RunStatus.CANCELLED) {
+    java.util.Optional<ResumeRefusal> refused = ResumeRefusal.check(run.runId(), run.status(), run.waiting(), input,
+        clock.instant());
+    if (refused.isPresent()) {
       lease.stop();
-      throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, "run '" + run.runId() + "' is "
-          + run.status().json() + " and cannot be resumed");
+      ResumeRefusal r = refused.get();
+      throw new LoopflowException(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE ? ErrorCode.RUN_NOT_RESUMABLE
+          : ErrorCode.USAGE, r.message());
     }
-    store.setCancelRequested(run.runId(), false);
+    store.requestCancel(run.runId(), null);
     List<NodeExecution> rows = store.nodeExecutions(run.runId());
     long lastSeq = 0;
     for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
       lastSeq = Math.max(lastSeq, e.seq());
     }
     RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input);
-    Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options, store, services, clock,
-        executor, run, replay, lastSeq, lease);
+    Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
+        store, services, clock, executor, run, input, replay, lastSeq, lease);
     Thread.ofVirtual().name("loopflow-run-" + run.runId()).start(scheduler::run);
     return scheduler;
   }
@@ -79,7 +97,7 @@ public final class Engine {
     if (run.status().isTerminal()) {
       return run.status();
     }
-    String why = reason == null ? "cancelled" : reason;
+    String why = reason == null || reason.isBlank() ? "cancelled" : reason;
     RunLease lease = new RunLease(store, runId, ownerId, clock);
     if (lease.acquire().isEmpty()) {
       try {
@@ -87,27 +105,13 @@ public final class Engine {
         if (run.status().isTerminal()) {
           return run.status();
         }
-        java.time.Instant now = clock.instant();
-        // The reason is the caller's text: masked like everything a run writes (its journal already is).
-        String message = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text("run cancelled: "
-            + why);
-        store.updateRun(run.finish(RunStatus.CANCELLED, now, run.usage(), null,
-            new dev.loopflow.core.run.RunError(ErrorCode.CANCELLED.code(), message, null)));
-        long seq = 0;
-        for (dev.loopflow.core.event.Event e : store.events(runId)) {
-          seq = Math.max(seq, e.seq());
-        }
-        dev.loopflow.core.spi.Usage u = run.usage() == null ? dev.loopflow.core.spi.Usage.NONE : run.usage();
-        store.appendEvent(new dev.loopflow.core.event.Event.RunFinished(runId, seq + 1, now, "cancelled",
-            ErrorCode.CANCELLED.code(), message, u.inputTokens(), u.outputTokens(), u.costUsd(),
-            u.llmCalls()));
-        store.flush();
+        cancelHere(run, why);
         return RunStatus.CANCELLED;
       } finally {
         lease.stop();
       }
     }
-    store.setCancelRequested(runId, true);
+    store.requestCancel(runId, dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text(why));
     long deadline = System.nanoTime() + wait.toNanos();
     while (System.nanoTime() < deadline) {
       RunStatus s = store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
@@ -124,8 +128,67 @@ public final class Engine {
     return store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
   }
 
+  /**
+   * Cancels a run no engine executes (paused, failed, or left running by a dead process), under its lease. Its
+   * report is completed as a run's end would: a run that never journaled one gets the derived report, and a node
+   * that was waiting for a person shows cancelled.
+   */
+  private void cancelHere(RunRecord run, String why) {
+    Instant now = clock.instant();
+    RunResult report = RunReports.of(run.nodes() == null ? journaledWorkflow.apply(run) : null, run,
+        store.nodeExecutions(run.runId()));
+    Map<String, Object> nodes = RunReports.ended(report.nodes());
+    // The reason is the caller's text: masked like everything a run writes (its journal already is).
+    dev.loopflow.core.secrets.Redactor redactor = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
+    RunError error = new RunError(ErrorCode.CANCELLED.code(), redactor.text("run cancelled: " + why), null);
+    store.updateRun(redactor.record(run.finish(RunStatus.CANCELLED, now, report.usage(), null, error, report.state(),
+        nodes)));
+    long seq = 0;
+    for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
+      seq = Math.max(seq, e.seq());
+    }
+    Usage u = report.usage();
+    store.appendEvent(new dev.loopflow.core.event.Event.RunFinished(run.runId(), seq + 1, now, "cancelled",
+        ErrorCode.CANCELLED.code(), error.message(), u.inputTokens(), u.outputTokens(), u.costUsd(), u.llmCalls()));
+    store.flush();
+  }
+
+  /** The result object of a journaled run; see {@link RunReports}. */
+  public java.util.Optional<RunResult> result(String runId) {
+    return store.findRun(runId).map(r -> RunReports.of(r.nodes() == null ? journaledWorkflow.apply(r) : null, r,
+        r.nodes() == null ? store.nodeExecutions(runId) : List.of()));
+  }
+
   public RunStore store() {
     return store;
+  }
+
+  /**
+   * The run options journaled with a run, for a resume to reuse: those whose values are plain JSON (text, numbers,
+   * booleans, lists and maps of them). Anything else (a Java object handed in through the API) cannot be stored
+   * and must be passed again on resume.
+   */
+  static Map<String, Object> journalable(Map<String, Object> options) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    options.forEach((k, v) -> {
+      if (isPlainJson(v)) {
+        out.put(k, v);
+      }
+    });
+    return out;
+  }
+
+  private static boolean isPlainJson(Object v) {
+    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Number) {
+      return true;
+    }
+    if (v instanceof List<?> l) {
+      return l.stream().allMatch(Engine::isPlainJson);
+    }
+    if (v instanceof Map<?, ?> m) {
+      return m.entrySet().stream().allMatch(e -> e.getKey() instanceof String && isPlainJson(e.getValue()));
+    }
+    return false;
   }
 
   static String newRunId() {

@@ -172,12 +172,17 @@ final class GraphRun {
         }
         stop = checkDeadlines(remaining, ready);
       }
+    } catch (RuntimeException | Error e) {
+      // A bug in scheduling itself (or in a handler's runsInline()): the run ends failed, never left half-run.
+      ctx.failRun("internal error while scheduling " + (frame.loops.isEmpty() ? "the run" : "pass '"
+          + frame.loops.stream().map(f -> f.loopId() + "[" + f.iteration() + "]")
+              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + RunContext.describe(e));
+      stop = new Result.Cancelled(null);
     } finally {
       ctx.slots.forget(this);
     }
     if (stop instanceof Result.Paused) {
-      waitForRunning();
-      return stop;
+      return waitForRunning(stop, remaining, ready);
     }
     if (stop != null) {
       interruptAll();
@@ -205,10 +210,7 @@ final class GraphRun {
       }
       NodeRunner.Outcome o;
       try {
-        o = switch (unit) {
-          case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
-          case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
-        };
+        o = execute(unit);
       } finally {
         if (slot) {
           ctx.slots.release();
@@ -217,6 +219,22 @@ final class GraphRun {
       inbox.offer(new Completion(id, o));
     });
     running.put(id, new Running(f, deadline, unit, slot, began));
+  }
+
+  /**
+   * Runs one unit. Whatever it throws is an internal failure (node and loop failures arrive as outcomes): the run
+   * is failed with it, and the unit still reports, so its coordinator never waits for a unit that died.
+   */
+  private NodeRunner.Outcome execute(ExecGraph.Unit unit) {
+    try {
+      return switch (unit) {
+        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
+        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
+      };
+    } catch (Throwable e) {
+      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e));
+      return new NodeRunner.Outcome.Cancelled(null);
+    }
   }
 
   /**
@@ -246,10 +264,7 @@ final class GraphRun {
     ctx.running.put(pos.path(), pos);
     NodeRunner.Outcome o;
     try {
-      o = switch (unit) {
-        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
-        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
-      };
+      o = execute(unit);
     } finally {
       if (slot) {
         ctx.slots.release();
@@ -380,8 +395,13 @@ final class GraphRun {
     running.clear();
   }
 
-  /** A pause lets running units finish (their work is journaled and not repeated on resume). */
-  private void waitForRunning() {
+  /**
+   * A pause lets running units finish (their work is journaled and not repeated on resume). A unit that fails or
+   * ends the run meanwhile decides this level's result instead: a failure (a rejected approval next to another
+   * approval that asks, say) is never hidden behind a pause.
+   */
+  private Result waitForRunning(Result paused, Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    Result result = paused;
     while (!running.isEmpty()) {
       Object msg;
       try {
@@ -390,15 +410,20 @@ final class GraphRun {
         interruptAll();
         drainInterrupted();
         Thread.currentThread().interrupt();
-        return;
+        return new Result.Cancelled(null);
       }
       if (msg instanceof Completion c) {
         Running r = running.remove(c.unitId());
         if (r != null) {
           settle(r);
+          Result other = onOutcome(c.unitId(), c.outcome(), remaining, ready);
+          if (result instanceof Result.Paused && other != null && !(other instanceof Result.Paused)) {
+            result = other;
+          }
         }
       }
     }
+    return result;
   }
 
   private void release(String id, Map<String, Integer> remaining, ArrayDeque<String> ready) {

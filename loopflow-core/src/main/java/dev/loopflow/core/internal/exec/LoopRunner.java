@@ -645,7 +645,8 @@ final class LoopRunner {
       r.put("message", message);
       ctx.journal(new dev.loopflow.core.store.NodeExecution(ctx.runId, gate, "gate", NodeStatus.PAUSED, 1, now, now,
           null, r, Usage.NONE, null, null, null, null));
-      ctx.requestPause(gate, message);
+      ctx.requestPause(new dev.loopflow.core.run.Waiting(dev.loopflow.core.run.Waiting.Kind.INPUT, id, gate.path(), id,
+          st.iteration, message, null, null));
       ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, gate, message));
       throw new Paused();
     }

@@ -72,16 +72,20 @@ final class NodeRunner {
         usage = usage.plus(nctx.usage()).plus(shaped.innerUsage);
         Map<String, Object> result = shaped.result;
         NodeResults.putStatus(result, NodeStatus.COMPLETED);
-        Object stateValue = node.kind().equals("llm") ? Values.plain(result) : shaped.output;
-        ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(), stateValue,
-            NodeStatus.COMPLETED);
         long ms = Duration.between(started, ctx.bus.now()).toMillis();
         Usage u = usage;
-        ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
-            ctx.preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
-        if (replayed == null) {
-          journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
-              node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch, nctx.sessionTurns());
+        // Completions are merged into state and journaled in one order, so state rebuilt from the journal (the
+        // report of a run still running, or whose process died) appends what concurrent nodes wrote as the run did.
+        synchronized (ctx.commits) {
+          ctx.state.complete(frame, node.id(), result, shaped.statePatch, node.stateKey(),
+              RunState.stateValue(node, result), NodeStatus.COMPLETED);
+          ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
+              ctx.preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
+          if (replayed == null) {
+            journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
+                node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch,
+                nctx.sessionTurns());
+          }
         }
         return new Outcome.Completed(shaped.cancelRun);
       } catch (LoopRunner.Paused p) {
@@ -131,14 +135,10 @@ final class NodeRunner {
     if (row.status() == NodeStatus.FAILED && !node.allowFailure()) {
       return false; // a failure that failed the run: run it again
     }
-    Map<String, Object> result = new LinkedHashMap<>(row.result());
-    Object output = result.get("output");
-    Object stateValue = node.kind().equals("llm") ? Values.plain(result) : output;
     if (row.status() == NodeStatus.COMPLETED) {
-      ctx.state.complete(frame, node.id(), result, row.statePatch(), node.stateKey(), stateValue,
-          NodeStatus.COMPLETED);
+      ctx.state.restore(frame, node, row);
     } else {
-      frame.mark(node.id(), NodeStatus.FAILED, result);
+      frame.mark(node.id(), NodeStatus.FAILED, new LinkedHashMap<>(row.result()));
     }
     if (row.sessions() != null) {
       row.sessions().forEach((key, turns) -> {
@@ -367,13 +367,18 @@ final class NodeRunner {
         r.put("default", a.approveOnTimeout() ? "approve" : "reject");
       }
       frame.mark(node.id(), NodeStatus.PAUSED, r);
-      if (asked == null) {
+      // Journaled when first asked, and again when asked anew after a rejection failed the run (so the journal's
+      // latest execution here says what the run waits for); the deadline still counts from the first question.
+      if (asked == null || ctx.replay.row(pos) != null) {
         ctx.journal(new NodeExecution(ctx.runId, pos, node.kind(), NodeStatus.PAUSED, 1, askedAt, askedAt, null, r,
             Usage.NONE, null, null, null, null));
       }
       String shown = deadline == null ? message : message + " (unanswered by " + deadline + ": "
           + (a.approveOnTimeout() ? "approve" : "reject") + ")";
-      ctx.requestPause(pos, shown);
+      NodePosition.LoopFrame pass = pos.loops().isEmpty() ? null : pos.loops().get(pos.loops().size() - 1);
+      ctx.requestPause(new dev.loopflow.core.run.Waiting(dev.loopflow.core.run.Waiting.Kind.APPROVAL, node.id(),
+          pos.path(), pass == null ? null : pass.loopId(), pass == null ? null : pass.iteration(), message, deadline,
+          deadline == null ? null : a.approveOnTimeout() ? "approve" : "reject"));
       ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, pos, shown));
       throw new LoopRunner.Paused();
     }

@@ -40,6 +40,8 @@ final class RunContext {
   /** Masks credentials in everything this run journals or publishes. */
   final Redactor redactor;
   final Map<String, NodePosition> running = new ConcurrentHashMap<>();
+  /** Held while a completion is merged into state and journaled: both then happen in the same order. */
+  final Object commits = new Object();
   volatile Instant deadline;
   /**
    * Set when the run is cancelled or times out. Interrupts carry the news to running nodes; coordinators and loops
@@ -49,12 +51,13 @@ final class RunContext {
   volatile boolean stopRequested;
   /** Set once the run has finished: late reports from nodes that ignored their interrupt are dropped. */
   volatile boolean closed;
-  private volatile Pause pause;
+  private volatile dev.loopflow.core.run.Waiting pause;
+  /** The first internal failure (an engine bug, the store refusing a write); the run ends failed with it. */
+  private volatile dev.loopflow.core.run.RunError fatal;
+  /** Stops the run's own thread when an internal failure happens on another thread; set by the run. */
+  volatile Runnable onFatal = () -> { };
   NodeRunner runner;
   LoopRunner loops;
-
-  /** Where and why the run paused. */
-  record Pause(NodePosition at, String message) {}
 
   RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
       ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
@@ -74,21 +77,57 @@ final class RunContext {
     this.redactor = redactor;
   }
 
-  void requestPause(NodePosition at, String message) {
+  /** Pauses the run (the first request wins): running units finish, nothing new starts. */
+  void requestPause(dev.loopflow.core.run.Waiting waiting) {
     synchronized (this) {
       if (pause == null) {
-        pause = new Pause(at, message);
+        pause = waiting;
       }
     }
   }
 
-  Pause pause() {
+  dev.loopflow.core.run.Waiting pause() {
     return pause;
   }
 
+  /**
+   * Fails the run with an internal error: the first failure is kept, the run stops as if cancelled (running nodes
+   * are interrupted, nothing new starts) and then ends failed with {@code internal_error}. Safe from any thread.
+   */
+  void failRun(String message) {
+    synchronized (this) {
+      if (fatal != null) {
+        return;
+      }
+      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.ErrorCode.INTERNAL_ERROR.code(), message, null);
+    }
+    stopRequested = true;
+    onFatal.run();
+  }
+
+  dev.loopflow.core.run.RunError fatal() {
+    return fatal;
+  }
+
+  /** How an unexpected exception is named in an internal error: its type and message, never a stack trace. */
+  static String describe(Throwable e) {
+    String m = e.getMessage();
+    return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
+  }
+
+  /**
+   * Journals a node execution. The store refusing it fails the run (a completion the journal does not hold would
+   * be repeated by a resume, so the run must not go on as if it were durable); the caller carries on and the run
+   * stops at the next scheduling point.
+   */
   void journal(NodeExecution row) {
-    if (!closed) {
+    if (closed) {
+      return;
+    }
+    try {
       store.recordNodeExecution(redactor.execution(row));
+    } catch (RuntimeException e) {
+      failRun("the run store could not journal '" + row.position().path() + "': " + describe(e));
     }
   }
 

@@ -74,11 +74,11 @@ final class RunLease {
   }
 
   /**
-   * Renews the lease and watches for cancel requests until {@link #stop()}. {@code onCancel} runs once when
-   * another process asks the run to stop, {@code onLost} once if the lease was taken over (this engine stalled past
-   * its expiry), so the run stops rather than run twice.
+   * Renews the lease and watches for cancel requests until {@link #stop()}. {@code onCancel} runs once, with the
+   * reason given, when another process asks the run to stop; {@code onLost} once if the lease was taken over (this
+   * engine stalled past its expiry), so the run stops rather than run twice.
    */
-  void keep(Runnable onCancel, Runnable onLost) {
+  void keep(java.util.function.Consumer<String> onCancel, Runnable onLost) {
     keeper = Thread.ofVirtual().name("loopflow-lease-" + runId).start(() -> {
       Instant nextRenew = clock.instant().plus(RENEW_EVERY);
       boolean cancelSeen = false;
@@ -93,9 +93,12 @@ final class RunLease {
             }
             nextRenew = now.plus(RENEW_EVERY);
           }
-          if (!cancelSeen && store.cancelRequested(runId)) {
-            cancelSeen = true;
-            onCancel.run();
+          if (!cancelSeen) {
+            Optional<String> reason = store.cancelRequest(runId);
+            if (reason.isPresent()) {
+              cancelSeen = true;
+              onCancel.accept(reason.get());
+            }
           }
         }
       } catch (InterruptedException e) {

@@ -1,6 +1,8 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.model.Node;
+import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.NodeContext;
@@ -89,6 +91,22 @@ final class RunState {
     frame.complete(id, result, status);
   }
 
+  /**
+   * Applies an execution the journal holds as completed: its result, its state delta and its {@code output:} key,
+   * exactly as when it ran. A resumed run restores its completed executions with this, and the report of a run that
+   * is still running (or whose process died) is rebuilt with it, so both merge {@code state} like the engine.
+   */
+  void restore(Frame frame, Node node, NodeExecution row) {
+    Map<String, Object> result = new LinkedHashMap<>(row.result() == null ? Map.of() : row.result());
+    complete(frame, node.id(), result, row.statePatch(), node.stateKey(), stateValue(node, result),
+        NodeStatus.COMPLETED);
+  }
+
+  /** What a completed node's {@code output: key} stores: an llm node's whole result, any other node's output. */
+  static Object stateValue(Node node, Map<String, Object> result) {
+    return node.kind().equals("llm") ? Values.plain(result) : result.get("output");
+  }
+
   /** Every write to state goes through here, so a key's declared merge applies whoever writes it. Guarded by this. */
   private void merge(String key, Object value) {
     view = null;
@@ -121,6 +139,23 @@ final class RunState {
       view = v;
     }
     return v;
+  }
+
+  /**
+   * The top-level {@code nodes} report of a result: every node of the workflow in definition order, with its status
+   * ({@code not_run} when it has none) and its latest result; a loop edge's loop summary is on its source node's
+   * result.
+   */
+  Map<String, Map<String, Object>> nodeReports() {
+    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
+    for (Node n : workflow.nodes()) {
+      Map<String, Object> r = top.ownResult(n.id());
+      NodeStatus s = top.ownStatus(n.id());
+      Map<String, Object> report = dev.loopflow.core.run.NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
+      report.replaceAll((k, v) -> Values.plain(v));
+      out.put(n.id(), report);
+    }
+    return out;
   }
 
   @SuppressWarnings("unchecked")

@@ -2,13 +2,12 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.util.Durations;
-import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
@@ -45,6 +44,14 @@ import java.util.concurrent.TimeUnit;
  * it interrupts its running units and so on down every loop body. Every terminal path goes through finish(),
  * which journals the run record and then closes the event bus, so a node that ignores its interrupt cannot
  * publish anything after run.finished.
+ *
+ * Internal failures (an unexpected exception anywhere in the engine, the journal refusing a write) take the same
+ * road as a cancel (RunContext.failRun stops everything) and end in finish(FAILED, internal_error), so the journal
+ * never keeps a run as running unless this process died. Only if the store also refuses that last write does the
+ * journal keep "running"; resume treats such a run like a crashed one.
+ *
+ * The result handed back is built from the record just journaled (RunReports.result), the same function that
+ * `loopflow show` uses, so what a run printed and what the journal shows cannot drift apart.
  */
 final class Scheduler implements RunHandle {
   private final String runId;
@@ -57,6 +64,7 @@ final class Scheduler implements RunHandle {
   private final Budgets budgets;
   private final RunContext ctx;
   private final RunRecord resumeFrom;
+  private final ResumeInput answer;
   private final RunLease lease;
   private final Redactor redactor;
   private final CountDownLatch done = new CountDownLatch(1);
@@ -67,9 +75,13 @@ final class Scheduler implements RunHandle {
   private volatile List<String> timedOutRunning = List.of();
   private RunRecord record;
 
+  /**
+   * {@code resumeFrom} and {@code answer}: the journaled run this attempt continues and what the person answered
+   * (null for a new run).
+   */
   Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
       Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
-      RunContext.Replay replay, long lastSeq, RunLease lease) {
+      ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease) {
     this.runId = runId;
     this.lease = lease;
     this.workflow = workflow;
@@ -77,17 +89,19 @@ final class Scheduler implements RunHandle {
     this.store = store;
     this.clock = clock;
     this.resumeFrom = resumeFrom;
+    this.answer = answer;
     this.budgets = new Budgets(workflow.budget());
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
     budgets.add(replay.total());
     this.runState = new RunState(workflow, inputs, budgets, options.environment());
     this.redactor = Redactor.forRun(environment(options), workflow, inputs);
-    this.bus = new EventBus(clock, options.listeners(), lastSeq, redactor);
-    this.bus.subscribe(store::appendEvent);
+    this.bus = new EventBus(runId, clock, options.listeners(), lastSeq, redactor);
+    this.bus.journal(store::appendEvent, this::journalFailed);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
         replay, redactor);
     ctx.runner = new NodeRunner(ctx);
     ctx.loops = new LoopRunner(ctx);
+    ctx.onFatal = this::stopForInternalFailure;
   }
 
   /** What nodes see plus the process environment, where LLM providers find their keys. */
@@ -114,6 +128,18 @@ final class Scheduler implements RunHandle {
     }
   }
 
+  /** Another thread failed the run: wake the run's thread as a cancel would (its own failures need no wake-up). */
+  private void stopForInternalFailure() {
+    Thread t = thread;
+    if (t != null && t != Thread.currentThread() && done.getCount() > 0) {
+      t.interrupt();
+    }
+  }
+
+  private void journalFailed(Throwable e) {
+    ctx.failRun("the run store refused an event: " + RunContext.describe(e));
+  }
+
   @Override
   public RunResult await() throws InterruptedException {
     done.await();
@@ -138,9 +164,9 @@ final class Scheduler implements RunHandle {
     try {
       result = execute();
     } catch (RuntimeException | Error e) {
-      result = new RunResult(runId, RunStatus.FAILED, null, redactor.map(runState.stateCopy()),
-          masked(nodeReports()), budgets.used(), redactor.error(new RunError(ErrorCode.NODE_FAILED.code(),
-          "internal error: " + e, null)));
+      ctx.failRun("internal error: " + RunContext.describe(e));
+      Thread.interrupted();
+      result = endInternally();
     } finally {
       bus.close();
       ctx.closed = true;
@@ -155,27 +181,64 @@ final class Scheduler implements RunHandle {
     }
   }
 
+  /**
+   * Ends a run that hit an internal failure outside the normal paths: journaled as failed with it when the store
+   * still takes writes, otherwise only returned (the journal then keeps the run as running, which resume treats
+   * as a crash).
+   */
+  private RunResult endInternally() {
+    RunError error = ctx.fatal();
+    if (record != null) {
+      try {
+        return finish(RunStatus.FAILED, error);
+      } catch (RuntimeException | Error again) {
+        // fall through: the store refuses the run's end too
+      }
+    }
+    Map<String, Map<String, Object>> nodes = Map.of();
+    Map<String, Object> state = Map.of();
+    try {
+      nodes = runState.nodeReports();
+      state = runState.stateCopy();
+    } catch (RuntimeException | Error again) {
+      // keep the empty report: the error says what happened
+    }
+    return new RunResult(runId, RunStatus.FAILED, null, redactor.map(state), redactor.map(nodes), budgets.used(),
+        redactor.error(error), null);
+  }
+
   private RunResult execute() {
     Instant started = clock.instant();
     Duration timeout = options.timeout() != null ? options.timeout() : workflow.limits().timeout();
     ctx.deadline = timeout == null ? null : started.plus(timeout);
+    Map<String, Object> journaledOptions = Engine.journalable(options.options());
     if (resumeFrom == null) {
       // The hash is of the source as written, credentials included: resume compares it with the file.
       record = redactor.record(new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(),
-          Hashes.sha256(workflow.source()), runState.inputs, RunStatus.RUNNING, started, null, Usage.NONE, null, null,
-          null, null, options.workingDirectory().toString(), null, null));
+          Hashes.sha256(workflow.source()), runState.inputs, journaledOptions, RunStatus.RUNNING, started, null,
+          Usage.NONE, null, null, null, options.workingDirectory().toString(), null, null));
       store.createRun(record);
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
       });
     } else {
-      record = resumeFrom.resumed();
+      record = resumeFrom.resumed(journaledOptions);
       store.updateRun(record);
     }
     runState.identify(runId, record.startedAt());
-    lease.keep(() -> cancel("cancelled from another process"), () -> cancel("another process took over the run's "
-        + "lease; this engine stalled past its expiry"));
-    bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
+    lease.keep(reason -> cancel(reason.isBlank() ? "cancelled from another process" : reason),
+        () -> cancel("another process took over the run's lease; this engine stalled past its expiry"));
+    if (resumeFrom == null) {
+      bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
+    } else {
+      String from = switch (resumeFrom.status()) {
+        case PAUSED -> "paused";
+        case FAILED -> "failed";
+        default -> "crashed";
+      };
+      bus.publish((seq, at) -> new Event.RunResumed(runId, seq, at, workflow.name(), from, resumeFrom.pausedAt(),
+          answerJson(answer)));
+    }
     Thread watchdog = null;
     if (ctx.deadline != null) {
       Thread self = Thread.currentThread();
@@ -201,6 +264,9 @@ final class Scheduler implements RunHandle {
       }
     }
     Thread.interrupted();
+    if (ctx.fatal() != null) {
+      return finish(RunStatus.FAILED, ctx.fatal());
+    }
     return switch (top) {
       case GraphRun.Result.Completed c -> finish(RunStatus.COMPLETED, null);
       case GraphRun.Result.Failed f -> finish(RunStatus.FAILED, f.error());
@@ -219,17 +285,29 @@ final class Scheduler implements RunHandle {
     };
   }
 
+  /** The answer as the run.resumed event carries it; null when none was given. */
+  private static Map<String, Object> answerJson(ResumeInput in) {
+    if (in == null || in.isEmpty() && in.comment() == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (in.text() != null) {
+      m.put("text", in.text());
+    }
+    if (in.decision() != null) {
+      m.put("decision", in.decision().json());
+    }
+    if (in.comment() != null) {
+      m.put("comment", in.comment());
+    }
+    return m;
+  }
+
   private RunResult paused() {
-    RunContext.Pause p = ctx.pause();
-    String at = p == null ? null : p.at().path();
-    String message = p == null ? null : p.message();
-    Usage usage = budgets.used();
-    Map<String, Object> state = runState.stateCopy();
-    Map<String, Map<String, Object>> nodes = nodeReports();
-    record = redactor.record(record.paused(clock.instant(), usage, at, message, state, new LinkedHashMap<>(nodes)));
+    record = redactor.record(record.paused(clock.instant(), budgets.used(), ctx.pause(), runState.stateCopy(),
+        new LinkedHashMap<>(runState.nodeReports())));
     store.updateRun(record);
-    return new RunResult(runId, RunStatus.PAUSED, null, record.state(), nodes(record), usage, null,
-        new RunResult.Pause(at, record.pauseMessage()));
+    return RunReports.result(record);
   }
 
   private RunResult finish(RunStatus finalStatus, RunError finalError) {
@@ -249,44 +327,13 @@ final class Scheduler implements RunHandle {
     }
     RunStatus s = status;
     Usage usage = budgets.used();
-    Instant end = clock.instant();
-    Map<String, Object> state = runState.stateCopy();
-    Map<String, Map<String, Object>> nodes = nodeReports();
-    record = redactor.record(record.finish(status, end, usage, output, error, state, new LinkedHashMap<>(nodes)));
+    record = redactor.record(record.finish(status, clock.instant(), usage, output, error, runState.stateCopy(),
+        RunReports.ended(runState.nodeReports())));
     store.updateRun(record);
     RunError e = record.error();
     bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, s.json(), e == null ? null : e.code(),
         e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
         usage.llmCalls()));
-    return new RunResult(runId, status, record.output(), record.state(), nodes(record), usage, e);
-  }
-
-  private static Map<String, Map<String, Object>> nodes(RunRecord r) {
-    return typed(r.nodes());
-  }
-
-  private Map<String, Map<String, Object>> masked(Map<String, Map<String, Object>> reports) {
-    return typed(redactor.map(new LinkedHashMap<String, Object>(reports)));
-  }
-
-  /** Node reports as the result holds them (each report is a map). */
-  @SuppressWarnings("unchecked")
-  private static Map<String, Map<String, Object>> typed(Map<String, Object> reports) {
-    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-    reports.forEach((k, v) -> out.put(k, (Map<String, Object>) v));
-    return out;
-  }
-
-  private Map<String, Map<String, Object>> nodeReports() {
-    Map<String, Map<String, Object>> out = new LinkedHashMap<>();
-    Frame top = runState.top;
-    for (Node n : workflow.nodes()) {
-      Map<String, Object> r = top.ownResult(n.id());
-      NodeStatus s = top.ownStatus(n.id());
-      Map<String, Object> report = NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
-      report.replaceAll((k, v) -> Values.plain(v));
-      out.put(n.id(), report);
-    }
-    return out;
+    return RunReports.result(record);
   }
 }

@@ -60,7 +60,7 @@ public final class WorkflowLoader {
           "exit")),
       Map.entry("while_loop", Set.of("condition", "max_iterations", "maxIterations", "body", "on_exhausted", "budget")),
       Map.entry("loop_group", Set.of("nodes", "until", "until_command", "until_bash", "max_iterations", "maxIterations",
-          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget")),
+          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget", "model", "provider")),
       Map.entry("iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget")));
 
   private final Map<String, NodeHandler> handlers;
@@ -559,6 +559,11 @@ public final class WorkflowLoader {
       if (timeout == null && defaultTimeout != null && handler != null) {
         timeout = defaultTimeout; // defaults.timeout bounds work nodes; a loop is bounded by its passes
       }
+      if (LOOP_KINDS.contains(kind) && m.get("retry") != null) {
+        // A loop never runs again as a whole, so a retry here would be silently ignored: say so instead.
+        problems.add(m.entries().get("retry").keyLocation(), path + ".retry", "'retry' has no meaning on a " + kind
+            + " node (a loop is not run again as a whole); put retry on the body nodes that may fail");
+      }
       Node.Retry retry = retry(m.get("retry"), path + ".retry");
       Node.Body body = handler != null ? work(handler, cfg)
           : LOOP_KINDS.contains(kind) ? loop(kind, id, cfg, fields, path) : control(kind, cfg);
@@ -853,7 +858,13 @@ public final class WorkflowLoader {
         cfg.error(null, "loop_group '" + id + "' requires nodes (its body)");
       } else {
         Scope outer = scope;
-        body = body(cfg.raw("nodes"), id, "loop_group", path + ".nodes");
+        Map<String, Object> outerDefaults = defaults;
+        defaults = groupDefaults(cfg);
+        try {
+          body = body(cfg.raw("nodes"), id, "loop_group", path + ".nodes");
+        } finally {
+          defaults = outerDefaults;
+        }
         bodyScope = lastBody;
         scope = outer;
         List<String> cycle = dev.loopflow.core.internal.plan.GraphPlan.of(body, List.of()).findCycle();
@@ -913,6 +924,32 @@ public final class WorkflowLoader {
       }
       return new Node.Loop(new LoopConfig.Group(until, untilNode, Boolean.TRUE.equals(fresh),
           Boolean.TRUE.equals(interactive), gate, terminal), max, oe, budget, null, body);
+    }
+
+    /**
+     * A loop_group's {@code model} and {@code provider} are defaults for the llm nodes of its body, like the
+     * workflow's {@code defaults} (which they override there); a node's own fields still win.
+     */
+    Map<String, Object> groupDefaults(NodeConfigImpl cfg) {
+      String model = cfg.has("model") ? cfg.string("model") : null;
+      String provider = cfg.has("provider") ? cfg.string("provider") : null;
+      if (model != null && model.isBlank()) {
+        cfg.error("model", "'model' must be a non-empty model name, e.g. \"openai:gpt-4o-mini\"");
+      }
+      if (model == null && provider == null) {
+        return defaults;
+      }
+      Map<String, Object> d = new LinkedHashMap<>(defaults);
+      if (model != null) {
+        d.put("model", model);
+        if (provider == null) {
+          d.remove("provider"); // an outer group's provider must not be paired with this group's model
+        }
+      }
+      if (provider != null) {
+        d.put("provider", provider);
+      }
+      return d;
     }
 
     /** until_command / until_bash run as a shell node (so values reach it as quoted variables, never spliced). */
