@@ -42,6 +42,7 @@ class LuaStopTest {
       "return { r = s:find('(a*)(a*)%1%2b') }",
       "return { r = s:find(string.rep('a', 50000) .. 'b', 1, true) }",
       "return { r = (s:gsub('a', '(')):find('%b()') }",
+      "local t = {} for i = 1, 200000 do t[i] = i % 1000 end while true do table.sort(t) end",
       "while true do end",
       "while true do pcall(string.find, s, '.-.-.-.-b') end");
   }

@@ -19,6 +19,8 @@ import org.luaj.vm2.lib.VarArgFunction;
  *    is built, and a result over the limit stops the script (LuaGuard.checkString), so no such call allocates more
  *    than the limit;
  *  - string.byte and table.unpack: at most MAX_RESULTS values, as Lua's own stack limit allows;
+ *  - table.sort: without an order function, luaj's sort is given one that compares as luaj does (lt) and counts
+ *    each comparison as a step, so sorting a large table is stoppable and counted like a pattern match;
  *  - string.upper/lower/reverse/sub, table.insert/pack and rawset: unchanged, but charge what they allocate to the
  *    memory limit;
  *  - xpcall: luaj's keeps its handler in the shared library's state (so scripts running at the same time shared it)
@@ -101,6 +103,23 @@ final class LuaBoundedLibrary {
           throw new LuaError("too many results to unpack");
         }
         return unpack.invoke(args);
+      }
+    });
+    LuaValue sort = table.get("sort");
+    LuaValue lessThan = new Fn("lt") {
+      @Override
+      public Varargs invoke(Varargs args) {
+        LuaGuard g = LuaGuard.current();
+        if (g != null) {
+          g.work(1);
+        }
+        return valueOf(args.arg1().lt_b(args.arg(2)));
+      }
+    };
+    table.set("sort", new Fn("sort") {
+      @Override
+      public Varargs invoke(Varargs args) {
+        return sort.invoke(args.isnoneornil(2) ? LuaValue.varargsOf(args.arg1(), lessThan) : args);
       }
     });
     LuaValue insert = table.get("insert");
@@ -268,6 +287,7 @@ final class LuaBoundedLibrary {
       total += v.strvalue().m_length + (k < j ? sep.m_length : 0);
       if (g != null) {
         g.checkString(total);
+        g.work(1);
       }
     }
     byte[] out = new byte[(int) total];

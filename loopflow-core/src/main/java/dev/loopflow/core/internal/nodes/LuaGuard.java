@@ -18,18 +18,23 @@ import org.luaj.vm2.lib.DebugLib;
  * not use luaj's own debug machinery (no Lua hook function, no call-stack bookkeeping); it overrides every method
  * the interpreter calls and keeps the few things it needs itself.
  *
- * What it enforces, each failing with a Stop (an Error, so that neither pcall nor a library function can swallow
- * it; xpcall is replaced by LuaBoundedLibrary for the same reason):
- *  - the instruction limit, counting VM instructions and pattern-matching steps (LuaPatterns reports them);
+ * What it enforces, each failing with a Stop (an Error: pcall catches only LuaError and Exception, and the xpcall
+ * scripts get, LuaBoundedLibrary's, never catches an Error either):
+ *  - the instruction limit, counting VM instructions and the steps library functions report through work() (pattern
+ *    matching, table.sort comparisons, table.concat items);
  *  - interruption: cancellation, the node's timeout and the run's timeout all interrupt the node's thread, and the
  *    guard checks for it every CHECK_EVERY instructions or pattern steps;
  *  - the string size limit: before a CONCAT instruction runs, the sum of its operands' lengths; library functions
- *    check their own results (LuaBoundedLibrary, LuaPatterns);
+ *    check their own results (LuaBoundedLibrary, LuaPatterns). An operand with a __concat metamethod makes a Lua
+ *    call in the middle of the instruction: until the instruction is over, the strings such a call receives are
+ *    checked, and so is the instruction's result, so no string over the limit reaches the script;
  *  - the memory limit: instructions and library calls that can make the script hold more memory (a new table or
- *    table key, a closure, a string, a call frame) charge an estimate of what they allocate. Charges only pace the
+ *    table key, a closure, a string, a call deeper than any before) charge an estimate of what they allocate. Charges only pace the
  *    measurement: once they add up to what is left under the limit, LuaFootprint measures what the script holds (all
  *    that is reachable from its globals and active frames); over the limit, the script stops. Garbage is therefore
  *    not counted, so a script that builds a string by repeated `..` pays for the final string, not for every copy.
+ *    measure() paces the measurements so that their cost stays proportional to the charges, at the price of a lag:
+ *    a script is stopped at the latest when it holds one and a half times the limit.
  * A guard is sticky: once it has stopped the script, every later check throws again.
  *
  * The guard is also reachable from library functions through a thread-local (current()): a script runs entirely
@@ -74,6 +79,8 @@ final class LuaGuard extends DebugLib {
   private int[] pendingConcat = new int[16];
   private int pendingFrames;
   private int depth;
+  /** The deepest the call stack has been: only a deeper call holds more memory than calls before it did. */
+  private int deepest;
   private int[] code;
   private LuaValue[] stack;
   private LuaClosure closure;
@@ -229,7 +236,10 @@ final class LuaGuard extends DebugLib {
         checkValue(args.arg(i));
       }
     }
-    charge(FRAME_BYTES + 4L * registers.length);
+    if (depth > deepest) {
+      deepest = depth;
+      charge(FRAME_BYTES + 4L * registers.length);
+    }
   }
 
   @Override
