@@ -208,7 +208,8 @@ public final class JournalGrowth {
             + "+ COALESCE(LENGTH(usage_json), 0) + COALESCE(LENGTH(state_patch_json), 0) "
             + "+ COALESCE(LENGTH(sessions_json), 0) + LENGTH(path)), 0) FROM lf_node_executions WHERE run_id = ?",
             runId)
-            + sum(c, "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_events WHERE run_id = ?", runId);
+            + sum(c, "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_events WHERE run_id = ?", runId)
+            + sum(c, "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_values WHERE run_id = ?", runId);
       }
     }
 

@@ -83,6 +83,11 @@ final class ResumeCommand implements Callable<Integer> {
       + "script the run journaled; implies --mock-llm.")
   Path mockScript;
 
+  @Option(names = "--http-deny-private", description = "http nodes refuse loopback, private, link-local and other "
+      + "non-public addresses, checked after DNS resolution and on every redirect (also: "
+      + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
+  boolean httpDenyPrivate;
+
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answers for later pauses, as for run.")
   List<String> answers = new ArrayList<>();
 
@@ -138,7 +143,8 @@ final class ResumeCommand implements Callable<Integer> {
     if (rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))) {
       opts.workingDirectory(Path.of(rec.workingDirectory()));
     }
-    if (!Support.mockOption(opts, mockLlm, mockScript, err)) {
+    if (!Support.mockOption(opts, mockLlm, mockScript, err)
+        || !Support.httpPolicy(opts, httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
     boolean journaledMock = Boolean.TRUE.equals(rec.options().get("llm.mock"));

@@ -55,6 +55,11 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--run-id", paramLabel = "ID", description = "The new run's id (default: generated).")
   String runId;
 
+  @Option(names = "--http-deny-private", description = "http nodes refuse loopback, private, link-local and other "
+      + "non-public addresses, checked after DNS resolution and on every redirect (also: "
+      + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
+  boolean httpDenyPrivate;
+
   @Option(names = "--quiet", description = "No progress on stderr.")
   boolean quiet;
 
@@ -109,7 +114,8 @@ final class RunCommand implements Callable<Integer> {
       err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
-    if (!Support.mockOption(opts, mockLlm, mockScript, err)) {
+    if (!Support.mockOption(opts, mockLlm, mockScript, err)
+        || !Support.httpPolicy(opts, httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
     Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment, quiet ? null : err);

@@ -56,6 +56,27 @@ final class Support {
     }
   }
 
+  /** The environment variable that turns {@code --http-deny-private} on for every run and resume. */
+  static final String HTTP_DENY_PRIVATE_ENV = "LOOPFLOW_HTTP_DENY_PRIVATE";
+
+  /**
+   * Applies {@code --http-deny-private}, or {@code LOOPFLOW_HTTP_DENY_PRIVATE} set to 1 or true: http nodes refuse
+   * private addresses. False after printing why when the variable holds anything else (0, false and empty: off).
+   */
+  static boolean httpPolicy(dev.loopflow.core.run.RunOptions.Builder opts, boolean flag,
+      java.util.Map<String, String> env, PrintWriter err) {
+    String v = env.get(HTTP_DENY_PRIVATE_ENV);
+    String value = v == null ? "" : v.strip().toLowerCase(java.util.Locale.ROOT);
+    if (!java.util.Set.of("", "0", "1", "false", "true").contains(value)) {
+      err.println("loopflow: " + HTTP_DENY_PRIVATE_ENV + " must be 1, true, 0 or false, was '" + v + "'");
+      return false;
+    }
+    if (flag || value.equals("1") || value.equals("true")) {
+      opts.option(dev.loopflow.core.run.RunOptions.HTTP_DENY_PRIVATE, true);
+    }
+    return true;
+  }
+
   private static final ObjectMapper STRICT_JSON = JsonMapper.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 

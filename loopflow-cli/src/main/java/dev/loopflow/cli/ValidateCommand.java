@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "validate", mixinStandardHelpOptions = true,
-    description = "Checks workflow files and prints every problem as file:line:col: path: message.",
+    description = "Checks workflow files and prints every problem as file:line:col: path: message. Templates and "
+        + "conditions are checked for syntax only: nothing in them is evaluated.",
     footer = {"", "Example:", "  loopflow validate examples/*.yaml", "",
         "Exit status: 0 when every file is valid, 2 otherwise."})
 final class ValidateCommand implements Callable<Integer> {

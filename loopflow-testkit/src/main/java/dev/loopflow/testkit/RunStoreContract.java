@@ -218,6 +218,49 @@ public abstract class RunStoreContract {
     }
   }
 
+  /**
+   * Values a durable store may store apart or escape (large strings and structures, equal values in several
+   * documents, strings that start with NUL or look like the store's own references) come back exactly as written,
+   * in every document: run inputs and outcome, execution input, result, state patch and sessions, and events.
+   */
+  @Test
+  void largeSharedAndOddValuesComeBackExactly() {
+    String big = "b".repeat(300_000);
+    List<Object> bigList = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      bigList.add(Map.of("i", i, "s", "item " + i));
+    }
+    List<Object> values = List.of(big, big + "!", bigList, Map.of("inner", big, "list", bigList),
+        "\u0000", "\u0000\u0000x", "\u0000lf:v1:0000000000000000000000000000000000000000000000000000000000000000",
+        "\u0000lf:v1:" + "f".repeat(64) + big, List.of("\u0000", big, "\u0000\u0000"), "", "x".repeat(16 * 1024),
+        "y".repeat(16 * 1024 - 1), Map.of("\u0000key", big));
+    String id = newId();
+    Map<String, Object> inputs = new LinkedHashMap<>();
+    for (int i = 0; i < values.size(); i++) {
+      inputs.put("v" + i, values.get(i));
+    }
+    RunRecord r = new RunRecord(id, "review", null, null, null, inputs, Map.of(), RunStatus.RUNNING, T0, null,
+        Usage.NONE, null, null, null, null, null, null);
+    store.createRun(r);
+    Map<String, Object> result = new LinkedHashMap<>(inputs);
+    result.put("output", big);
+    result.put("body", big);
+    NodeExecution e = new NodeExecution(id, NodePosition.top("h"), "http", NodeStatus.COMPLETED, 1, T0,
+        T0.plusMillis(1), Map.of("{{ h.body }}", big), result, Usage.NONE, null, null, inputs,
+        Map.of("\u0000mock", List.of(Map.of("role", "user", "content", big)), "chat", List.of(Map.of("role",
+            "assistant", "content", "\u0000\u0000"))));
+    store.recordNodeExecution(e);
+    store.appendEvent(new Event.RunStarted(id, 1, T0, "review", inputs));
+    RunRecord done = r.finish(RunStatus.COMPLETED, T0.plusSeconds(1), Usage.NONE, big, null, inputs,
+        Map.of("h", result));
+    store.updateRun(done);
+    store.flush();
+
+    assertThat(store.findRun(id)).contains(done);
+    assertThat(store.nodeExecutions(id)).containsExactly(e);
+    assertThat(store.events(id)).containsExactly(new Event.RunStarted(id, 1, T0, "review", inputs));
+  }
+
   @Test
   void aLeaseIsExclusiveUntilItExpiresOrIsReleased() {
     String id = newId();

@@ -46,6 +46,45 @@ final class Codec {
     return Events.fromJson(json);
   }
 
+  /** A document ready to write: its JSON, holding references to {@code parts} (hash to the part's JSON). */
+  record Encoded(String json, Map<String, String> parts) {}
+
+  /** Moves the value's large parts out (see ValueRefs); null for null. The value arrives already masked. */
+  Encoded encode(Object value) {
+    if (value == null) {
+      return new Encoded(null, Map.of());
+    }
+    ValueRefs.Split split = ValueRefs.split(value);
+    Map<String, String> parts = new LinkedHashMap<>();
+    split.parts().forEach((hash, part) -> parts.put(hash, plainJson(part)));
+    return new Encoded(plainJson(split.document()), parts);
+  }
+
+  /** JSON as written, without redaction: for values redacted already. */
+  static String plainJson(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot write as JSON: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** A document read back, with its parts put back ({@code part}: hash to the part, parsed). */
+  static Object decode(String json, java.util.function.Function<String, Object> part) {
+    Object v = value(json);
+    return ValueRefs.mayHoldRefs(json) ? ValueRefs.join(v, part) : v;
+  }
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> decodeMap(String json, java.util.function.Function<String, Object> part) {
+    return (Map<String, Object>) decode(json, part);
+  }
+
+  static Map<String, List<Map<String, String>>> decodeSessions(String json,
+      java.util.function.Function<String, Object> part) {
+    return json == null ? null : JSON.convertValue(decode(json, part), SESSIONS);
+  }
+
   static Object value(String json) {
     if (json == null) {
       return null;

@@ -2,6 +2,7 @@ package dev.loopflow.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.NodeExecution;
@@ -34,6 +35,9 @@ import java.util.concurrent.TimeUnit;
  *
  * Journal rows are deltas: an execution row holds only what that execution produced, so the bytes written per
  * loop pass do not depend on how many passes came before.
+ *
+ * Large values are written once per run (lf_values, see ValueRefs): the documents that hold one (a result's output
+ * and body, the run's output and node reports, a state key) hold a reference to it.
  */
 final class JdbcRunStore implements RunStore {
   static final long FLUSH_MILLIS = 200;
@@ -87,11 +91,11 @@ final class JdbcRunStore implements RunStore {
         ps.setString(4, r.source());
         ps.setString(5, r.sourceHash());
         ps.setString(6, r.workingDirectory());
-        ps.setString(7, codec.json(r.inputs()));
+        ps.setString(7, store(c, r.runId(), r.inputs()));
         ps.setString(8, r.status().name());
         ps.setString(9, r.startedAt().toString());
         ps.setLong(10, r.startedAt().toEpochMilli());
-        setRest(ps, 11, r);
+        setRest(c, ps, 11, r);
         ps.executeUpdate();
       }
     });
@@ -104,7 +108,7 @@ final class JdbcRunStore implements RunStore {
           + "output_json = ?, error_json = ?, paused_at = ?, pause_message = ?, waiting_json = ?, options_json = ? "
           + "WHERE run_id = ?")) {
         ps.setString(1, r.status().name());
-        setRest(ps, 2, r);
+        setRest(c, ps, 2, r);
         ps.setString(10, r.runId());
         if (ps.executeUpdate() != 1) {
           throw new IllegalStateException("no run '" + r.runId() + "' in " + description);
@@ -114,7 +118,7 @@ final class JdbcRunStore implements RunStore {
   }
 
   /** The columns from finished_at on, in the order both statements list them. */
-  private void setRest(PreparedStatement ps, int i, RunRecord r) throws SQLException {
+  private void setRest(Connection c, PreparedStatement ps, int i, RunRecord r) throws SQLException {
     ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
     ps.setString(i + 1, codec.usage(r.usage()));
     java.util.Map<String, Object> outcome = null;
@@ -124,7 +128,7 @@ final class JdbcRunStore implements RunStore {
       outcome.put("state", r.state());
       outcome.put("nodes", r.nodes());
     }
-    ps.setString(i + 2, codec.json(outcome));
+    ps.setString(i + 2, store(c, r.runId(), outcome));
     ps.setString(i + 3, codec.error(r.error()));
     ps.setString(i + 4, r.pausedAt());
     ps.setString(i + 5, r.waiting() == null ? null : r.waiting().message());
@@ -148,17 +152,44 @@ final class JdbcRunStore implements RunStore {
         ps.setInt(7, e.attempts());
         ps.setString(8, e.startedAt() == null ? null : e.startedAt().toString());
         ps.setString(9, e.finishedAt() == null ? null : e.finishedAt().toString());
-        ps.setString(10, codec.json(e.input()));
-        ps.setString(11, codec.json(e.result()));
+        ps.setString(10, store(c, e.runId(), e.input()));
+        ps.setString(11, store(c, e.runId(), e.result()));
         ps.setString(12, codec.usage(e.usage()));
         ps.setString(13, e.errorCode());
         ps.setString(14, e.errorMessage());
-        ps.setString(15, codec.json(e.statePatch()));
-        ps.setString(16, codec.json(e.sessions()));
+        ps.setString(15, store(c, e.runId(), e.statePatch()));
+        ps.setString(16, store(c, e.runId(), e.sessions()));
         ps.setString(17, e.runId());
         ps.executeUpdate();
       }
     });
+  }
+
+  /**
+   * The JSON to write for a value, after writing its large parts to lf_values unless the run has them already
+   * (see ValueRefs): each is stored once per run, however many documents hold it.
+   */
+  private String store(Connection c, String runId, Object value) throws SQLException {
+    Codec.Encoded enc = codec.encode(value);
+    for (java.util.Map.Entry<String, String> p : enc.parts().entrySet()) {
+      try (PreparedStatement q = c.prepareStatement("SELECT 1 FROM lf_values WHERE run_id = ? AND hash = ?")) {
+        q.setString(1, runId);
+        q.setString(2, p.getKey());
+        try (ResultSet rs = q.executeQuery()) {
+          if (rs.next()) {
+            continue;
+          }
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_values (run_id, hash, body) VALUES (?,?,?) "
+          + "ON CONFLICT (run_id, hash) DO NOTHING")) {
+        ps.setString(1, runId);
+        ps.setString(2, p.getKey());
+        ps.setString(3, p.getValue());
+        ps.executeUpdate();
+      }
+    }
+    return enc.json();
   }
 
   @Override
@@ -235,7 +266,7 @@ final class JdbcRunStore implements RunStore {
         ps.setLong(2, e.seq());
         ps.setString(3, e.type());
         ps.setString(4, e.at().toString());
-        ps.setString(5, codec.event(e));
+        ps.setString(5, store(c, e.runId(), Events.toMap(e)));
         ps.addBatch();
       }
       ps.executeBatch();
@@ -318,32 +349,61 @@ final class JdbcRunStore implements RunStore {
 
   @Override
   public Optional<RunRecord> findRun(String runId) {
-    return query("SELECT " + RUN_COLUMNS + " FROM lf_runs WHERE run_id = ?", runId,
-        rs -> rs.next() ? Optional.of(run(rs)) : Optional.empty());
+    List<RawRun> raw = query("SELECT " + RUN_COLUMNS + " FROM lf_runs WHERE run_id = ?", runId, JdbcRunStore::rawRuns);
+    return raw.isEmpty() ? Optional.empty() : Optional.of(raw.get(0).record(new Parts(raw.get(0).runId)));
   }
 
   @Override
   public List<RunRecord> listRuns() {
-    return query("SELECT " + RUN_COLUMNS + " FROM lf_runs ORDER BY started_ms DESC, run_id DESC", null, rs -> {
-      List<RunRecord> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(run(rs));
-      }
-      return out;
-    });
+    List<RawRun> raw = query("SELECT " + RUN_COLUMNS + " FROM lf_runs ORDER BY started_ms DESC, run_id DESC", null,
+        JdbcRunStore::rawRuns);
+    List<RunRecord> out = new ArrayList<>(raw.size());
+    for (RawRun r : raw) {
+      out.add(r.record(new Parts(r.runId)));
+    }
+    return out;
   }
 
-  @SuppressWarnings("unchecked")
-  private static RunRecord run(ResultSet rs) throws SQLException {
-    java.util.Map<String, Object> out = Codec.map(rs.getString("output_json"));
-    return new RunRecord(rs.getString("run_id"), rs.getString("workflow"), rs.getString("file"),
-        rs.getString("source"), rs.getString("source_hash"), Codec.map(rs.getString("inputs_json")),
-        Codec.map(rs.getString("options_json")), RunStatus.valueOf(rs.getString("status")),
-        Instant.parse(rs.getString("started_at")), instant(rs.getString("finished_at")),
-        Codec.usage(rs.getString("usage_json")), out == null ? null : out.get("value"),
-        Codec.error(rs.getString("error_json")), waiting(rs), rs.getString("working_directory"),
-        out == null ? null : (java.util.Map<String, Object>) out.get("state"),
-        out == null ? null : (java.util.Map<String, Object>) out.get("nodes"));
+  /** A run row as read, before its large values are put back (which takes queries of its own). */
+  private record RawRun(String runId, String workflow, String file, String source, String sourceHash, String inputs,
+      String status, String startedAt, String finishedAt, String usage, String outcome, String error, String pausedAt,
+      String pauseMessage, String workingDirectory, String options, dev.loopflow.core.run.Waiting waiting) {
+
+    @SuppressWarnings("unchecked")
+    RunRecord record(Parts parts) {
+      java.util.Map<String, Object> out = Codec.decodeMap(outcome, parts);
+      return new RunRecord(runId, workflow, file, source, sourceHash, Codec.decodeMap(inputs, parts),
+          Codec.map(options), RunStatus.valueOf(status), Instant.parse(startedAt), instant(finishedAt),
+          Codec.usage(usage), out == null ? null : out.get("value"), Codec.error(error), waiting, workingDirectory,
+          out == null ? null : (java.util.Map<String, Object>) out.get("state"),
+          out == null ? null : (java.util.Map<String, Object>) out.get("nodes"));
+    }
+  }
+
+  private static List<RawRun> rawRuns(ResultSet rs) throws SQLException {
+    List<RawRun> out = new ArrayList<>();
+    while (rs.next()) {
+      out.add(new RawRun(rs.getString("run_id"), rs.getString("workflow"), rs.getString("file"),
+          rs.getString("source"), rs.getString("source_hash"), rs.getString("inputs_json"), rs.getString("status"),
+          rs.getString("started_at"), rs.getString("finished_at"), rs.getString("usage_json"),
+          rs.getString("output_json"), rs.getString("error_json"), rs.getString("paused_at"),
+          rs.getString("pause_message"), rs.getString("working_directory"), rs.getString("options_json"),
+          waiting(rs)));
+    }
+    return out;
+  }
+
+  /** A node execution row as read, before its large values are put back. */
+  private record RawExecution(String runId, String path, String nodeId, String loops, String kind, String status,
+      int attempts, String startedAt, String finishedAt, String input, String result, String usage,
+      String errorCode, String errorMessage, String statePatch, String sessions) {
+
+    NodeExecution execution(Parts parts) {
+      return new NodeExecution(runId, Codec.position(nodeId, loops), kind, NodeStatus.valueOf(status), attempts,
+          instant(startedAt), instant(finishedAt), Codec.decodeMap(input, parts), Codec.decodeMap(result, parts),
+          Codec.usage(usage), errorCode, errorMessage, Codec.decodeMap(statePatch, parts),
+          Codec.decodeSessions(sessions, parts));
+    }
   }
 
   /** A store written before waiting_json existed kept only the path and the message. */
@@ -359,42 +419,93 @@ final class JdbcRunStore implements RunStore {
 
   @Override
   public List<NodeExecution> nodeExecutions(String runId) {
-    return query("SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, finished_at, "
-        + "input_json, result_json, usage_json, error_code, error_message, state_patch_json, sessions_json "
-        + "FROM lf_node_executions WHERE run_id = ? ORDER BY seq", runId, rs -> {
-          List<NodeExecution> out = new ArrayList<>();
+    List<RawExecution> raw = query("SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, "
+        + "finished_at, input_json, result_json, usage_json, error_code, error_message, state_patch_json, "
+        + "sessions_json FROM lf_node_executions WHERE run_id = ? ORDER BY seq", runId, rs -> {
+          List<RawExecution> out = new ArrayList<>();
           while (rs.next()) {
-            out.add(new NodeExecution(rs.getString("run_id"),
-                Codec.position(rs.getString("node_id"), rs.getString("loops_json")), rs.getString("kind"),
-                NodeStatus.valueOf(rs.getString("status")), rs.getInt("attempts"), instant(rs.getString("started_at")),
-                instant(rs.getString("finished_at")), Codec.map(rs.getString("input_json")),
-                Codec.map(rs.getString("result_json")), Codec.usage(rs.getString("usage_json")),
-                rs.getString("error_code"), rs.getString("error_message"),
-                Codec.map(rs.getString("state_patch_json")), Codec.sessions(rs.getString("sessions_json"))));
+            out.add(new RawExecution(rs.getString("run_id"), rs.getString("path"), rs.getString("node_id"),
+                rs.getString("loops_json"), rs.getString("kind"), rs.getString("status"), rs.getInt("attempts"),
+                rs.getString("started_at"), rs.getString("finished_at"), rs.getString("input_json"),
+                rs.getString("result_json"), rs.getString("usage_json"), rs.getString("error_code"),
+                rs.getString("error_message"), rs.getString("state_patch_json"), rs.getString("sessions_json")));
           }
           return out;
         });
+    Parts parts = new Parts(runId);
+    List<NodeExecution> out = new ArrayList<>(raw.size());
+    for (RawExecution r : raw) {
+      out.add(r.execution(parts));
+    }
+    return out;
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public List<Event> events(String runId) {
     flush();
-    return query("SELECT body FROM lf_events WHERE run_id = ? ORDER BY seq", runId, rs -> {
-      List<Event> out = new ArrayList<>();
+    List<String> bodies = query("SELECT body FROM lf_events WHERE run_id = ? ORDER BY seq", runId, rs -> {
+      List<String> out = new ArrayList<>();
       while (rs.next()) {
-        out.add(Codec.event(rs.getString(1)));
+        out.add(rs.getString(1));
       }
       return out;
     });
+    Parts parts = new Parts(runId);
+    List<Event> out = new ArrayList<>(bodies.size());
+    for (String body : bodies) {
+      out.add(ValueRefs.mayHoldRefs(body) ? Events.fromMap((java.util.Map<String, ?>) Codec.decode(body, parts))
+          : Codec.event(body));
+    }
+    return out;
   }
 
-  /** Bytes of journal written for a run so far (the JSON and text columns); used to prove deltas stay flat. */
+  /**
+   * The large values of one run, fetched from lf_values when a document refers to them, each once per read. Reads
+   * happen after the rows' result set is closed: a SQLite store has a single connection.
+   */
+  private final class Parts implements java.util.function.Function<String, Object> {
+    private final String runId;
+    private final java.util.Map<String, String> fetched = new java.util.HashMap<>();
+
+    Parts(String runId) {
+      this.runId = runId;
+    }
+
+    @Override
+    public Object apply(String hash) {
+      String json = fetched.computeIfAbsent(hash, h -> {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+            "SELECT body FROM lf_values WHERE run_id = ? AND hash = ?")) {
+          ps.setString(1, runId);
+          ps.setString(2, h);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              throw new IllegalStateException("corrupt journal in " + description + ": run " + runId + " refers to "
+                  + "a stored value " + h + " that is missing");
+            }
+            return rs.getString(1);
+          }
+        } catch (SQLException ex) {
+          throw new IllegalStateException("cannot read the run store " + description + ": " + ex.getMessage(), ex);
+        }
+      });
+      return Codec.value(json);
+    }
+  }
+
+  /**
+   * Bytes of journal written for a run so far (the JSON and text columns, and its stored large values); used to prove
+   * deltas stay flat and large values are stored once.
+   */
   long journalBytes(String runId) {
     return query("SELECT COALESCE(SUM(LENGTH(COALESCE(input_json, '')) + LENGTH(COALESCE(result_json, '')) "
         + "+ LENGTH(COALESCE(state_patch_json, '')) + LENGTH(COALESCE(sessions_json, '')) + LENGTH(path) "
         + "+ LENGTH(COALESCE(usage_json, ''))), 0) FROM lf_node_executions WHERE run_id = ?", runId,
         rs -> rs.next() ? rs.getLong(1) : 0L)
         + query("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_events WHERE run_id = ?", runId,
+        rs -> rs.next() ? rs.getLong(1) : 0L)
+        + query("SELECT COALESCE(SUM(LENGTH(body)), 0) FROM lf_values WHERE run_id = ?", runId,
         rs -> rs.next() ? rs.getLong(1) : 0L);
   }
 
