@@ -45,6 +45,9 @@ class CliErrorsTest {
     Files.write(dir.resolve("latin1.json"), new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xE9, '"', '}'});
     Files.writeString(dir.resolve("plain-file"), "not a directory");
     Files.createDirectories(dir.resolve("a-directory"));
+    try (var f = new java.io.RandomAccessFile(dir.resolve("huge.json").toFile(), "rw")) {
+      f.setLength(Support.MAX_INPUT_FILE_BYTES + 1); // sparse: no disk used
+    }
     Files.writeString(dir.resolve("deep.yaml"), "nodes:\n  - id: a\n    type: transform\n    template: \"{{ "
         + "(".repeat(5000) + "1" + ")".repeat(5000) + " }}\"\n");
     Files.writeString(dir.resolve("weird-problem.yaml"), "nodes:\n  - id: a\n    bash: echo\n    \"x\\ny\\u001b[2J\": 1\n");
@@ -113,6 +116,9 @@ class CliErrorsTest {
     c.add(bad(2, "Missing required parameter", "run"));
     c.add(bad(2, "'x' is not an int", "runs", "--limit", "x"));
     c.add(bad(2, "--status bogus", "runs", "--status", "bogus", "--store", s));
+    c.add(bad(2, "--limit must be at least 1, was -3", "runs", "--limit", "-3", "--store", s));
+    c.add(bad(2, "input file is not a regular file: /dev/zero", "run", h, "--store", s, "--input-file", "/dev/zero"));
+    c.add(bad(2, "is larger than 64 MiB", "run", h, "--store", s, "--input-file", d + "/huge.json"));
     c.add(bad(2, "expected one of", "graph", h, "--format", "png"));
     return c.stream();
   }
