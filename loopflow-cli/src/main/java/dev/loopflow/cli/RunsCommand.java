@@ -54,6 +54,9 @@ final class RunsCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (limit < 1) {
+      throw CliError.usage("--limit must be at least 1, was " + limit);
+    }
     Set<String> allowed = Set.of("running", "paused", "completed", "failed", "cancelled");
     for (String s : statuses) {
       if (!allowed.contains(s.toLowerCase(Locale.ROOT))) {

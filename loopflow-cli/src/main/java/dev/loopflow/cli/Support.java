@@ -77,6 +77,9 @@ final class Support {
     return true;
   }
 
+  /** Inputs are read into memory whole; a bigger file is a mistake, not a workload. */
+  static final long MAX_INPUT_FILE_BYTES = 64L << 20;
+
   private static final ObjectMapper STRICT_JSON = JsonMapper.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
@@ -97,6 +100,9 @@ final class Support {
     }
     Object parsed;
     try {
+      if (Files.size(file) > MAX_INPUT_FILE_BYTES) {
+        throw CliError.usage("input file " + file + " is larger than " + (MAX_INPUT_FILE_BYTES >> 20) + " MiB");
+      }
       byte[] bytes = Files.readAllBytes(file);
       if (bytes.length == 0) {
         throw CliError.usage(file + ":1:1: invalid JSON: the file is empty");

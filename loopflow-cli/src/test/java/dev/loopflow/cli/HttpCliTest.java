@@ -10,7 +10,6 @@ import dev.loopflow.cli.CliTest.Run;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.core.store.Secrets;
 import dev.loopflow.store.jdbc.JdbcStores;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -83,12 +82,13 @@ class HttpCliTest {
     assertThat(JSON.readTree(cli("show", "run_http_1", "--store", store, "--json").out())).isEqualTo(json);
 
     // A run interrupted before it recorded its node reports is shown from its node executions: the same reports.
-    try (RunStore s = JdbcStores.open(store, Secrets.none())) {
+    try (RunStore s = JdbcStores.open(store)) {
       RunRecord rec = s.findRun("run_http_1").orElseThrow();
-      RunRecord crashed = new RunRecord(rec.runId(), rec.workflow(), rec.file(), rec.source(), rec.sourceHash(),
-          rec.inputs(), rec.status(), rec.startedAt(), rec.finishedAt(), rec.usage(), rec.output(), rec.error(),
-          null, null, rec.workingDirectory(), null, null);
-      JsonNode rebuilt = JSON.valueToTree(ShowCommand.result(crashed, s.nodeExecutions("run_http_1")).toJson());
+      s.updateRun(new RunRecord(rec.runId(), rec.workflow(), rec.file(), rec.source(), rec.sourceHash(),
+          rec.inputs(), rec.options(), dev.loopflow.core.run.RunStatus.RUNNING, rec.startedAt(), null, rec.usage(),
+          null, null, null, rec.workingDirectory(), null, null));
+      JsonNode rebuilt = JSON.valueToTree(dev.loopflow.core.Loopflow.builder().store(s).build().result("run_http_1")
+          .orElseThrow().toJson());
       assertThat(rebuilt.get("nodes")).isEqualTo(json.get("nodes"));
     }
   }
