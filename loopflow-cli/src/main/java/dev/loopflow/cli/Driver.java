@@ -221,7 +221,7 @@ final class Driver {
     }
     if (r.status() == RunStatus.COMPLETED) {
       Object o = r.output();
-      out.println(o instanceof String s ? s : Json.compact(o));
+      out.println(o == null ? "" : o instanceof String s ? s : Json.compact(o));
     } else if (r.error() != null) {
       // The message may come from a command's stderr or a model's reply: one line, no terminal control codes.
       err.println(Errors.oneLine("loopflow: run " + r.status().json() + " [" + r.error().code() + "]"
