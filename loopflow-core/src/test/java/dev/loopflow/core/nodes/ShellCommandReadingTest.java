@@ -202,6 +202,17 @@ class ShellCommandReadingTest {
   }
 
   @Test
+  void heredocEndsAtItsFirstDelimiterLineEvenInsideASubstitution_bugHeredocQuoting() {
+    // Bash collects a heredoc body line by line before it parses it, so the first EOF line ends the body even
+    // though a $( is open in it: the (( )) line below is a command for bash, not heredoc text.
+    String command = "cat <<EOF\n$(cat <<X\nEOF\ncat <<Y\nX\n)\nY\n(( " + V + " > 1 )) && echo big\nEOF";
+    RunResult r = run("bash", command, "a[$(touch " + marker() + ")]");
+
+    assertThat(marker()).doesNotExist();
+    assertThat(r.error().details()).containsEntry("rule", "integer");
+  }
+
+  @Test
   void valueInAQuotedHeredocIsALoadError_bugHeredocQuoting() {
     List<String> problems = problems(() -> parse("""
         name: shell
