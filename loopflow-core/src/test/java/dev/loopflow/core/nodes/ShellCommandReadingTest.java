@@ -322,6 +322,14 @@ class ShellCommandReadingTest {
   }
 
   @Test
+  void theShellsLengthOperatorNeedsRawAndTheErrorSaysSo() {
+    List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
+        Map.of("bash", "a=(1 2); echo ${#a[@]}")).build());
+
+    assertThat(problems).singleElement().asString().contains("{% raw %}${#name}{% endraw %}");
+  }
+
+  @Test
   void reservedVariableNamesAreALoadError() {
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
         Map.of("bash", "echo $LOOPFLOW_ARG_1")).build());
