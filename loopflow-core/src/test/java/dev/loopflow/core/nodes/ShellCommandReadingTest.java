@@ -293,7 +293,15 @@ class ShellCommandReadingTest {
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
         Map.of("bash", "{% for item in input.xs %}echo {{ item }};{% endfor %}")).build());
 
-    assertThat(problems).first().asString().contains("{% for %} cannot be used in a shell command");
+    assertThat(problems).singleElement().asString().contains("{% for %} cannot be used in a shell command");
+  }
+
+  @Test
+  void aStrayEndTagIsReportedToo() {
+    List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
+        Map.of("bash", "echo x {% endfor %}")).build());
+
+    assertThat(problems).singleElement().asString().contains("{% endfor %} cannot be used in a shell command");
   }
 
   @Test

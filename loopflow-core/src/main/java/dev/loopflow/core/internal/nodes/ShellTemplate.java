@@ -91,6 +91,8 @@ final class ShellTemplate {
     final List<Template> args = new ArrayList<>();
     boolean hasTags;
     boolean ok = true;
+    /** Refused block tags open at this point ({% for %} until its {% endfor %}). */
+    int refusedBlocks;
 
     void copy(String source, int from, int to) {
       script.append(source, from, to);
@@ -141,7 +143,9 @@ final class ShellTemplate {
         if (expr.startsWith("{{-")) {
           src.trimTrailingBlanks();
         }
-        Template t = cfg.template(field, expr);
+        // Inside a refused block ({% for x %}...) an expression may name the block's variables: the refused tag
+        // is the problem to report, not those names.
+        Template t = src.refusedBlocks > 0 ? null : cfg.template(field, expr);
         src.ok &= t != null;
         src.args.add(t);
         src.insert(ShellLexer.placeholder(src.args.size()), i);
@@ -179,7 +183,12 @@ final class ShellTemplate {
           i = rawEnd;
           continue;
         }
-        if (!ALLOWED_TAGS.contains(tag)) {
+        if (!ALLOWED_TAGS.contains(tag) && tag.startsWith("end") && src.refusedBlocks > 0) {
+          src.refusedBlocks--; // its opening tag was reported
+        } else if (!ALLOWED_TAGS.contains(tag)) {
+          if (source.indexOf("end" + tag, end) >= 0) {
+            src.refusedBlocks++;
+          }
           cfg.error(field, lineOf(source, i), "{% " + tag + " %} cannot be used in a shell command: only {% if %}, "
               + "{% elif %}, {% else %}, {% endif %}, {% raw %} and {# comments #} can, because other tags would "
               + "put text into the command that is not passed as data (or render values the command never "
