@@ -202,6 +202,17 @@ class ShellCommandReadingTest {
   }
 
   @Test
+  void heredocEndsAtItsFirstDelimiterLineEvenInsideASubstitution_bugHeredocQuoting() {
+    // Bash collects a heredoc body line by line before it parses it, so the first EOF line ends the body even
+    // though a $( is open in it: the (( )) line below is a command for bash, not heredoc text.
+    String command = "cat <<EOF\n$(cat <<X\nEOF\ncat <<Y\nX\n)\nY\n(( " + V + " > 1 )) && echo big\nEOF";
+    RunResult r = run("bash", command, "a[$(touch " + marker() + ")]");
+
+    assertThat(marker()).doesNotExist();
+    assertThat(r.error().details()).containsEntry("rule", "integer");
+  }
+
+  @Test
   void valueInAQuotedHeredocIsALoadError_bugHeredocQuoting() {
     List<String> problems = problems(() -> parse("""
         name: shell
@@ -282,7 +293,15 @@ class ShellCommandReadingTest {
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
         Map.of("bash", "{% for item in input.xs %}echo {{ item }};{% endfor %}")).build());
 
-    assertThat(problems).first().asString().contains("{% for %} cannot be used in a shell command");
+    assertThat(problems).singleElement().asString().contains("{% for %} cannot be used in a shell command");
+  }
+
+  @Test
+  void aStrayEndTagIsReportedToo() {
+    List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
+        Map.of("bash", "echo x {% endfor %}")).build());
+
+    assertThat(problems).singleElement().asString().contains("{% endfor %} cannot be used in a shell command");
   }
 
   @Test
@@ -308,6 +327,14 @@ class ShellCommandReadingTest {
         Map.of("bash", command.replace("V", V))).build());
 
     assertThat(problems).singleElement().asString().contains("{{ input.v }} is used in shell code");
+  }
+
+  @Test
+  void theShellsLengthOperatorNeedsRawAndTheErrorSaysSo() {
+    List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
+        Map.of("bash", "a=(1 2); echo ${#a[@]}")).build());
+
+    assertThat(problems).singleElement().asString().contains("{% raw %}${#name}{% endraw %}");
   }
 
   @Test

@@ -112,7 +112,8 @@ class ShellValueSafetyTest {
         bash("unset \"a[V]\"", "a=(1 2); unset \"a[V]\"; echo \"${a[*]}\"", "0", "2"),
         bash("declare V=", "declare V=hi; echo \"$x\"", "x", "hi"),
         bash("local V=", "f() { local V=hi; echo \"$x\"; }; f", "x", "hi"),
-        bash("mapfile", "mapfile -t V <<< hi; echo \"${x[0]}\"", "x", "hi"));
+        bash("mapfile", "mapfile -t V <<< hi; echo \"${x[0]}\"", "x", "hi"),
+        bash("last in a case clause", "case a in a) declare V=hi;; esac; echo \"$x\"", "x", "hi"));
   }
 
   /** Commands that evaluate arithmetic or names through a variable the value went into. */

@@ -56,7 +56,7 @@ final class ShellLexer {
 
   private static final class Frame {
     final Kind kind;
-    /** CMD: 0 at the top, ')' or '`'; ARITH: ')' for "))", ']' or '}' (an offset, closed by its ${ }). */
+    /** CMD: 0 at the top or ')'; ARITH: ')' for "))", ']' or '}' (an offset, closed by its ${ }). */
     final char closer;
     /** The word this frame's text belongs to (quotes, ${ } and subscripts inside a word), if any. */
     Word word;
@@ -86,14 +86,12 @@ final class ShellLexer {
   private final List<String> sources;
   private final StringBuilder out = new StringBuilder();
   private final Deque<Frame> stack = new ArrayDeque<>();
-  private final List<Ref> refs = new ArrayList<>();
+  private final List<Ref> refs;
   private final List<Problem> problems = new ArrayList<>();
   private final Deque<Heredoc> pending = new ArrayDeque<>();
-  private final Set<String> associative = new HashSet<>();
+  private final Set<String> associative;
   private boolean evaluatesIndirectly;
   private boolean closing;
-  /** Where a line joined to the one before it by backslash-newline starts (it cannot end a heredoc). */
-  private int continuedLine = -1;
   private int i;
 
   private final ShellWords.Reader reader = new ShellWords.Reader() {
@@ -125,9 +123,11 @@ final class ShellLexer {
     }
   };
 
-  private ShellLexer(String text, List<String> sources) {
+  private ShellLexer(String text, List<String> sources, List<Ref> refs, Set<String> associative) {
     this.s = text;
     this.sources = sources;
+    this.refs = refs;
+    this.associative = associative;
   }
 
   /** The reference text for argument n, before it is placed. */
@@ -140,11 +140,16 @@ final class ShellLexer {
    * template that gives argument n (used in messages). Placeholders with no source are left as written.
    */
   static Result read(String text, List<String> sources) {
-    return new ShellLexer(text, sources).run();
+    return new ShellLexer(text, sources, new ArrayList<>(), new HashSet<>()).run();
   }
 
   private Result run() {
-    stack.push(commands((char) 0, null));
+    return run(commands((char) 0, null));
+  }
+
+  /** Reads the whole text, starting in the given context. */
+  private Result run(Frame first) {
+    stack.push(first);
     while (i < s.length()) {
       if (reference()) {
         continue;
@@ -378,8 +383,8 @@ final class ShellLexer {
         words.endCommand();
       }
       pass(1);
-      if (!db && !pending.isEmpty()) {
-        startHeredoc();
+      while (!db && !pending.isEmpty()) {
+        heredocBody(pending.poll());
       }
       return;
     }
@@ -484,9 +489,6 @@ final class ShellLexer {
       pass(2);
       return;
     }
-    if (s.charAt(i + 1) == '\n' && f.kind == Kind.HEREDOC) {
-      continuedLine = i + 2; // bash joins the lines before it looks for the delimiter
-    }
     if (inWords) {
       f.words.quoted();
     }
@@ -560,27 +562,79 @@ final class ShellLexer {
   }
 
   private void backquote() {
-    // Bash finds the closing backquote before it parses what is between, so it closes whatever is open inside.
-    Frame open = null;
-    for (Frame f : stack) {
-      if (f.kind == Kind.CMD && f.closer == '`') {
-        open = f;
-        break;
-      }
-    }
-    if (open != null) {
-      popTo(open);
-      pass(1);
-      return;
-    }
     Frame top = stack.peek();
-    if (top.kind == Kind.SQ || top.kind == Kind.ANSI || top.kind == Kind.HEREDOC && top.heredoc.quoted()) {
+    if (top.kind == Kind.SQ || top.kind == Kind.ANSI) {
       emit('`');
       return;
     }
     markDynamic();
-    emit('`');
-    push(commands('`', null));
+    // Bash finds the closing backquote first (a backslash escapes one character, quotes count for nothing), then
+    // takes one level of backslashes off \$, \`, \\ (and \" inside double quotes) and parses the result as a
+    // command of its own: `echo \$((x))` is arithmetic and \`...\` nests. So does this reader, and it writes
+    // the command back with those characters escaped again.
+    boolean dq = inDoubleQuotesProper();
+    StringBuilder inner = new StringBuilder();
+    List<Integer> origins = new ArrayList<>();
+    int k = i + 1;
+    while (k < s.length() && s.charAt(k) != '`') {
+      char c = s.charAt(k);
+      if (c == '\\' && k + 1 < s.length()) {
+        char n = s.charAt(k + 1);
+        if (n == '$' || n == '`' || n == '\\' || dq && n == '"') {
+          inner.append(n);
+          origins.add(k + 1);
+          k += 2;
+          continue;
+        }
+        inner.append(c).append(n);
+        origins.add(k);
+        origins.add(k + 1);
+        k += 2;
+        continue;
+      }
+      inner.append(c);
+      origins.add(k);
+      k++;
+    }
+    ShellLexer sub = new ShellLexer(inner.toString(), sources, refs, new HashSet<>(associative));
+    Result r = sub.run();
+    evaluatesIndirectly |= r.evaluatesIndirectly();
+    for (Problem p : r.problems()) {
+      problems.add(new Problem(origins.isEmpty() ? i : origins.get(Math.min(p.offset(), origins.size() - 1)),
+          p.message()));
+    }
+    StringBuilder escaped = new StringBuilder("`");
+    for (char c : r.script().toCharArray()) {
+      if (c == '$' || c == '`' || c == '\\' || dq && c == '"') {
+        escaped.append('\\');
+      }
+      escaped.append(c);
+    }
+    escaped.append(k < s.length() ? "`" : "");
+    out.append(escaped);
+    Word w = collector();
+    if (w != null) {
+      w.text.append(escaped);
+    }
+    i = Math.min(k + 1, s.length());
+  }
+
+  /** True when the top of the stack is inside double quotes (not a heredoc body, where \" keeps its backslash). */
+  private boolean inDoubleQuotesProper() {
+    for (Frame f : stack) {
+      switch (f.kind) {
+        case DQ -> {
+          return true;
+        }
+        case SQ, ANSI, PARAM -> {
+          continue;
+        }
+        default -> {
+          return false;
+        }
+      }
+    }
+    return false;
   }
 
   private void doubleQuoted() {
@@ -747,25 +801,10 @@ final class ShellLexer {
     }
   }
 
+  /** Inside a heredoc body (the body alone: its end was found before it was read). */
   private void heredoc(Frame f) {
-    Heredoc h = f.heredoc;
-    if ((i == 0 || s.charAt(i - 1) == '\n') && i != continuedLine) {
-      int eol = s.indexOf('\n', i);
-      if (eol < 0) {
-        eol = s.length();
-      }
-      String line = s.substring(i, eol);
-      if ((h.stripTabs() ? line.replaceFirst("^\t+", "") : line).equals(h.delimiter())) {
-        pass(Math.min(eol + 1, s.length()) - i);
-        stack.pop();
-        if (!pending.isEmpty()) {
-          startHeredoc();
-        }
-        return;
-      }
-    }
     char c = s.charAt(i);
-    if (h.quoted()) {
+    if (f.heredoc.quoted()) {
       pass(1);
       return;
     }
@@ -777,10 +816,46 @@ final class ShellLexer {
     }
   }
 
-  private void startHeredoc() {
-    Frame h = new Frame(Kind.HEREDOC, (char) 0);
-    h.heredoc = pending.poll();
-    stack.push(h);
+  /**
+   * A heredoc body starting at the current line. Like bash, it first finds the body's end (the first line that is
+   * the delimiter, whatever the body holds: a $( still open does not hide it), then reads the body on its own.
+   */
+  private void heredocBody(Heredoc h) {
+    int start = i;
+    int end = s.length();
+    int after = s.length();
+    boolean joined = false;
+    for (int p = start; p < s.length(); ) {
+      int eol = s.indexOf('\n', p);
+      int lineEnd = eol < 0 ? s.length() : eol;
+      String line = s.substring(p, lineEnd);
+      if (!joined && (h.stripTabs() ? line.replaceFirst("^\t+", "") : line).equals(h.delimiter())) {
+        end = p;
+        after = eol < 0 ? s.length() : eol + 1;
+        break;
+      }
+      // In an unquoted body, backslash-newline joins two lines before bash compares them with the delimiter.
+      int backslashes = 0;
+      while (backslashes < line.length() && line.charAt(line.length() - 1 - backslashes) == '\\') {
+        backslashes++;
+      }
+      joined = !h.quoted() && backslashes % 2 == 1;
+      if (eol < 0) {
+        break;
+      }
+      p = eol + 1;
+    }
+    ShellLexer body = new ShellLexer(s.substring(start, end), sources, refs, new HashSet<>(associative));
+    Frame f = new Frame(Kind.HEREDOC, (char) 0);
+    f.heredoc = h;
+    Result r = body.run(f);
+    evaluatesIndirectly |= r.evaluatesIndirectly();
+    for (Problem p : r.problems()) {
+      problems.add(new Problem(start + p.offset(), p.message()));
+    }
+    out.append(r.script());
+    i = end;
+    pass(after - end);
   }
 
   // ---------------------------------------------------------------------------------------------------------

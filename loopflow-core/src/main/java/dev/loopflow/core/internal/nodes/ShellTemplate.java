@@ -34,8 +34,8 @@ final class ShellTemplate {
 
   /** The field as written in the workflow, for messages. */
   final String field;
-  final Template script;
-  final List<Template> args;
+  private final Template script;
+  private final List<Template> args;
   /** The command read at load time, when it has no tags (its text never changes); null otherwise. */
   private final ShellLexer.Result fixed;
 
@@ -47,7 +47,7 @@ final class ShellTemplate {
   }
 
   static String var(int i) {
-    return "LOOPFLOW_ARG_" + i;
+    return RESERVED + i;
   }
 
   /** The command to run and the environment variables that carry its values. */
@@ -62,47 +62,49 @@ final class ShellTemplate {
     if (src == null) {
       return null;
     }
-    List<String> names = new ArrayList<>();
-    for (Template t : src.args) {
-      names.add(t == null ? "" : t.source());
-    }
-    ShellLexer.Result read = ShellLexer.read(src.stripped.toString(), names);
+    ShellLexer.Result read = null;
     if (!src.hasTags) {
+      // Without tags the text never changes: read it now, and report its problems where they are written.
+      List<String> names = new ArrayList<>();
+      for (Template t : src.args) {
+        names.add(t == null ? "" : t.source());
+      }
+      read = ShellLexer.read(src.script.toString(), names);
       for (ShellLexer.Problem p : read.problems()) {
         cfg.error(field, lineOf(source, src.origin(p.offset())), p.message());
+        src.ok = false;
       }
     }
     if (!src.ok) {
-      return null; // a refused tag: the command is not compiled with it
+      return null; // the command is not compiled with a refused tag or value
     }
     Template script = cfg.template(field, src.script.toString());
-    if (script == null || !src.hasTags && !read.problems().isEmpty()) {
-      return null;
-    }
-    return new ShellTemplate(shownAs, script, src.args, src.hasTags ? null : read);
+    return script == null ? null : new ShellTemplate(shownAs, script, src.args, read);
   }
 
   /** The command split into its text and its values. */
   private static final class Source {
     /** The template run at run time: the command's text, tags, and a reference for each value. */
     final StringBuilder script = new StringBuilder();
-    /** The text the shell would see if every branch were taken, for the checks made at load time. */
-    final StringBuilder stripped = new StringBuilder();
-    /** For each character of {@link #stripped}, its offset in the source. */
+    /** For each character of the script, its offset in the source (for the line of a problem). */
     final List<Integer> origins = new ArrayList<>();
     final List<Template> args = new ArrayList<>();
     boolean hasTags;
     boolean ok = true;
+    /** Refused block tags open at this point ({% for %} until its {% endfor %}). */
+    int refusedBlocks;
 
-    void text(String source, int from, int to) {
+    void copy(String source, int from, int to) {
       script.append(source, from, to);
-      stripped(source, from, to);
-    }
-
-    void stripped(String source, int from, int to) {
-      stripped.append(source, from, to);
       for (int k = from; k < to; k++) {
         origins.add(k);
+      }
+    }
+
+    void insert(String text, int at) {
+      script.append(text);
+      for (int k = 0; k < text.length(); k++) {
+        origins.add(at);
       }
     }
 
@@ -110,21 +112,14 @@ final class ShellTemplate {
       return origins.isEmpty() ? 0 : origins.get(Math.min(Math.max(offset, 0), origins.size() - 1));
     }
 
+    /** {{- removes the blanks before it, as in any template. */
     void trimTrailingBlanks() {
-      trim(script);
-      int keep = trim(stripped);
-      while (origins.size() > keep) {
-        origins.remove(origins.size() - 1);
-      }
-    }
-
-    private static int trim(StringBuilder b) {
-      int n = b.length();
-      while (n > 0 && Character.isWhitespace(b.charAt(n - 1))) {
+      int n = script.length();
+      while (n > 0 && Character.isWhitespace(script.charAt(n - 1))) {
         n--;
       }
-      b.setLength(n);
-      return n;
+      script.setLength(n);
+      origins.subList(n, origins.size()).clear();
     }
   }
 
@@ -146,17 +141,14 @@ final class ShellTemplate {
         }
         String expr = source.substring(i, end + 2);
         if (expr.startsWith("{{-")) {
-          src.trimTrailingBlanks(); // {{- removes the blanks before it, as in any template
+          src.trimTrailingBlanks();
         }
-        Template t = cfg.template(field, expr);
+        // Inside a refused block ({% for x %}...) an expression may name the block's variables: the refused tag
+        // is the problem to report, not those names.
+        Template t = src.refusedBlocks > 0 ? null : cfg.template(field, expr);
         src.ok &= t != null;
         src.args.add(t);
-        String ref = ShellLexer.placeholder(src.args.size());
-        src.script.append(ref);
-        src.stripped.append(ref);
-        for (int k = 0; k < ref.length(); k++) {
-          src.origins.add(i);
-        }
+        src.insert(ShellLexer.placeholder(src.args.size()), i);
         i = end + 2;
         if (expr.endsWith("-}}")) {
           while (i < source.length() && Character.isWhitespace(source.charAt(i))) {
@@ -167,8 +159,13 @@ final class ShellTemplate {
       }
       if (source.startsWith("{#", i)) {
         int end = source.indexOf("#}", i + 2);
-        end = end < 0 ? source.length() : end + 2;
-        src.script.append(source, i, end); // the template engine drops it (or reports it unclosed)
+        if (end < 0) {
+          cfg.error(field, lineOf(source, i), "'{#' starts a template comment that is never closed; for the shell's "
+              + "${#name} write {% raw %}${#name}{% endraw %}");
+          return null;
+        }
+        end += 2;
+        src.copy(source, i, end); // the template engine drops it
         src.hasTags = true;
         i = end;
         continue;
@@ -181,15 +178,17 @@ final class ShellTemplate {
         src.hasTags = true;
         if (tag.equals("raw")) {
           Matcher r = END_RAW.matcher(source).region(end, source.length());
-          int bodyEnd = r.find() ? r.start() : source.length();
-          int rawEnd = bodyEnd == source.length() ? bodyEnd : r.end();
-          src.script.append(source, i, end);
-          src.text(source, end, bodyEnd); // raw text is shell text like any other
-          src.script.append(source, bodyEnd, rawEnd);
+          int rawEnd = r.find() ? r.end() : source.length();
+          src.copy(source, i, rawEnd); // raw text is shell text like any other
           i = rawEnd;
           continue;
         }
-        if (!ALLOWED_TAGS.contains(tag)) {
+        if (!ALLOWED_TAGS.contains(tag) && tag.startsWith("end") && src.refusedBlocks > 0) {
+          src.refusedBlocks--; // its opening tag was reported
+        } else if (!ALLOWED_TAGS.contains(tag)) {
+          if (source.indexOf("end" + tag, end) >= 0) {
+            src.refusedBlocks++;
+          }
           cfg.error(field, lineOf(source, i), "{% " + tag + " %} cannot be used in a shell command: only {% if %}, "
               + "{% elif %}, {% else %}, {% endif %}, {% raw %} and {# comments #} can, because other tags would "
               + "put text into the command that is not passed as data (or render values the command never "
@@ -197,12 +196,12 @@ final class ShellTemplate {
               + "...]) or as one argument with {{ xs | join(' ') }}, or build the text in a script node");
           src.ok = false;
         }
-        src.script.append(source, i, end);
+        src.copy(source, i, end);
         i = end;
         continue;
       }
       int next = nextSpecial(source, i);
-      src.text(source, i, next);
+      src.copy(source, i, next);
       i = next;
     }
     return src;

@@ -55,8 +55,8 @@ final class ShellValues {
     int open = value.indexOf('[');
     if (open >= 0 && (value.indexOf('$', open) >= 0 || value.indexOf('`', open) >= 0)) {
       throw reject(field, source, Rule.ARITHMETIC_INERT, "contains '[' followed by '$' or '`', which bash would "
-          + "expand as an array subscript, and this command evaluates arithmetic or variable names; check such a "
-          + "value first (e.g. [[ $v =~ ^[0-9]+$ ]] in a separate node) or pass it to a script node", value);
+          + "expand as an array subscript, and this command evaluates arithmetic or variable names; validate the "
+          + "value in an earlier node (e.g. a validator with pattern ^[0-9]+$) or handle it in a script node", value);
     }
   }
 

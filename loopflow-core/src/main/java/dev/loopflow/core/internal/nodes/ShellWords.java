@@ -204,11 +204,11 @@ final class ShellWords {
 
   /** ;; ;& ;;& end a case clause: a pattern follows. */
   void caseClauseEnd() {
+    endCommand(); // the clause's last command is complete before the next pattern starts
     if (!cases.isEmpty() && cases.peek() == CaseState.BODY) {
       cases.pop();
       cases.push(CaseState.PATTERN);
     }
-    endCommand();
   }
 
   boolean hasCommandName() {
