@@ -128,9 +128,10 @@ final class LlmCalls {
   }
 
   /**
-   * An upper bound on the tokens of what a request sends: every token of a byte-level BPE tokenizer (those of
-   * OpenAI, Anthropic and Llama models) covers at least one byte of UTF-8 text, so the text's size in bytes bounds
-   * its tokens; the overheads bound what the provider adds around it.
+   * An upper bound on the tokens of what a request sends: every token of a byte-level BPE tokenizer (OpenAI's,
+   * Llama 3's) covers at least one byte of UTF-8 text, so the text's size in bytes bounds its tokens; the fixed
+   * overheads stand for what the provider adds around it. For other tokenizers it is an estimate, which the check
+   * after the call backs (a call that reports more than it reserved and passes a limit fails).
    */
   static long promptTokensAtMost(String system, List<ChatMessage> messages, String jsonSchema) {
     long tokens = REQUEST_OVERHEAD_TOKENS;

@@ -139,8 +139,8 @@ public final class LlmHandler implements NodeHandler {
       fresh.add(new ChatMessage(ChatMessage.Role.USER, ctx.render(c.prompt())));
     }
     messages.addAll(fresh);
-    LlmCalls.Result r = LlmCalls.call(ctx, spec, c.pricing(), system, messages, fresh, c.temperature(), c.maxTokens(),
-        c.schemaText(), c.mock());
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, c.pricing(), system, messages, fresh, c.temperature(),
+        c.maxTokens(), c.schemaText(), c.mock());
     String text = r.text();
     if (session != null) {
       fresh.forEach(m -> session.append(new NodeContext.Conversation.Turn(m.role().name().toLowerCase(), m.content())));

@@ -89,7 +89,6 @@ final class LoopRunner {
     Map<String, Object> partial() {
       return partial;
     }
-
   }
 
   /** Mutable progress of one loop execution. Lives for one execution; a resume rebuilds it by replay. */
