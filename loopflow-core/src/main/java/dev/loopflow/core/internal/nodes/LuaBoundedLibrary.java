@@ -76,7 +76,7 @@ final class LuaBoundedLibrary {
       public Varargs invoke(Varargs args) {
         LuaString s = args.checkstring(1);
         long i = relative(args.optlong(2, 1), s.m_length);
-        long j = relative(args.optlong(3, i), s.m_length);
+        long j = Math.min(relative(args.optlong(3, i), s.m_length), s.m_length);
         if (j - Math.max(i, 1) + 1 > MAX_RESULTS) {
           throw new LuaError("string slice too long");
         }
