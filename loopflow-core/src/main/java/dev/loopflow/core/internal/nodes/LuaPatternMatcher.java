@@ -428,7 +428,7 @@ final class LuaPatternMatcher {
   LuaValue capture(int i, int s, int e) {
     if (i >= level) {
       if (i == 0) {
-        return subject.substring(s, e);
+        return copy(s, e);
       }
       throw new LuaError("invalid capture index %" + (i + 1));
     }
@@ -439,7 +439,15 @@ final class LuaPatternMatcher {
     if (l == CAP_POSITION) {
       return LuaValue.valueOf(capInit[i] + 1);
     }
-    return subject.substring(capInit[i], capInit[i] + l);
+    return copy(capInit[i], capInit[i] + l);
+  }
+
+  /** A captured substring: a new string, so charged to the memory limit like every string a script can keep. */
+  private LuaString copy(int from, int to) {
+    if (guard != null) {
+      guard.charge(LuaGuard.STRING_BYTES + to - from);
+    }
+    return subject.substring(from, to);
   }
 
   /** All captures of the match [s, e); the whole match when there are none and {@code whole} is set. */
