@@ -74,6 +74,8 @@ class LuaLimitsTest {
       hash keys               | local t = {} for i = 1, 1e8 do t['k' .. i] = i end
       closures                | local t = {} for i = 1, 1e8 do t[i] = function() return i end end
       distinct strings        | local t = {} for i = 1, 1e8 do t[i] = string.rep('x', 1000) .. i end
+      pattern captures        | local s, t = string.rep('x', 1e5), {} for i = 1, 1e8 do t[i] = s:match('.*', 60001) end
+      upper                   | local s, t = string.rep('x', 1e5), {} for i = 1, 1e8 do t[i] = s:upper() end
       table.insert            | local t = {} while true do table.insert(t, {}) end
       rawset                  | local t = {} local i = 0 while true do i = i + 1 rawset(t, i, {}) end
       nested tables           | local t = {} while true do t = { t, t } end

@@ -132,6 +132,37 @@ class LuaStopTest {
     assertThat(took).isLessThan(STOPS_WITHIN.plusMillis(300));
   }
 
+  @org.junit.jupiter.api.Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aLongScriptInsideALoopBodyIsStoppedByTheRunTimeout() {
+    Workflow wf = engine.parse("""
+        name: loop-stop
+        limits: {timeout: 300ms}
+        input:
+          n: {type: integer, default: 0}
+        nodes:
+          - name: outer
+            type: while_loop
+            max_iterations: 5
+            condition: "state.n < 4"
+            body:
+              - name: spin
+                max_instructions: 2000000000
+                run: |
+                  local s = string.rep('a', 100000)
+                  return { n = s:find('.-.-.-.-b') }
+        """, "loop-stop.yaml");
+
+    long start = System.nanoTime();
+    RunResult r = engine.run(wf, RunOptions.defaults());
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(STOPS_WITHIN.plusMillis(300));
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().code()).isEqualTo("timeout");
+    assertThat(engine.store().nodeExecutions(r.runId())).filteredOn(e -> e.position().nodeId().equals("spin"))
+        .extracting(NodeExecution::status).containsExactly(NodeStatus.CANCELLED);
+  }
+
   /** The script's node journaled its own cancellation: the script returned, it was not merely given up on. */
   private void assertScriptReportedItsOwnStop(RunResult r) {
     assertThat(engine.store().nodeExecutions(r.runId())).extracting(e -> e.position().nodeId(), NodeExecution::status)

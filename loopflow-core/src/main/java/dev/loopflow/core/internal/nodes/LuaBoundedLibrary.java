@@ -21,8 +21,9 @@ import org.luaj.vm2.lib.VarArgFunction;
  *  - string.byte and table.unpack: at most MAX_RESULTS values, as Lua's own stack limit allows;
  *  - table.sort: without an order function, luaj's sort is given one that compares as luaj does (lt) and counts
  *    each comparison as a step, so sorting a large table is stoppable and counted like a pattern match;
- *  - string.upper/lower/reverse/sub, table.insert/pack and rawset: unchanged, but charge what they allocate to the
- *    memory limit;
+ *  - string.upper/lower/reverse/sub/dump, tostring, table.insert/pack and rawset: unchanged, but charge what they
+ *    allocate to the memory limit (as do the captures the pattern functions return): LuaGuard measures what a
+ *    script holds only once its charges could have filled the limit, so everything a script can keep must charge;
  *  - xpcall: luaj's keeps its handler in the shared library's state (so scripts running at the same time shared it)
  *    and catches any Throwable around the handler; this one calls the handler after the error and never catches an
  *    Error, so a limit or a cancellation cannot be swallowed.
@@ -76,16 +77,17 @@ final class LuaBoundedLibrary {
       public Varargs invoke(Varargs args) {
         LuaString s = args.checkstring(1);
         long i = relative(args.optlong(2, 1), s.m_length);
-        long j = relative(args.optlong(3, i), s.m_length);
+        long j = Math.min(relative(args.optlong(3, i), s.m_length), s.m_length);
         if (j - Math.max(i, 1) + 1 > MAX_RESULTS) {
           throw new LuaError("string slice too long");
         }
         return bytes.invoke(args);
       }
     });
-    for (String name : new String[] {"upper", "lower", "reverse", "sub"}) {
+    for (String name : new String[] {"upper", "lower", "reverse", "sub", "dump"}) {
       string.set(name, chargingResult(name, string.get(name)));
     }
+    base.set("tostring", chargingResult("tostring", base.get("tostring")));
     table.set("concat", new Fn("concat") {
       @Override
       public Varargs invoke(Varargs args) {

@@ -20,7 +20,8 @@ import org.luaj.vm2.Varargs;
  * (registers, varargs, the running closures and their upvalues) and its print output, never the libraries shared by
  * all scripts (LuaSandbox.isShared) nor the Java data its lazy tables convert from. Each distinct table, closure and
  * string buffer is counted once (identity), so a string stored a thousand times costs its bytes once, and a
- * substring costs the whole buffer it keeps alive. Table sizes include the capacity of their array and hash parts
+ * substring that shares its string's buffer (luaj shares it when the substring is at least half as long) costs that
+ * whole buffer. Table sizes include the capacity of their array and hash parts
  * (read from luaj's fields), since a table emptied after growing keeps both.
  *
  * The walk is iterative (a deep nesting of tables cannot overflow the Java stack) and stops as soon as the total

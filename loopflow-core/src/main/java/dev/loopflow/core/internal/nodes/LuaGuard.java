@@ -69,7 +69,6 @@ final class LuaGuard extends DebugLib {
 
   private long charged;
   private long chargeLimit;
-  private long measured;
 
   // Active frames: the closure, its registers and its varargs; a null closure marks a pcall.
   private LuaClosure[] closures = new LuaClosure[16];
@@ -149,7 +148,7 @@ final class LuaGuard extends DebugLib {
     nextCheck = Math.min(instructions + CHECK_EVERY, maxInstructions + 1);
   }
 
-  /** Work done outside the VM (pattern-matching steps), counted like instructions. */
+  /** Work done in library functions (pattern-matching steps, sort comparisons), counted like instructions. */
   void work(int steps) {
     instructions += steps;
     if (instructions >= nextCheck) {
@@ -181,7 +180,6 @@ final class LuaGuard extends DebugLib {
       throw stopped;
     }
     long held = LuaFootprint.measure(this, maxMemory);
-    measured = held;
     if (held > maxMemory) {
       throw stop(new Stop("max_memory", maxMemory, "script exceeded its memory limit (it holds more than "
           + maxMemory + " bytes; max_memory is " + maxMemory + ")"));
@@ -191,15 +189,6 @@ final class LuaGuard extends DebugLib {
     // holds (and a sixteenth of the limit): a measurement costs in proportion to what it holds, so measuring stays a
     // bounded share of the work, and a script is stopped at the latest when it holds one and a half times the limit.
     chargeLimit = Math.max(maxMemory - held, Math.max(held / 2, maxMemory / 16));
-  }
-
-  /** The last measurement, in bytes (0 before the first). */
-  long measured() {
-    return measured;
-  }
-
-  long instructions() {
-    return instructions;
   }
 
   int printedLength() {

@@ -24,6 +24,7 @@ class LuaBoundedLibraryTest {
       string.format('[%5d][%-3d][%x][%s]', 42, 7, 255, 'z')                | [   42][7  ][ff][z]
       string.char(104, 105)                                              | hi
       select('#', string.byte('hello', 1, -1))                           | 5
+      select('#', string.byte('hello', 2, 1e9))                          | 4
       select('#', table.unpack({1, 2, 3}))                               | 3
       (function() local t = {3, 1, 2} table.sort(t) return table.concat(t) end)()                      | 123
       (function() local t = {'b', 'c', 'a'} table.sort(t, function(a, b) return a > b end) return table.concat(t) end)() | cba

@@ -41,6 +41,7 @@ class LuaMemoryBoundTest {
       hash growth              | max_memory       | local t = {} local i = 0 while true do i = i + 1 t['k' .. i] = i end
       closures                 | max_memory       | local t = {} local i = 0 while true do i = i + 1 t[i] = function() return i end end
       strings                  | max_memory       | local t = {} local i = 0 while true do i = i + 1 t[i] = string.rep('x', 1e5) .. i end
+      pattern captures         | max_memory       | local s, t = string.rep('x', 1e5), {} while true do t[#t + 1] = s:match('(.*)', 60001) end
       """)
   void aBombStopsAtItsLimitWithoutTheJvmAllocatingIt(String name, String limit, String code) {
     long before = THREADS.getCurrentThreadAllocatedBytes();
