@@ -277,6 +277,11 @@ class RunLifecycleCliTest {
     Run second = cli("resume", id, "--store", store, "--reject", "--json", "--quiet");
     assertThat(second.status()).as(second.err()).isEqualTo(1);
     assertThat(json(cli("show", id, "--store", store, "--json")).get("status").asText()).isEqualTo("failed");
+    assertThat(cli("resume", id, "--store", store, "--quiet").status()).isEqualTo(3);
+    Run approved = cli("resume", id, "--store", store, "--approve", "--quiet");
+    assertThat(approved.status()).as(approved.err()).isZero();
+    assertThat(cli("show", id, "--store", store).out()).containsPattern("ask\\s+completed")
+        .containsPattern("ship\\s+completed");
 
     Path cont = file("continue.yaml", DEPLOY.replace("approval: \"Ship {{ build.output }}?\"",
         "approval: \"Ship {{ build.output }}?\"\n    on_reject: continue"));

@@ -78,6 +78,8 @@ class TerminalBehaviourTest {
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
         "dev.loopflow.cli.Main", "run", wf.toString());
     pb.environment().put("LOOPFLOW_PLAIN_PROGRESS", "1");
+    // The child JVM does not get the build's loopflow.home property: keep its journal out of the real home.
+    pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
     Process p = pb.start();
     List<String> err = new ArrayList<>();
     BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));

@@ -288,4 +288,38 @@ class RunsEndJournaledTest {
     assertThat(store.journal.findRun(r.runId()).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
     assertThat(engine.result(r.runId()).orElseThrow()).isEqualTo(r);
   }
+
+  @Test
+  void aNodeThatFailedTheRunAndSucceedsOnResumeIsJournaledAndNotRunAThirdTime_bugRerunCompletionNotJournaled()
+      throws Exception {
+    AtomicInteger checks = new AtomicInteger();
+    FaultyStore store = new FaultyStore();
+    Loopflow engine = Loopflow.builder().store(store).build();
+    Workflow wf = engine.workflow("flaky")
+        .node("prepare", ctx -> NodeOutcome.of("prepared"))
+        .node("check", ctx -> {
+          if (checks.incrementAndGet() == 1) {
+            throw new IllegalStateException("not ready yet");
+          }
+          return NodeOutcome.of("ok");
+        })
+        .node("after", ctx -> NodeOutcome.of("after"))
+        .edge("prepare", "check").edge("check", "after").build();
+    RunResult failed = engine.start(wf, RunOptions.builder().build()).await();
+    assertThat(failed.status()).isEqualTo(RunStatus.FAILED);
+
+    // The resumed attempt completes, but its end never reaches the journal (as if the process died right then).
+    store.failUpdate = rec -> rec.status() != RunStatus.RUNNING;
+    engine.resume(wf, failed.runId(), ResumeInput.none(), RunOptions.builder().build(), false).await();
+    assertThat(checks).hasValue(2);
+    assertThat(store.journal.nodeExecutions(failed.runId())).filteredOn(e -> e.position().nodeId().equals("check"))
+        .extracting(e -> e.status().json()).containsExactly("failed", "completed");
+
+    store.heal();
+    RunResult done = engine.resume(wf, failed.runId(), ResumeInput.none(), RunOptions.builder().build(), false)
+        .await();
+    assertThat(done.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(checks).as("the completion journaled by the second attempt is restored, not run again").hasValue(2);
+    assertThat(done.nodes().get("check")).containsEntry("status", "completed").containsEntry("output", "ok");
+  }
 }

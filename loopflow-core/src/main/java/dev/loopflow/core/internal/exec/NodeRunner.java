@@ -58,12 +58,16 @@ final class NodeRunner {
           : new Outcome.Failed(new RunError(replayed.errorCode(), replayed.errorMessage(), node.id(), pos.path(),
               Map.of()), true);
     }
+    // Only a loop gets here with its completion already journaled: it re-enters its passes (restored from the
+    // journal) to rebuild its state, and must not announce or journal that completion twice. Anything else that
+    // gets here runs (again, after a failure that failed the run), and its new outcome is journaled.
+    boolean completionJournaled = replayed != null && replayed.status() == NodeStatus.COMPLETED;
     Instant started = ctx.bus.now();
     int attempts = node.body() instanceof Node.Loop ? 1 : node.retry().maxAttempts();
     Usage usage = Usage.NONE;
     for (int attempt = 1; ; attempt++) {
       int a = attempt;
-      if (!(node.body() instanceof Node.Loop) || replayed == null) {
+      if (!completionJournaled) {
         ctx.bus.publish((seq, at) -> new Event.NodeStarted(ctx.runId, seq, at, pos, node.kind(), a));
       }
       NodeContextImpl nctx = new NodeContextImpl(pos, frame, ctx.state.scope(frame));
@@ -81,7 +85,7 @@ final class NodeRunner {
               RunState.stateValue(node, result), NodeStatus.COMPLETED);
           ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
               ctx.preview(shaped.output), u.inputTokens(), u.outputTokens(), u.costUsd()));
-          if (replayed == null) {
+          if (!completionJournaled) {
             journal(node, pos, NodeStatus.COMPLETED, a, started, nctx.rendered(), result,
                 node.body() instanceof Node.Loop ? Usage.NONE : u, null, null, shaped.statePatch,
                 nctx.sessionTurns());
