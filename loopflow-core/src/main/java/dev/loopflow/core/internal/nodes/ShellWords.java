@@ -56,9 +56,9 @@ final class ShellWords {
   static final class Word {
     final StringBuilder text = new StringBuilder();
     /** No quotes, escapes or expansions: the word can be a reserved word. */
-    boolean plain = true;
+    private boolean plain = true;
     /** Holds an expansion of its own ($x, $( ), backquotes), so its final text is unknown. */
-    boolean dynamic;
+    private boolean dynamic;
     private String beforeEquals;
     private boolean dynamicBeforeEquals;
     private final List<Ref> refs = new ArrayList<>();
@@ -95,7 +95,7 @@ final class ShellWords {
   private final Reader reader;
   private final boolean conditional;
   /** The array an array literal assigns, or null. */
-  final String arrayName;
+  private final String arrayName;
   private Command cmd = new Command();
   private final Deque<CaseState> cases = new ArrayDeque<>();
 
