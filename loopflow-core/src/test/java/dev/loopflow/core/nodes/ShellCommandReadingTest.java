@@ -321,12 +321,28 @@ class ShellCommandReadingTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"eval \"echo V\"", "eval echo V", "trap 'rm -f V' EXIT", "bash -c \"echo V\"",
-      "sh -ec 'echo V'", "/bin/bash -c 'echo V'", "command eval 'echo V'", "mapfile -C 'echo V' -c 1 x < /dev/null"})
-  void valueInsideShellCodeIsALoadError(String command) {
+      "sh -ec 'echo V'", "/bin/bash -c 'echo V'", "command eval 'echo V'", "mapfile -C 'echo V' -c 1 x < /dev/null",
+      "python3 -c \"print('V')\"", "python3.12 -c 'V'", "node -e \"console.log('V')\"", "perl -ne 'print \"V\"'",
+      "ruby -e 'puts \"V\"'", "awk '{ print \"V\" }'", "awk -F, -v n=1 '{ print \"V\" }' data.csv",
+      "sed \"s/x/V/\"", "sed -n -e \"s/x/V/p\" f", "sed --expression=\"s/x/V/\" f", "ssh -p 22 host \"echo V\"",
+      "env FOO=1 bash -c 'echo V'", "sudo -u me sh -c 'V'", "timeout 5 bash -c 'V'", "xargs -n 1 sh -c 'echo V'",
+      "su -c 'V' someone", "nice -n 5 nohup python3 -c 'V'"})
+  void valueInsideCodeForAShellOrInterpreterIsALoadError(String command) {
     List<String> problems = problems(() -> ENGINE.workflow("w").node("sh", "shell",
         Map.of("bash", command.replace("V", V))).build());
 
     assertThat(problems).singleElement().asString().contains("{{ input.v }} is used in shell code");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"bash -c 'printf %s \"$1\"' _ V", "python3 script.py V", "python3 -m json.tool V",
+      "awk -v x=V '{ print x }' file", "awk -f prog.awk V", "sed -e 's/a/b/' V", "sed 's/a/b/' V", "ssh V uptime",
+      "env FOO=V printenv FOO", "timeout V sleep 1", "node app.js V", "perl script.pl V", "grep -e V file",
+      "xargs -I {} echo V"})
+  void valuesPassedAsDataToTheseProgramsAreFine(String command) {
+    Workflow wf = ENGINE.workflow("w").node("sh", "shell", Map.of("bash", command.replace("V", V))).build();
+
+    assertThat(wf).isNotNull();
   }
 
   @Test

@@ -22,8 +22,6 @@ final class ShellWords {
   /** Reserved words after which the next word is still in command position. */
   private static final Set<String> KEEP_COMMAND_POSITION = Set.of("if", "then", "elif", "else", "fi", "do", "done",
       "while", "until", "!", "{", "}", "time");
-  /** Shells whose -c argument is a script: a value placed in it would be parsed as code. */
-  private static final Set<String> SHELLS = Set.of("sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox");
 
   /** What classifying words reports back to the reader. */
   interface Reader {
@@ -58,16 +56,16 @@ final class ShellWords {
   static final class Word {
     final StringBuilder text = new StringBuilder();
     /** No quotes, escapes or expansions: the word can be a reserved word. */
-    boolean plain = true;
+    private boolean plain = true;
     /** Holds an expansion of its own ($x, $( ), backquotes), so its final text is unknown. */
-    boolean dynamic;
+    private boolean dynamic;
     private String beforeEquals;
     private boolean dynamicBeforeEquals;
     private final List<Ref> refs = new ArrayList<>();
     private final List<Ref> refsBeforeEquals = new ArrayList<>();
   }
 
-  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, SHELL, OTHER }
+  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, INTERPRETER, RUNNER, OTHER }
 
   private enum CaseState { SUBJECT, PATTERN, BODY }
 
@@ -84,14 +82,20 @@ final class ShellWords {
     boolean optionArgumentIsCode;
     boolean nextRedirectTarget;
     boolean declaresAssociative;
-    boolean scriptNext;
+    ShellPrograms.Interpreter interpreter;
+    ShellPrograms.Runner runner;
+    boolean nextIsCode;
+    boolean optionGaveCode;
+    boolean firstOperandIsCode;
+    boolean endOfOptions;
+    int operands;
     int arguments;
   }
 
   private final Reader reader;
   private final boolean conditional;
   /** The array an array literal assigns, or null. */
-  final String arrayName;
+  private final String arrayName;
   private Command cmd = new Command();
   private final Deque<CaseState> cases = new ArrayDeque<>();
 
@@ -298,7 +302,7 @@ final class ShellWords {
     cmd.arguments++;
     if (cmd.arguments == 1 && ("builtin".equals(cmd.name) || "command".equals(cmd.name)) && t != null
         && !t.startsWith("-")) {
-      cmd.name = null;
+      cmd = new Command(); // the next word is the command that runs
       commandWord(w, reserved, t, closing);
       return;
     }
@@ -320,15 +324,8 @@ final class ShellWords {
       }
       case CODE -> code(w, cmd.name + " runs its arguments as shell code, so the value would be parsed as code; "
           + "set a variable first and refer to it inside the code: v=VALUE; " + cmd.name + " '... \"$v\" ...'");
-      case SHELL -> {
-        if (t != null && t.startsWith("-") && t.length() > 1) {
-          cmd.scriptNext |= t.indexOf('c') > 0;
-        } else if (cmd.scriptNext) {
-          cmd.scriptNext = false;
-          code(w, "the script given to " + cmd.name + " -c is parsed as shell code, so the value would be too; "
-              + "pass it as an argument instead: " + cmd.name + " -c '... \"$1\" ...' _ VALUE");
-        }
-      }
+      case INTERPRETER -> interpreterWord(w, t);
+      case RUNNER -> runnerWord(w, reserved, t, closing);
       default -> { }
     }
   }
@@ -363,8 +360,76 @@ final class ShellWords {
       case "test", "[" -> Mode.TEST;
       case "printf" -> Mode.PRINTF;
       case "eval", "trap" -> Mode.CODE;
-      default -> SHELLS.contains(cmd.name.substring(cmd.name.lastIndexOf('/') + 1)) ? Mode.SHELL : Mode.OTHER;
+      default -> {
+        cmd.interpreter = ShellPrograms.interpreter(cmd.name);
+        cmd.runner = ShellPrograms.runner(cmd.name);
+        yield cmd.interpreter != null ? Mode.INTERPRETER : cmd.runner != null ? Mode.RUNNER : Mode.OTHER;
+      }
     };
+  }
+
+  /** An argument of a program that takes code (sh -c, python -c, awk, ssh's remote command, ...). */
+  private void interpreterWord(Word w, String t) {
+    ShellPrograms.Interpreter p = cmd.interpreter;
+    String why = "the program given to " + cmd.name + " is code, so the value would be parsed as code; pass it "
+        + "as data instead (an argument, an environment variable, a file)";
+    if (cmd.nextIsCode) {
+      cmd.nextIsCode = false;
+      code(w, why);
+      return;
+    }
+    if (cmd.nextOptionArgument) {
+      cmd.nextOptionArgument = false;
+      return;
+    }
+    if (cmd.operands == 0 && !cmd.endOfOptions && t != null && t.length() > 1
+        && (t.startsWith("-") || t.startsWith("+"))) {
+      if (t.equals("--")) {
+        cmd.endOfOptions = true;
+      } else if (p.codeOption().matcher(t).matches()) {
+        cmd.optionGaveCode = true;
+        cmd.firstOperandIsCode = p.optionCodeIsFirstOperand();
+        cmd.nextIsCode = !p.optionCodeIsFirstOperand();
+      } else if (t.contains("=") && p.codeOption().matcher(t.substring(0, t.indexOf('='))).matches()) {
+        cmd.optionGaveCode = true; // --expression=CODE
+        code(w, why);
+      } else if (p.fileOptions().contains(t)) {
+        cmd.optionGaveCode = true;
+        cmd.nextOptionArgument = true;
+      } else if (p.optionsWithArgument().contains(t)) {
+        cmd.nextOptionArgument = true;
+      }
+      return;
+    }
+    int index = cmd.operands++;
+    boolean isCode = cmd.firstOperandIsCode ? index == 0
+        : !cmd.optionGaveCode && index >= p.operandsBefore()
+            && (p.codeOperands() == -1 || p.codeOperands() == 1 && index == p.operandsBefore());
+    if (isCode) {
+      code(w, cmd.firstOperandIsCode ? "the script given to " + cmd.name + " -c is parsed as shell code, so the "
+          + "value would be too; pass it as an argument instead: " + cmd.name + " -c '... \"$1\" ...' _ VALUE" : why);
+    }
+  }
+
+  /** An argument of a program that runs another command (env, sudo, timeout, xargs, ...). */
+  private void runnerWord(Word w, String reserved, String t, boolean closing) {
+    ShellPrograms.Runner p = cmd.runner;
+    if (cmd.nextOptionArgument) {
+      cmd.nextOptionArgument = false;
+      return;
+    }
+    if (cmd.operands == 0 && t != null && t.length() > 1 && t.startsWith("-")) {
+      cmd.nextOptionArgument = p.optionsWithArgument().contains(t);
+      return;
+    }
+    if (p.skipsAssignments() && t != null && t.matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
+      return;
+    }
+    if (cmd.operands++ < p.operandsBefore()) {
+      return;
+    }
+    cmd = new Command(); // the command it runs
+    commandWord(w, reserved, t, closing);
   }
 
   /** A word that a command runs as shell code: a value in it could not stay data. */
