@@ -252,8 +252,8 @@ final class Jinja {
     } catch (TreeBuilderException t) {
       String m = String.valueOf(t.getMessage());
       int at = m.indexOf("': ");
-      throw new TemplateSyntaxException(explainSyntax("Error parsing '" + e + "': " + (at < 0 ? m : m.substring(at + 3))),
-          Math.max(0, line));
+      String reason = at < 0 ? m : m.substring(at + 3);
+      throw new TemplateSyntaxException(explainSyntax("Error parsing '" + e + "': " + reason), Math.max(0, line));
     } catch (RuntimeException bindLater) {
       // It parsed; binding its function names (macros are defined while rendering) is left to run time.
     }

@@ -277,7 +277,9 @@ final class JinjaLimits {
    * the arguments decide the size of the result, after it for everything else.
    */
   private static final class Bounded extends JinjavaBeanELResolver {
-    private static final Pattern FORMAT_SPEC = Pattern.compile("%(?:\\d+\\$)?[-#+ 0,(<]*(\\d+)?(?:\\.(\\d+))?[a-zA-Z%]");
+    /** A format specifier: %[index$][flags][width][.precision]conversion. */
+    private static final Pattern FORMAT_SPEC =
+        Pattern.compile("%(?:\\d+\\$)?[-#+ 0,(<]*(\\d+)?(?:\\.(\\d+))?[a-zA-Z%]");
 
     Bounded() {
       super(true);

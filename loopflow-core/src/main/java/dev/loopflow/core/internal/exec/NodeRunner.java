@@ -207,7 +207,8 @@ final class NodeRunner {
       Usage usage, int attempts, String code, String message, Map<String, Object> partial, Map<String, Object> details) {
     String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
     Map<String, Object> fields = new LinkedHashMap<>();
-    partial.forEach((k, v) -> fields.put(k, Values.plain(v)));
+    Map<Object, Object> copies = new java.util.IdentityHashMap<>(); // a value under two names is copied once
+    partial.forEach((k, v) -> fields.put(k, v == null ? null : copies.computeIfAbsent(v, Values::plain)));
     NodeResults.putStatus(fields, NodeStatus.FAILED);
     Map<String, Object> result = NodeResults.report(fields, NodeStatus.FAILED);
     result.put("error", errorMap(code, message));
@@ -299,7 +300,8 @@ final class NodeRunner {
         Map<String, Object> result = new LinkedHashMap<>();
         Object out = Values.plain(o.output());
         result.put("output", out);
-        o.fields().forEach((k, v) -> result.put(k, Values.plain(v)));
+        // A field that is the output itself (an http body, an LLM reply's text) shares its copy instead of a second.
+        o.fields().forEach((k, v) -> result.put(k, v == o.output() ? out : Values.plain(v)));
         if (!o.usage().equals(Usage.NONE) && !result.containsKey("usage")) {
           result.put("usage", usageMap(o.usage()));
         }

@@ -189,27 +189,28 @@ final class HttpFetch {
   private static HttpResponse<byte[]> exchange(HttpClient client, Request req, long maxBytes, boolean follow,
       long deadline, Duration timeout) throws InterruptedException {
     Duration left = Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
-    HttpRequest.Builder rb = HttpRequest.newBuilder(req.uri()).timeout(left);
-    req.headers().forEach(rb::setHeader);
-    rb.method(req.method(), req.payload() == null ? HttpRequest.BodyPublishers.noBody()
-        : HttpRequest.BodyPublishers.ofString(req.payload()));
     String where = req.method() + " " + req.uri();
+    HttpRequest request;
+    try {
+      HttpRequest.Builder rb = HttpRequest.newBuilder(req.uri()).timeout(left);
+      req.headers().forEach(rb::setHeader);
+      rb.method(req.method(), req.payload() == null ? HttpRequest.BodyPublishers.noBody()
+          : HttpRequest.BodyPublishers.ofString(req.payload()));
+      request = rb.build();
+    } catch (IllegalArgumentException e) { // a URL or header HttpClient does not accept (a restricted header name)
+      throw new LoopflowException(ErrorCode.NODE_FAILED, where + ": " + e.getMessage());
+    }
     HttpResponse.BodyHandler<byte[]> handler = info -> {
       if (follow && isRedirect(info.statusCode())) {
         return new CappedBody(0, true, info); // a redirect's body is never read
       }
-      long declared = info.headers().firstValueAsLong("content-length").orElse(-1);
+      long declared = declaredLength(info.headers());
       if (declared > maxBytes) {
         return CappedBody.failing(new TooLarge(info.statusCode(), info.headers(), declared), info);
       }
       return new CappedBody(maxBytes, false, info);
     };
-    CompletableFuture<HttpResponse<byte[]>> f;
-    try {
-      f = client.sendAsync(rb.build(), handler);
-    } catch (IllegalArgumentException e) {
-      throw new LoopflowException(ErrorCode.NODE_FAILED, where + ": " + e.getMessage());
-    }
+    CompletableFuture<HttpResponse<byte[]>> f = client.sendAsync(request, handler);
     try {
       return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
@@ -232,6 +233,15 @@ final class HttpFetch {
       String msg = cause.getMessage();
       throw new LoopflowException(ErrorCode.NODE_FAILED, where + ": " + cause.getClass().getSimpleName()
           + (msg == null || msg.isBlank() ? "" : ": " + msg), null, cause);
+    }
+  }
+
+  /** The Content-Length the response declares, or -1 when it declares none (or nonsense). */
+  private static long declaredLength(HttpHeaders headers) {
+    try {
+      return headers.firstValueAsLong("content-length").orElse(-1);
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 
