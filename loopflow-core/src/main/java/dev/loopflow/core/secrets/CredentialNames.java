@@ -1,7 +1,9 @@
 package dev.loopflow.core.secrets;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which names hold credentials: map keys ({@code Authorization}, {@code x-api-key}, {@code apiKey},
@@ -22,9 +24,15 @@ import java.util.Set;
 public final class CredentialNames {
   private static final Set<String> WORDS = Set.of("password", "passwd", "passphrase", "secret", "secrets",
       "credential", "credentials", "apikey");
-  private static final Set<String> ENDINGS = Set.of("token", "api_key", "access_key", "private_key", "secret_key",
+  private static final List<String> ENDINGS = List.of("token", "api_key", "access_key", "private_key", "secret_key",
       "authorization", "cookie");
-  private static final Set<String> CAPITAL_ENDINGS = Set.of("key", "pass", "auth");
+  private static final List<String> CAPITAL_ENDINGS = List.of("key", "pass", "auth");
+  /**
+   * Answers by name: the same few keys (event fields, result fields, state keys) are asked about for every value a
+   * run writes. Bounded, so that a run producing endless distinct keys cannot grow it without limit.
+   */
+  private static final int CACHE_LIMIT = 8192;
+  private static final ConcurrentHashMap<String, Boolean> CACHE = new ConcurrentHashMap<>();
 
   private CredentialNames() {}
 
@@ -33,10 +41,26 @@ public final class CredentialNames {
     if (name == null || name.isEmpty() || name.length() > 200) {
       return false;
     }
+    Boolean known = CACHE.get(name);
+    if (known != null) {
+      return known;
+    }
+    boolean answer = decide(name);
+    if (CACHE.size() < CACHE_LIMIT) {
+      CACHE.put(name, answer);
+    }
+    return answer;
+  }
+
+  private static boolean decide(String name) {
     String n = normal(name);
-    for (String word : n.split("_")) {
-      if (WORDS.contains(word)) {
-        return true;
+    int start = 0;
+    for (int i = 0; i <= n.length(); i++) {
+      if (i == n.length() || n.charAt(i) == '_') {
+        if (i > start && WORDS.contains(n.substring(start, i))) {
+          return true;
+        }
+        start = i + 1;
       }
     }
     for (String e : ENDINGS) {
@@ -54,8 +78,10 @@ public final class CredentialNames {
     return false;
   }
 
+  /** {@code n} is {@code ending}, or ends with {@code _} and {@code ending}. */
   private static boolean endsWithWords(String n, String ending) {
-    return n.equals(ending) || n.endsWith("_" + ending);
+    int at = n.length() - ending.length();
+    return n.endsWith(ending) && (at == 0 || at > 0 && n.charAt(at - 1) == '_');
   }
 
   private static boolean isCapitals(String name) {

@@ -1,7 +1,6 @@
 package dev.loopflow.core.secrets;
 
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -55,11 +54,21 @@ final class TokenShapes {
           + "|sig|signature)=([^&\\s\"'#]+)"), 1));
 
   /**
-   * Lower-case fragments, one of which every shape contains; text with none of them is returned at once, which is
-   * the common case for the many short strings of a journal.
+   * Lower-case fragments, one of which every shape contains, grouped by their first character; text with none of
+   * them is returned at once, which is the common case for the many short strings of a journal. One pass over the
+   * text, no allocation: this runs for every string and map key a run writes.
    */
-  private static final List<String> TRIGGERS = List.of("sk-", "k_live_", "k_test_", "gh", "xox", "akia", "asia",
-      "aiza", "eyj", "private key", "authorization", "bearer", "key", "token", "secret", "passw", "://", "sig");
+  private static final String[][] TRIGGERS = new String[128][];
+
+  static {
+    for (String t : List.of("sk-", "k_live_", "k_test_", "gh", "xox", "akia", "asia", "aiza", "eyj", "private key",
+        "authorization", "bearer", "key", "token", "secret", "passw", "://", "sig")) {
+      String[] at = TRIGGERS[t.charAt(0)];
+      String[] more = at == null ? new String[1] : java.util.Arrays.copyOf(at, at.length + 1);
+      more[more.length - 1] = t;
+      TRIGGERS[t.charAt(0)] = more;
+    }
+  }
 
   private TokenShapes() {}
 
@@ -75,10 +84,18 @@ final class TokenShapes {
   }
 
   private static boolean triggered(String s) {
-    String lower = s.toLowerCase(Locale.ROOT);
-    for (String t : TRIGGERS) {
-      if (lower.contains(t)) {
-        return true;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 'A' && c <= 'Z') {
+        c = (char) (c + ('a' - 'A'));
+      }
+      String[] candidates = c < 128 ? TRIGGERS[c] : null;
+      if (candidates != null) {
+        for (String t : candidates) {
+          if (s.regionMatches(true, i, t, 0, t.length())) {
+            return true;
+          }
+        }
       }
     }
     return false;

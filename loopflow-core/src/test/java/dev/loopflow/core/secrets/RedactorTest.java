@@ -155,4 +155,54 @@ class RedactorTest {
     assertThat(r.value(Map.of("pin", "short", "topic", "short", "note", "short")))
         .isEqualTo(Map.of("pin", "[redacted]", "topic", "[redacted]", "note", "short"));
   }
+
+  /** Every event type, with the secret in exactly one of its text-bearing fields, for each such field. */
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> eventFields() throws Exception {
+    List<org.junit.jupiter.params.provider.Arguments> out = new java.util.ArrayList<>();
+    for (Class<?> type : Event.class.getPermittedSubclasses()) {
+      java.lang.reflect.RecordComponent[] components = type.getRecordComponents();
+      for (int carrier = 0; carrier < components.length; carrier++) {
+        Class<?> t = components[carrier].getType();
+        if (t != String.class && t != Map.class && t != NodePosition.class) {
+          continue;
+        }
+        Object[] args = new Object[components.length];
+        for (int i = 0; i < components.length; i++) {
+          args[i] = fieldValue(components[i].getType(), i == carrier);
+        }
+        Event e = (Event) type.getDeclaredConstructor(java.util.Arrays.stream(components)
+            .map(java.lang.reflect.RecordComponent::getType).toArray(Class<?>[]::new)).newInstance(args);
+        out.add(org.junit.jupiter.params.provider.Arguments.of(type.getSimpleName() + "." + components[carrier]
+            .getName(), e));
+      }
+    }
+    return out.stream();
+  }
+
+  private static Object fieldValue(Class<?> t, boolean secret) {
+    if (t == String.class) {
+      return secret ? "has " + SECRET : "plain";
+    }
+    if (t == Map.class) {
+      return secret ? Map.of("k", SECRET) : Map.of("k", "v");
+    }
+    if (t == NodePosition.class) {
+      return secret ? new NodePosition(List.of(new NodePosition.LoopFrame("loop" + SECRET, 1)), "n")
+          : NodePosition.top("n");
+    }
+    if (t == Instant.class) {
+      return Instant.EPOCH;
+    }
+    if (t == Double.class || t == Boolean.class || t == Integer.class || t == Long.class) {
+      return null;
+    }
+    return java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(t, 1), 0);
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.MethodSource("eventFields")
+  void aCredentialInAnyTextFieldOfAnyEventIsMasked(String field, Event e) {
+    Redactor r = Redactor.of(List.of(SECRET));
+    assertThat(dev.loopflow.core.event.Events.toJson(r.event(e))).contains("[redacted]").doesNotContain(SECRET);
+  }
 }
