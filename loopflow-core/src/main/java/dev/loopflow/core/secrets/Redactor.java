@@ -395,6 +395,9 @@ public final class Redactor {
       case Event.LoopIterate x -> dirty(x.node(), x.runId(), x.edgeFrom(), x.edgeTo());
       case Event.LoopCompleted x -> dirty(x.node(), x.runId(), x.construct(), x.exitReason());
       case Event.RunPaused x -> dirty(x.node(), x.runId(), x.message());
+      // Rare events with free-form content (an answer, an exception's text): always masked through the full form.
+      case Event.RunResumed x -> true;
+      case Event.ListenerFailed x -> true;
     };
   }
 
