@@ -372,7 +372,11 @@ public final class Redactor {
       }
       m.put("loops", plain);
     }
-    return Events.fromMap(castMap(value(m)));
+    // Field by field: the event's own field names are not credentials (a numeric field must stay a number), while
+    // every string in its values is masked.
+    Map<String, Object> masked = new LinkedHashMap<>();
+    m.forEach((k, v) -> masked.put(k, value(v)));
+    return Events.fromMap(masked);
   }
 
   private boolean needsMasking(Event e) {
@@ -416,10 +420,5 @@ public final class Redactor {
       }
     }
     return false;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> castMap(Object o) {
-    return (Map<String, Object>) o;
   }
 }
