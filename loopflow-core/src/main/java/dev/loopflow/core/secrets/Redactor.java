@@ -2,8 +2,8 @@ package dev.loopflow.core.secrets;
 
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
-import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.store.NodeExecution;
@@ -28,15 +28,17 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li><b>by name</b>: in any map, the value of a credential-named key ({@link CredentialNames}), whatever its
  *       length, when it is a string or a number (or a list of them); also under the names of inputs declared
- *       {@code writeOnly: true} and under the template sources written under credential-named keys in the
- *       workflow (the journal records rendered templates under their source text);
+ *       {@code writeOnly: true} or rendered by a template written under a credential-named key in the workflow
+ *       ({@code Authorization: "Bearer {{ input.t }}"} makes {@code t} one), and under those template sources
+ *       themselves (the journal records rendered templates under their source text);
  *   <li><b>by value</b>: every occurrence, inside any string and any map key, of a known credential value of
  *       {@value #MIN_VALUE_LENGTH} characters or more. Known values are those of credential-named environment
  *       variables, the literals under credential-named keys in the workflow source, the credential-named and
- *       {@code writeOnly} inputs, and, learned as the run goes, every value found under a credential-named key in
- *       anything masked (a node result such as {@code {"access_token": "..."}}). A {@code Bearer X} value also
- *       teaches {@code X}. A text that begins with {@code ...} (or {@code …}) followed by the end of a known value,
- *       or ends with the start of one followed by {@code ...}, has that fragment masked too (a cut excerpt);
+ *       {@code writeOnly} inputs and the inputs such templates render, and, learned as the run goes, every value
+ *       found under a credential-named key in anything masked (a node result such as
+ *       {@code {"access_token": "..."}}). A {@code Bearer X} value also teaches {@code X}. A text that begins with
+ *       {@code ...} (or {@code …}) followed by the end of a known value, or ends with the start of one followed by
+ *       {@code ...}, has that fragment masked too (a cut excerpt);
  *   <li><b>by shape</b>: well-known token formats ({@link TokenShapes});
  *   <li>in the workflow source, each scalar under a credential-named key is replaced where it is written, the rest
  *       of the text staying byte-identical.
@@ -375,7 +377,11 @@ public final class Redactor {
       }
       m.put("loops", plain);
     }
-    return Events.fromMap(castMap(value(m)));
+    // Field by field: the event's own field names are not credentials (a numeric field must stay a number), while
+    // every string in its values is masked.
+    Map<String, Object> masked = new LinkedHashMap<>();
+    m.forEach((k, v) -> masked.put(k, value(v)));
+    return Events.fromMap(masked);
   }
 
   private boolean needsMasking(Event e) {
@@ -422,10 +428,5 @@ public final class Redactor {
       }
     }
     return false;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> castMap(Object o) {
-    return (Map<String, Object>) o;
   }
 }

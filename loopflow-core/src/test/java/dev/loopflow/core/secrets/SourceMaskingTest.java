@@ -35,7 +35,8 @@ class SourceMaskingTest {
             "nodes:\n  - id: t\n    type: transform\n    value: {password: 98765432}\n",
             "98765432", "\"[redacted]\"", "98765432"),
         Arguments.of("shell env map",
-            "nodes:\n  - id: s\n    bash: echo hi\n    env:\n      SERVICE_TOKEN: \"tok-0000-1111-2222\"\n      MODE: x\n",
+            "nodes:\n  - id: s\n    bash: echo hi\n    env:\n      SERVICE_TOKEN: \"tok-0000-1111-2222\"\n"
+                + "      MODE: x\n",
             "\"tok-0000-1111-2222\"", "\"[redacted]\"", "tok-0000-1111-2222"),
         Arguments.of("block scalar",
             "nodes:\n  - id: t\n    type: transform\n    value:\n      private_key: |\n        line-one-of-key\n"
@@ -45,7 +46,8 @@ class SourceMaskingTest {
             "nodes:\r\n  - id: t\r\n    type: transform\r\n    value: {api_key: crlfKeyValue99}\r\n",
             "crlfKeyValue99", "\"[redacted]\"", "crlfKeyValue99"),
         Arguments.of("wide characters before the value on its line",
-            "nodes:\n  - id: t\n    type: transform\n    value: {note: \"\uD83D\uDE00\u00e9\", token: wideKeyValue77}\n",
+            "nodes:\n  - id: t\n    type: transform\n"
+                + "    value: {note: \"\uD83D\uDE00\u00e9\", token: wideKeyValue77}\n",
             "wideKeyValue77", "\"[redacted]\"", "wideKeyValue77"),
         Arguments.of("a line separator inside an earlier string",
             "nodes:\n  - id: t\n    type: transform\n    value: {note: \"a\u2028b\"}\n  - id: u\n    type: transform\n"
@@ -58,7 +60,8 @@ class SourceMaskingTest {
             "nodes:\n  - id: t\n    type: transform\n    value:\n      api_key: !!str taggedKeyValue1 # note\n",
             "!!str taggedKeyValue1 # note", "\"[redacted]\"", "taggedKeyValue1"),
         Arguments.of("the same token elsewhere in the text is masked too",
-            "nodes:\n  - id: s\n    bash: \"curl -H 'X: repeatedKey-0001' x\"\n    env: {API_KEY: \"repeatedKey-0001\"}\n",
+            "nodes:\n  - id: s\n    bash: \"curl -H 'X: repeatedKey-0001' x\"\n"
+                + "    env: {API_KEY: \"repeatedKey-0001\"}\n",
             "repeatedKey-0001", "[redacted]", "repeatedKey-0001"));
   }
 

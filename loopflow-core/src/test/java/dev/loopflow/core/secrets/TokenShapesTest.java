@@ -38,8 +38,10 @@ class TokenShapesTest {
         Arguments.of("DB_PASSWORD='correct horse'", "DB_PASSWORD='correct horse'"),
         Arguments.of("DB_PASSWORD='correcthorsebattery'", "DB_PASSWORD='[redacted]'"),
         Arguments.of("postgresql://app:s3cr3t@db:5432/x", "postgresql://app:[redacted]@db:5432/x"),
-        Arguments.of("GET https://api.example.com/v1?q=1&token=abc123&x=2", "GET https://api.example.com/v1?q=1&token=[redacted]&x=2"),
-        Arguments.of("https://x.blob.core.windows.net/c?sv=2020&sig=AbC%2Bd", "https://x.blob.core.windows.net/c?sv=2020&sig=[redacted]"));
+        Arguments.of("GET https://api.example.com/v1?q=1&token=abc123&x=2",
+            "GET https://api.example.com/v1?q=1&token=[redacted]&x=2"),
+        Arguments.of("https://x.blob.core.windows.net/c?sv=2020&sig=AbC%2Bd",
+            "https://x.blob.core.windows.net/c?sv=2020&sig=[redacted]"));
   }
 
   @ParameterizedTest(name = "{0}")
