@@ -114,7 +114,18 @@ public final class LlmHandler implements NodeHandler {
     Compiled c = new Compiled(prompt, messages, system, model, provider, temperature, maxTokens,
         schemaRaw == null ? null : (schemaRaw instanceof String s ? s : Json.compact(schemaRaw)), schema,
         cfg.string("session"), cfg.plain("mock"), cfg.id(), pricing);
-    return ctx -> execute(ctx, c);
+    // output: key stores an llm node's whole reply (text, json, usage), not only its text.
+    return new NodeProgram() {
+      @Override
+      public NodeOutcome execute(NodeContext ctx) throws Exception {
+        return LlmHandler.execute(ctx, c);
+      }
+
+      @Override
+      public boolean storesWholeResult() {
+        return true;
+      }
+    };
   }
 
   private static NodeOutcome execute(NodeContext ctx, Compiled c) throws Exception {

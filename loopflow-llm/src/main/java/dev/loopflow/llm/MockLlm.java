@@ -47,7 +47,7 @@ final class MockLlm {
       String text = "[mock] " + echo;
       return new Answer(text, in, Math.max(1, text.length() / 4));
     }
-    NodeContext.Conversation cursor = ctx.conversation("\u0000mock-cursor:" + key);
+    NodeContext.Conversation cursor = ctx.runLog("mock-cursor:" + key);
     int index;
     synchronized (cursor) {
       index = cursor.turns().size();

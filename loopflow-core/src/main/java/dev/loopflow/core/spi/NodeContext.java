@@ -47,8 +47,19 @@ public interface NodeContext {
   /** Reserves and records this node's LLM calls against the budgets that apply to it. */
   LlmAccounting llm();
 
-  /** A named conversation that lives as long as the run (SPEC §4 {@code session}). */
+  /**
+   * A named chat session ({@code session:} on an llm node). It lives as long as the run; inside a loop pass with
+   * {@code fresh_context: true} the same name gives a session of that pass only. Its turns are journaled with the
+   * execution that added them, so a resumed run continues it.
+   */
   Conversation conversation(String name);
+
+  /**
+   * A module's own durable log under {@code name}: journaled like a session and restored on resume, but never a
+   * chat session and never scoped to a loop pass ({@code fresh_context} does not reset it). The mock provider keeps
+   * its position in a reply script here, so a resumed run continues the script where it stopped.
+   */
+  Conversation runLog(String name);
 
   /** A service registered with the engine (e.g. the LLM router's chooser), if any. */
   <T> Optional<T> service(Class<T> type);

@@ -19,6 +19,15 @@ public interface NodeProgram {
     return false;
   }
 
+  /**
+   * What {@code output: key} stores for this node: false (the default) stores its {@code output}; true stores its
+   * whole result map (an llm node's {@code text}, {@code json}, {@code usage}, ...). Fixed per program, since a
+   * resumed run restores {@code state} from the journal without running the node again.
+   */
+  default boolean storesWholeResult() {
+    return false;
+  }
+
   /** {@code program}, marked as safe to run inline (see {@link #runsInline()}). */
   static NodeProgram inline(NodeProgram program) {
     java.util.Objects.requireNonNull(program, "program");
@@ -31,6 +40,11 @@ public interface NodeProgram {
       @Override
       public boolean runsInline() {
         return true;
+      }
+
+      @Override
+      public boolean storesWholeResult() {
+        return program.storesWholeResult();
       }
     };
   }

@@ -1,7 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.util.Durations;
 import dev.loopflow.core.model.Node;
@@ -62,21 +61,27 @@ final class GraphRun {
   private record Running(Future<?> future, Instant deadline, ExecGraph.Unit unit, boolean slot,
       java.util.concurrent.atomic.AtomicBoolean began) {}
 
-  private record Completion(String unitId, NodeRunner.Outcome outcome) {}
+  private record Completion(String unitId, Outcome outcome) {}
 
   private record Poke() {}
 
   private final RunContext ctx;
+  private final Recorder recorder;
+  private final UnitExecutor units;
   private final ExecGraph graph;
   private final Frame frame;
   private final LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
   private final Map<String, Running> running = new LinkedHashMap<>();
   private final Map<String, NodeStatus> statuses = new HashMap<>();
+  /** Whether a unit of this level paused; the level then ends paused, never completed. */
+  private boolean paused;
   /** For the entry node of a loop-edge region from its second pass on: the loop edge is its active incoming edge. */
   private final String loopedInto;
 
-  GraphRun(RunContext ctx, ExecGraph graph, Frame frame, String loopedInto) {
+  GraphRun(RunContext ctx, Recorder recorder, UnitExecutor units, ExecGraph graph, Frame frame, String loopedInto) {
     this.ctx = ctx;
+    this.recorder = recorder;
+    this.units = units;
     this.graph = graph;
     this.frame = frame;
     this.loopedInto = loopedInto;
@@ -105,7 +110,7 @@ final class GraphRun {
             stop = new Result.Cancelled(null);
             break;
           }
-          if (ctx.pause() != null) {
+          if (ctx.pausing()) {
             stop = new Result.Paused();
             break;
           }
@@ -192,7 +197,7 @@ final class GraphRun {
       }
       return stop;
     }
-    return new Result.Completed();
+    return paused ? new Result.Paused() : new Result.Completed();
   }
 
   private void start(ExecGraph.Unit unit, boolean slot) {
@@ -208,7 +213,7 @@ final class GraphRun {
       if (!began.compareAndSet(false, true)) {
         return; // the coordinator gave up on this unit before it began (and freed its slot)
       }
-      NodeRunner.Outcome o;
+      Outcome o;
       try {
         o = execute(unit);
       } finally {
@@ -225,15 +230,12 @@ final class GraphRun {
    * Runs one unit. Whatever it throws is an internal failure (node and loop failures arrive as outcomes): the run
    * is failed with it, and the unit still reports, so its coordinator never waits for a unit that died.
    */
-  private NodeRunner.Outcome execute(ExecGraph.Unit unit) {
+  private Outcome execute(ExecGraph.Unit unit) {
     try {
-      return switch (unit) {
-        case ExecGraph.NodeUnit nu -> ctx.runner.execute(nu.node(), frame, graph);
-        case ExecGraph.RegionUnit ru -> ctx.loops.region(ru, frame);
-      };
+      return units.execute(unit, frame, graph);
     } catch (Throwable e) {
       ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e));
-      return new NodeRunner.Outcome.Cancelled(null);
+      return Outcome.INTERRUPTED;
     }
   }
 
@@ -262,7 +264,7 @@ final class GraphRun {
     String id = unit.id();
     NodePosition pos = frame.position(id);
     ctx.running.put(pos.path(), pos);
-    NodeRunner.Outcome o;
+    Outcome o;
     try {
       o = execute(unit);
     } finally {
@@ -278,10 +280,10 @@ final class GraphRun {
     ctx.running.remove(frame.position(r.unit().id()).path());
   }
 
-  private Result onOutcome(String id, NodeRunner.Outcome o, Map<String, Integer> remaining,
+  private Result onOutcome(String id, Outcome o, Map<String, Integer> remaining,
       ArrayDeque<String> ready) {
     switch (o) {
-      case NodeRunner.Outcome.Completed done -> {
+      case Outcome.Completed done -> {
         statuses.put(id, NodeStatus.COMPLETED);
         if (done.cancelRun() != null) {
           return new Result.Cancelled(new RunError(ErrorCode.CANCELLED.code(), done.cancelRun(), id,
@@ -290,7 +292,7 @@ final class GraphRun {
         release(id, remaining, ready);
         return null;
       }
-      case NodeRunner.Outcome.Failed failed -> {
+      case Outcome.Failed failed -> {
         statuses.put(id, NodeStatus.FAILED);
         if (failed.allowed()) {
           release(id, remaining, ready);
@@ -298,12 +300,16 @@ final class GraphRun {
         }
         return new Result.Failed(failed.error());
       }
-      case NodeRunner.Outcome.Cancelled cancelled -> {
+      case Outcome.Cancelled cancelled -> {
         statuses.put(id, NodeStatus.CANCELLED);
         return new Result.Cancelled(cancelled.error());
       }
-      case NodeRunner.Outcome.Paused p -> {
-        return new Result.Paused();
+      case Outcome.Paused p -> {
+        // The unit waits for a person: nothing after it runs. Whether the level stops dispatching others is the
+        // run's pause (ctx.pausing()); the level ends paused once nothing else runs.
+        statuses.put(id, NodeStatus.PAUSED);
+        paused = true;
+        return null;
       }
     }
   }
@@ -324,7 +330,7 @@ final class GraphRun {
       }
       String message = "node '" + frame.position(node.id()).path() + "' timed out after "
           + Durations.format(node.timeout());
-      ctx.runner.recordTimeout(node, frame, message);
+      recorder.timedOut(node, frame, message);
       statuses.put(node.id(), NodeStatus.FAILED);
       if (node.allowFailure()) {
         release(node.id(), remaining, ready);
@@ -338,7 +344,7 @@ final class GraphRun {
 
   private long pollMillis() {
     Instant now = ctx.clock.instant();
-    long wait = 60_000;
+    long wait = Math.min(60_000, ctx.waits.pollCap());
     for (Running r : running.values()) {
       if (r.deadline() != null) {
         wait = Math.min(wait, Math.max(1, Duration.between(now, r.deadline()).toMillis()));
@@ -366,7 +372,7 @@ final class GraphRun {
             ctx.slots.release();
           }
           if (r.unit() instanceof ExecGraph.NodeUnit nu) {
-            ctx.runner.recordCancelled(nu.node(), frame);
+            recorder.cancelledUnstarted(nu.node(), frame);
           }
         }
       }
@@ -389,7 +395,7 @@ final class GraphRun {
     for (Running r : running.values()) {
       settle(r);
       if (r.unit() instanceof ExecGraph.NodeUnit nu) {
-        ctx.runner.recordCancelled(nu.node(), frame);
+        recorder.cancelledUnstarted(nu.node(), frame);
       }
     }
     running.clear();
@@ -437,9 +443,7 @@ final class GraphRun {
 
   private void skip(Node node, String reason) {
     statuses.put(node.id(), NodeStatus.SKIPPED);
-    frame.mark(node.id(), NodeStatus.SKIPPED, Map.of("status", "skipped"));
-    NodePosition pos = frame.position(node.id());
-    ctx.bus.publish((seq, at) -> new Event.NodeSkipped(ctx.runId, seq, at, pos, node.kind(), reason));
+    recorder.skipped(node, frame, reason);
   }
 
   private sealed interface Decision {
@@ -510,7 +514,7 @@ final class GraphRun {
   private Decision fail(Node node, String message) {
     NodePosition pos = frame.position(node.id());
     String full = "node '" + pos.path() + "' could not be scheduled: " + message;
-    ctx.runner.recordConditionFailure(node, frame, full);
+    recorder.conditionFailed(node, frame, full);
     return new Decision.Fail(new RunError(ErrorCode.NODE_FAILED.code(), full, node.id(), pos.path(), Map.of()));
   }
 }

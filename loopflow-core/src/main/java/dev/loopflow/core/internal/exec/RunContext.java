@@ -2,7 +2,6 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
@@ -56,8 +55,8 @@ final class RunContext {
   private volatile dev.loopflow.core.run.RunError fatal;
   /** Stops the run's own thread when an internal failure happens on another thread; set by the run. */
   volatile Runnable onFatal = () -> { };
-  NodeRunner runner;
-  LoopRunner loops;
+  /** Every wait of the run (retry delays, its deadline, polling for node timeouts) goes through these. */
+  final Waits waits;
 
   RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
       ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
@@ -75,6 +74,7 @@ final class RunContext {
     this.slots = new Slots(workflow.limits().concurrency());
     this.replay = replay;
     this.redactor = redactor;
+    this.waits = Waits.of(clock);
   }
 
   /** Pauses the run (the first request wins): running units finish, nothing new starts. */
@@ -86,8 +86,18 @@ final class RunContext {
     }
   }
 
+  /** What the run waits for once it has paused; null when nothing asked. */
   dev.loopflow.core.run.Waiting pause() {
     return pause;
+  }
+
+  /**
+   * Whether coordinators stop dispatching because the run pauses. Not while the answer a resume brought is still
+   * unused: the node it answers may not have started yet (another question asked first), and stopping then would
+   * drop the answer. Until it is used, only the questions' own nodes wait; independent work goes on.
+   */
+  boolean pausing() {
+    return pause != null && !replay.answerPending();
   }
 
   /**
@@ -113,35 +123,6 @@ final class RunContext {
   static String describe(Throwable e) {
     String m = e.getMessage();
     return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
-  }
-
-  /**
-   * Journals a node execution. The store refusing it fails the run (a completion the journal does not hold would
-   * be repeated by a resume, so the run must not go on as if it were durable); the caller carries on and the run
-   * stops at the next scheduling point.
-   */
-  void journal(NodeExecution row) {
-    if (closed) {
-      return;
-    }
-    try {
-      store.recordNodeExecution(redactor.execution(row));
-    } catch (RuntimeException e) {
-      failRun("the run store could not journal '" + row.position().path() + "': " + describe(e));
-    }
-  }
-
-  /**
-   * A one-line preview of a value for an event, at most 120 characters. It is cut from the masked value: a
-   * preview is a string, so masking by key cannot reach into it afterwards, and a credential cut in two would no
-   * longer be recognised.
-   */
-  String preview(Object value) {
-    if (value == null) {
-      return "";
-    }
-    String s = Values.text(redactor.value(value)).replace('\n', ' ');
-    return s.length() > 120 ? s.substring(0, 117) + "..." : s;
   }
 
   /**
@@ -228,6 +209,11 @@ final class RunContext {
 
     boolean isEmpty() {
       return done.isEmpty() && resumeInput == null && pausedRows.isEmpty();
+    }
+
+    /** Whether the answer this attempt was resumed with has not been taken by the node it answers yet. */
+    boolean answerPending() {
+      return resumeInput != null;
     }
 
     /** The first time the run paused at {@code at} (when a person was first asked), or null. */

@@ -102,9 +102,30 @@ final class RunState {
         NodeStatus.COMPLETED);
   }
 
-  /** What a completed node's {@code output: key} stores: an llm node's whole result, any other node's output. */
+  /**
+   * What a completed node's {@code output: key} stores: its whole result when its program says so (an llm node's
+   * reply with its text, json and usage), else its output.
+   */
   static Object stateValue(Node node, Map<String, Object> result) {
-    return node.kind().equals("llm") ? Values.plain(result) : result.get("output");
+    return node.body() instanceof Node.Work w && w.program().storesWholeResult() ? Values.plain(result)
+        : result.get("output");
+  }
+
+  /**
+   * The workflow's result: the {@code output} template, else an output node's value, else the last output. A
+   * template that fails to render throws: the run must not report success with a result it could not compute.
+   */
+  Object workflowOutput() {
+    if (workflow.output() != null) {
+      return Values.plain(workflow.output().evaluate(scope(top)));
+    }
+    for (Node n : workflow.nodes()) {
+      if (n.body() instanceof Node.Output && top.ownStatus(n.id()) == NodeStatus.COMPLETED) {
+        return top.ownResult(n.id()).get("output");
+      }
+    }
+    String last = top.lastCompleted();
+    return last == null ? null : top.ownResult(last).get("output");
   }
 
   /** Every write to state goes through here, so a key's declared merge applies whoever writes it. Guarded by this. */

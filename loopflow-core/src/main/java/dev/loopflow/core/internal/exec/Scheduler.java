@@ -63,6 +63,7 @@ final class Scheduler implements RunHandle {
   private final EventBus bus;
   private final Budgets budgets;
   private final RunContext ctx;
+  private final Units units;
   private final RunRecord resumeFrom;
   private final ResumeInput answer;
   private final RunLease lease;
@@ -99,8 +100,7 @@ final class Scheduler implements RunHandle {
     this.bus.journal(store::appendEvent, this::journalFailed);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
         replay, redactor);
-    ctx.runner = new NodeRunner(ctx);
-    ctx.loops = new LoopRunner(ctx);
+    this.units = new Units(ctx, new Recorder(ctx));
     ctx.onFatal = this::stopForInternalFailure;
   }
 
@@ -245,7 +245,7 @@ final class Scheduler implements RunHandle {
       Duration t = timeout;
       watchdog = Thread.ofVirtual().start(() -> {
         try {
-          Thread.sleep(Math.max(0, Duration.between(clock.instant(), ctx.deadline).toMillis()));
+          ctx.waits.sleepInterruptibly(Duration.between(clock.instant(), ctx.deadline));
           timedOutRunning = new ArrayList<>(ctx.running.keySet());
           timedOut = true;
           ctx.stopRequested = true;
@@ -257,7 +257,7 @@ final class Scheduler implements RunHandle {
     }
     GraphRun.Result top;
     try {
-      top = new GraphRun(ctx, ExecGraph.of(workflow.nodes(), workflow.edges()), runState.top, null).run();
+      top = units.runLevel(ExecGraph.of(workflow.nodes(), workflow.edges()), runState.top, null);
     } finally {
       if (watchdog != null) {
         watchdog.interrupt();
@@ -316,7 +316,7 @@ final class Scheduler implements RunHandle {
     Object output = null;
     if (status == RunStatus.COMPLETED || status == RunStatus.CANCELLED) {
       try {
-        output = ctx.runner.workflowOutput();
+        output = runState.workflowOutput();
       } catch (RuntimeException ex) {
         if (status == RunStatus.COMPLETED) {
           status = RunStatus.FAILED;

@@ -54,8 +54,11 @@ public final class ExecGraph {
   /** A loop edge's cycle region, run as one unit. Its id is {@code from->to}. */
   public record RegionUnit(String id, Edge edge, ExecGraph body, Set<String> members) implements Unit {}
 
-  /** A loop node's body: its graph and, for graph-form loops, the edges that reach its exit/aggregator. */
-  public record Body(ExecGraph graph, List<Incoming> exitEdges) {}
+  /**
+   * A loop node's body: its graph; for graph-form loops, the edges that reach its exit/aggregator; for a loop_group
+   * with an {@code until_command}, the one-unit level that runs the command after a pass (else null).
+   */
+  public record Body(ExecGraph graph, List<Incoming> exitEdges, ExecGraph until) {}
 
   private final List<Unit> units;
   private final Map<String, Unit> byId;
@@ -416,9 +419,11 @@ public final class ExecGraph {
                 exits.add(new Incoming(e.from(), e.when(), e.branch()));
               }
             }
-            bodies.put(n.id(), new Body(g, List.copyOf(exits)));
+            bodies.put(n.id(), new Body(g, List.copyOf(exits), null));
           } else if (!loop.body().isEmpty()) {
-            bodies.put(n.id(), new Body(ofBody(loop.body(), loop.config() instanceof LoopConfig.While), List.of()));
+            Node until = loop.config() instanceof LoopConfig.Group g ? g.untilCommand() : null;
+            bodies.put(n.id(), new Body(ofBody(loop.body(), loop.config() instanceof LoopConfig.While), List.of(),
+                until == null ? null : ofBody(List.of(until), true)));
           }
         }
       } else if (regionOf.containsKey(o) && placedRegions.add(o)) {

@@ -1,0 +1,229 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.Usage;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What one node execution sees: its position and scope, the run's options and services, its budgets, and its
+ * sessions. It remembers what the execution's templates rendered, what its LLM calls spent and which session turns
+ * it added: the node's journal row carries all three.
+ */
+final class NodeContextImpl implements NodeContext {
+  /** The first character of every module log key; see {@link #runLog}. */
+  private static final String RUN_LOG = "\u0000";
+
+  private final RunContext ctx;
+  private final NodePosition position;
+  private final Frame frame;
+  private final Map<String, Object> scope;
+  private Usage usage = Usage.NONE;
+  private Map<String, Object> rendered;
+
+  NodeContextImpl(RunContext ctx, NodePosition position, Frame frame, Map<String, Object> scope) {
+    this.ctx = ctx;
+    this.position = position;
+    this.frame = frame;
+    this.scope = scope;
+  }
+
+  synchronized Usage usage() {
+    return usage;
+  }
+
+  @Override
+  public String runId() {
+    return ctx.runId;
+  }
+
+  @Override
+  public NodePosition position() {
+    return position;
+  }
+
+  @Override
+  public Map<String, Object> scope() {
+    return scope;
+  }
+
+  @Override
+  public String render(dev.loopflow.core.expr.Template template) {
+    String s = template.render(scope);
+    remember(template, s);
+    return s;
+  }
+
+  @Override
+  public Object evaluate(dev.loopflow.core.expr.Template template) {
+    Object v = template.evaluate(scope);
+    remember(template, v);
+    return v;
+  }
+
+  /** What this execution's templates rendered to, for the journal ("inputs as rendered"); literals are left out. */
+  private synchronized void remember(dev.loopflow.core.expr.Template template, Object value) {
+    if (!template.isLiteral()) {
+      if (rendered == null) {
+        rendered = new LinkedHashMap<>();
+      }
+      rendered.put(template.source(), Values.plain(value));
+    }
+  }
+
+  synchronized Map<String, Object> rendered() {
+    return rendered;
+  }
+
+  @Override
+  public boolean test(Condition condition) {
+    return condition.test(scope);
+  }
+
+  @Override
+  public Map<String, Object> defaults() {
+    return ctx.workflow.defaults();
+  }
+
+  @Override
+  public Object workflowBlock(String name) {
+    return ctx.workflow.blocks().get(name);
+  }
+
+  @Override
+  public java.util.Optional<Object> option(String name) {
+    return java.util.Optional.ofNullable(ctx.options.options().get(name));
+  }
+
+  @Override
+  public Map<String, String> environment() {
+    return ctx.options.environment();
+  }
+
+  @Override
+  public java.nio.file.Path workingDirectory() {
+    return ctx.options.workingDirectory();
+  }
+
+  @Override
+  public Duration remaining() {
+    Instant d = ctx.deadline;
+    return d == null ? null : Duration.between(ctx.bus.now(), d);
+  }
+
+  @Override
+  public void checkCancelled() {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new LoopflowException(ErrorCode.CANCELLED, "cancelled", position);
+    }
+  }
+
+  @Override
+  public LlmAccounting llm() {
+    return plan -> {
+      checkCancelled();
+      Budgets.Reservation r = Budgets.reserve(frame.budgets, plan, position);
+      return new Reservation() {
+        @Override
+        public Integer maxOutputTokens() {
+          return r.maxOutputTokens();
+        }
+
+        @Override
+        public void settle(LlmCall call) {
+          Usage u = Usage.ofCall(call.inputTokens(), call.outputTokens(), call.costUsd());
+          LoopflowException over = r.settle(u);
+          count(u);
+          ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
+              call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
+              call.durationMillis()));
+          if (over != null) {
+            throw over;
+          }
+        }
+
+        @Override
+        public void release() {
+          count(r.release());
+        }
+
+        @Override
+        public void charge() {
+          count(r.charge());
+        }
+
+        @Override
+        public void cancel() {
+          r.cancel();
+        }
+      };
+    };
+  }
+
+  /** Adds a call to this execution's usage, which is journaled with it (a resume counts it again from there). */
+  private synchronized void count(Usage u) {
+    if (u != null) {
+      usage = usage.plus(u);
+    }
+  }
+
+  private final Map<String, java.util.List<Map<String, String>>> appended = new LinkedHashMap<>();
+
+  /** Turns this execution added, by session key: journaled so a resumed run restores its sessions. */
+  synchronized Map<String, java.util.List<Map<String, String>>> sessionTurns() {
+    return appended.isEmpty() ? null : new LinkedHashMap<>(appended);
+  }
+
+  @Override
+  public Conversation conversation(String name) {
+    if (name.startsWith(RUN_LOG)) {
+      // Such a name could reach a module's own log (see runLog); a session name never needs the character.
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "a session name must not start with a NUL character",
+          position);
+    }
+    return journaled(frame.sessionScope == null ? name : name + "@" + frame.sessionScope);
+  }
+
+  @Override
+  public Conversation runLog(String name) {
+    return journaled(RUN_LOG + name);
+  }
+
+  /**
+   * The conversation under {@code key}, with the turns this execution appends remembered for its journal row. Keys
+   * of module logs start with NUL, which no session key can: the journal keeps both kinds in one map.
+   */
+  private Conversation journaled(String key) {
+    Conversation c = ctx.state.conversation(key);
+    return new Conversation() {
+      @Override
+      public java.util.List<Turn> turns() {
+        return c.turns();
+      }
+
+      @Override
+      public void append(Turn turn) {
+        c.append(turn);
+        synchronized (NodeContextImpl.this) {
+          Map<String, String> t = new LinkedHashMap<>();
+          t.put("role", turn.role());
+          t.put("content", turn.content());
+          appended.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(t);
+        }
+      }
+    };
+  }
+
+  @Override
+  public <T> java.util.Optional<T> service(Class<T> type) {
+    return java.util.Optional.ofNullable(type.cast(ctx.services.get(type)));
+  }
+}

@@ -1,0 +1,17 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.internal.plan.ExecGraph;
+
+/**
+ * Runs one unit for the coordinator of its level. The coordinator ({@link GraphRun}) decides when a unit runs and
+ * what its outcome means for the level; it never knows what kind of unit it ran, and the unit reports only through
+ * the returned outcome. Whatever the unit is (a work node, a control node, a loop whose passes run levels of their
+ * own), calls go one way: down.
+ */
+interface UnitExecutor {
+  /** {@code level}: the plan of the level {@code unit} belongs to; {@code frame}: where its results go. */
+  Outcome execute(ExecGraph.Unit unit, Frame frame, ExecGraph level);
+
+  /** Runs one level of units (a loop pass's body) to its end; how a loop runs its passes. */
+  GraphRun.Result runLevel(ExecGraph level, Frame frame, String loopedInto);
+}
