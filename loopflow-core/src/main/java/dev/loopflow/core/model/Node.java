@@ -20,13 +20,28 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
     boolean allowFailure, Retry retry, Duration timeout, Location location) {
 
   public Node {
+    java.util.Objects.requireNonNull(id, "node id");
+    java.util.Objects.requireNonNull(kind, "kind of node '" + id + "'");
+    java.util.Objects.requireNonNull(body, "body of node '" + id + "'");
     dependsOn = List.copyOf(dependsOn);
     retry = retry == null ? Retry.NONE : retry;
+    if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+      throw new IllegalArgumentException("timeout of node '" + id + "' must be positive, was " + timeout);
+    }
   }
 
   /** Retries on failure: attempts (1 = no retry) and the delay between attempts. */
   public record Retry(int maxAttempts, Duration delay) {
     public static final Retry NONE = new Retry(1, Duration.ZERO);
+
+    public Retry {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("retry.max_attempts must be at least 1, was " + maxAttempts);
+      }
+      if (delay == null || delay.isNegative()) {
+        throw new IllegalArgumentException("retry.delay must be zero or positive, was " + delay);
+      }
+    }
   }
 
   /** What a node does. */

@@ -257,7 +257,7 @@ final class Scheduler implements RunHandle {
     }
     GraphRun.Result top;
     try {
-      top = units.runLevel(ExecGraph.of(workflow.nodes(), workflow.edges()), runState.top, null);
+      top = units.runLevel(dev.loopflow.core.internal.plan.ModelAccess.plan(workflow), runState.top, null);
     } finally {
       if (watchdog != null) {
         watchdog.interrupt();

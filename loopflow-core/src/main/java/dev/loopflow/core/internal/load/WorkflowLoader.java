@@ -227,7 +227,7 @@ public final class WorkflowLoader {
       nodes = Graphs.pair(nodes, edges, problems, invalidLoopKinds);
       CostLimits.check(nodes, edges, budget, costProblems, problems);
       Map<String, dev.loopflow.core.model.StateMerge> merges = stateSection(top.get("state"));
-      return new Workflow(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
+      return dev.loopflow.core.internal.plan.ModelAccess.workflows().create(name, description, file, text, inputs, defaults, budget, limits, nodes, edges, output,
           sections, merges);
     }
 

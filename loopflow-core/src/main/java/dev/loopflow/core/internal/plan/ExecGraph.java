@@ -319,45 +319,18 @@ public final class ExecGraph {
 
   /** The plan of a whole workflow's top level. Assumes the workflow was validated by the loader. */
   public static ExecGraph of(List<Node> nodes, List<Edge> edges) {
-    boolean declared = nodes.stream().anyMatch(n -> !n.dependsOn().isEmpty())
-        || edges.stream().anyMatch(e -> !e.isLoop());
-    List<Edge> deps = new ArrayList<>();
-    if (!declared) {
-      for (int i = 1; i < nodes.size(); i++) {
-        deps.add(Edge.forward(nodes.get(i - 1).id(), nodes.get(i).id()));
-      }
-    } else {
-      for (Node n : nodes) {
-        for (String d : n.dependsOn()) {
-          deps.add(Edge.forward(d, n.id()));
-        }
-      }
-      deps.addAll(forward(nodes, edges));
-    }
-    List<Construct> cs = constructs(nodes, edges, new ArrayList<>());
-    Map<String, Node> byId = new LinkedHashMap<>();
-    nodes.forEach(n -> byId.put(n.id(), n));
-    Set<String> all = new LinkedHashSet<>(byId.keySet());
-    return level(all, null, byId, deps, cs);
+    return of(nodes, edges, Dependencies.of(nodes, edges));
   }
 
   /** The plan of a nested body: while_loop bodies run in listed order, loop_group bodies by depends_on. */
   public static ExecGraph ofBody(List<Node> body, boolean sequential) {
-    List<Edge> deps = new ArrayList<>();
-    if (sequential) {
-      for (int i = 1; i < body.size(); i++) {
-        deps.add(Edge.forward(body.get(i - 1).id(), body.get(i).id()));
-      }
-    } else {
-      for (Node n : body) {
-        for (String d : n.dependsOn()) {
-          deps.add(Edge.forward(d, n.id()));
-        }
-      }
-    }
+    return of(body, List.of(), sequential ? Dependencies.listedOrder(body) : Dependencies.dependsOnOnly(body));
+  }
+
+  private static ExecGraph of(List<Node> nodes, List<Edge> edges, List<Edge> deps) {
     Map<String, Node> byId = new LinkedHashMap<>();
-    body.forEach(n -> byId.put(n.id(), n));
-    return level(new LinkedHashSet<>(byId.keySet()), null, byId, deps, constructs(body, List.of(), new ArrayList<>()));
+    nodes.forEach(n -> byId.put(n.id(), n));
+    return level(new LinkedHashSet<>(byId.keySet()), null, byId, deps, constructs(nodes, edges, new ArrayList<>()));
   }
 
   private static ExecGraph level(Set<String> members, String entry, Map<String, Node> byId, List<Edge> deps,

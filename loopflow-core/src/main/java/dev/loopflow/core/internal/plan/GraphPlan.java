@@ -12,9 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Forward dependencies of a workflow's nodes. Dependencies come from forward edges and {@code depends_on};
- * a workflow that declares neither runs its nodes in listed order. Edges touching {@code __start__} and
- * {@code __end__} only mark roots and leaves and add no dependency.
+ * Forward dependencies of a workflow's nodes, by the one rule in {@link Dependencies}, as a graph the loader
+ * checks for cycles.
  */
 public final class GraphPlan {
   /** An incoming dependency; {@code when} and {@code branch} are null for unconditional ones. */
@@ -39,25 +38,9 @@ public final class GraphPlan {
       in.put(n.id(), new ArrayList<>());
       out.put(n.id(), new ArrayList<>());
     }
-    boolean declared = nodes.stream().anyMatch(n -> !n.dependsOn().isEmpty())
-        || edges.stream().anyMatch(e -> !e.isLoop());
-    if (!declared) {
-      for (int i = 1; i < order.size(); i++) {
-        add(in, out, order.get(i - 1), order.get(i), null, null);
-      }
-    } else {
-      for (Node n : nodes) {
-        for (String d : n.dependsOn()) {
-          add(in, out, d, n.id(), null, null);
-        }
-      }
-      for (Edge e : edges) {
-        if (e.isLoop() || e.from().equals("__start__") || e.to().equals("__end__")) {
-          continue;
-        }
-        if (in.containsKey(e.to()) && out.containsKey(e.from())) {
-          add(in, out, e.from(), e.to(), e.when(), e.branch());
-        }
+    for (Edge e : Dependencies.of(nodes, edges)) {
+      if (in.containsKey(e.to()) && out.containsKey(e.from())) {
+        add(in, out, e.from(), e.to(), e.when(), e.branch());
       }
     }
     Map<String, List<Incoming>> frozenIn = new LinkedHashMap<>();
