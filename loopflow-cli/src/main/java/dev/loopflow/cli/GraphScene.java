@@ -88,17 +88,12 @@ final class GraphScene {
     return s;
   }
 
-  /** Declared edges plus depends_on, or the listed order when the file declares neither (as the scheduler does). */
+  /** The declared edges as drawn (loop edges, start and end included) plus the engine's dependencies. */
   private static List<Edge> topEdges(Workflow wf) {
     List<Edge> out = new ArrayList<>(wf.edges());
-    for (Node n : wf.nodes()) {
-      for (String d : n.dependsOn()) {
-        out.add(Edge.forward(d, n.id()));
-      }
-    }
-    if (out.stream().noneMatch(e -> !e.isLoop())) {
-      for (int i = 1; i < wf.nodes().size(); i++) {
-        out.add(Edge.forward(wf.nodes().get(i - 1).id(), wf.nodes().get(i).id()));
+    for (Edge d : wf.dependencies()) {
+      if (!wf.edges().contains(d)) {
+        out.add(d);
       }
     }
     return out;
@@ -143,22 +138,9 @@ final class GraphScene {
     }
   }
 
-  /** A while_loop body runs in listed order; a loop_group body by depends_on. */
+  /** A nested body's dependencies, as the engine schedules them. */
   private static List<Edge> nestedEdges(Node.Loop loop) {
-    List<Edge> out = new ArrayList<>();
-    List<Node> body = loop.body();
-    if (loop.config() instanceof LoopConfig.While) {
-      for (int i = 1; i < body.size(); i++) {
-        out.add(Edge.forward(body.get(i - 1).id(), body.get(i).id()));
-      }
-    } else {
-      for (Node c : body) {
-        for (String d : c.dependsOn()) {
-          out.add(Edge.forward(d, c.id()));
-        }
-      }
-    }
-    return out;
+    return loop.bodyDependencies();
   }
 
   /** The box of the innermost graph-form loop whose body holds {@code id}, else {@code container}. */

@@ -105,8 +105,8 @@ public sealed interface Event {
   }
 
   /**
-   * A pass begins. {@code iteration} is 1-based; {@code index} (0-based) and {@code total} are 000's names for
-   * the same facts. {@code conditionResult} is the while_loop condition that admitted this pass (null for other
+   * A pass begins. {@code iteration} is 1-based; {@code index} (0-based) and {@code total} say the same facts
+   * under the names loop.iteration subscribers also read. {@code conditionResult} is the while_loop condition that admitted this pass (null for other
    * constructs); {@code item} marks an iterator's item pass.
    */
   record LoopIteration(String runId, long seq, Instant at, NodePosition node, String construct, int iteration,
@@ -116,7 +116,7 @@ public sealed interface Event {
     }
   }
 
-  /** 001's loop-back: the loop edge from {@code edgeFrom} to {@code edgeTo} fired for the {@code iteration}th time. */
+  /** A loop edge's loop-back: the loop edge from {@code edgeFrom} to {@code edgeTo} fired for the {@code iteration}th time. */
   record LoopIterate(String runId, long seq, Instant at, NodePosition node, String edgeFrom, String edgeTo,
       int iteration, int maxIterations) implements Event {
     public String type() {

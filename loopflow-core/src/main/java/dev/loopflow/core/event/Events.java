@@ -25,9 +25,9 @@ import java.util.function.Function;
 
 /**
  * The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields in snake_case,
- * like every other JSON loopflow writes ({@code input_preview}, {@code iterations_run}, {@code exit_reason} are
- * 000's names). {@code loop.iterate} keeps 001's own field names ({@code edgeFrom}, {@code edgeTo},
- * {@code maxIterations}), which its users subscribe to.
+ * like every other JSON loopflow writes ({@code input_preview}, {@code iterations_run}, {@code exit_reason}).
+ * {@code loop.iterate} keeps its camelCase field names ({@code edgeFrom}, {@code edgeTo}, {@code maxIterations}),
+ * which its subscribers already read.
  *
  * <p>{@link #fromMap} and {@link #fromJson} read that form back, so that a stored journal can return events. They
  * must stay the exact inverse of {@link #toMap} and {@link #toJson} for every permitted {@link Event} record. The

@@ -1,6 +1,6 @@
 package dev.loopflow.core.model;
 
-/** Why a loop stopped (SPEC §5). The JSON form is the lower-case name. */
+/** Why a loop stopped, as its result's {@code exit_reason} and its loop.completed event say. The JSON form is the lower-case name. */
 public enum ExitReason {
   CONDITION_MET, CONDITION_FALSE, EVALUATOR_DONE, STABLE_OUTPUT, SIGNAL, COMMAND, MAX_ITERATIONS, BUDGET, ERROR,
   CANCELLED;

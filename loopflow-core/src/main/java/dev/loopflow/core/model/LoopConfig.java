@@ -12,13 +12,13 @@ public sealed interface LoopConfig {
   /** The construct's name as written in YAML ({@code loop}, {@code while_loop}, ...). */
   String construct();
 
-  /** 000's {@code exitCondition}. */
+  /** How a {@code loop} decides it is done ({@code exitCondition}). */
   enum ExitCondition { MAX_ITERATIONS, EVALUATOR, STABLE_OUTPUT }
 
-  /** 000's {@code feedbackMode}. */
+  /** How a {@code loop} feeds one pass's output to the next ({@code feedbackMode}). */
   enum Feedback { REPLACE, APPEND }
 
-  /** {@code loop} + {@code exit} (000). */
+  /** {@code loop} + {@code exit}: refine until an evaluator, a stable output or the bound says done. */
   record Refine(String exitId, ExitCondition exitCondition, double stabilityThreshold, Feedback feedbackMode)
       implements LoopConfig {
     public String construct() {
@@ -26,7 +26,7 @@ public sealed interface LoopConfig {
     }
   }
 
-  /** {@code while_loop} (003): {@code condition} is tested before every pass. */
+  /** {@code while_loop}: {@code condition} is tested before every pass. */
   record While(Condition condition) implements LoopConfig {
     public String construct() {
       return "while_loop";
@@ -34,11 +34,11 @@ public sealed interface LoopConfig {
   }
 
   /**
-   * {@code loop_group} (004).
+   * {@code loop_group}: a sealed sub-graph repeated until a signal or a command says done.
    *
    * @param until the completion signal, or null
    * @param untilCommand a compiled shell node run after a pass whose signal did not match; exit 0 ends the loop
-   * @param terminal the body node whose output is the pass's output ({@code output:}); null = 004's rule
+   * @param terminal the body node whose output is the pass's output ({@code output:}); null = the first body node no other depends on
    */
   record Group(String until, Node untilCommand, boolean freshContext, boolean interactive, Template gateMessage,
       String terminal) implements LoopConfig {
@@ -47,7 +47,7 @@ public sealed interface LoopConfig {
     }
   }
 
-  /** {@code iterator} + {@code aggregator} (000's foundation): one pass per item of {@code items}. */
+  /** {@code iterator} + {@code aggregator}: one pass per item of {@code items}. */
   record Iterate(String aggregatorId, Template items, int concurrency, boolean continueOnError)
       implements LoopConfig {
     public String construct() {

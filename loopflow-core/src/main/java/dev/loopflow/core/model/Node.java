@@ -76,14 +76,14 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
   /** Ends the run as cancelled, with a reason. */
   public record Cancel(Template reason) implements Body {}
 
-  /** 000's input marker: passes the run's input (or {@code value}) through. */
+  /** The input marker: passes the run's input (or {@code value}) through. */
   public record Input(Template value) implements Body {}
 
-  /** 000's output marker: passes its value through and marks the workflow's result. */
+  /** The output marker: passes its value through and marks the workflow's result. */
   public record Output(Template value) implements Body {}
 
   /**
-   * A loop node: {@code loop} (000), {@code while_loop} (003), {@code loop_group} (004) or {@code iterator}.
+   * A loop node: {@code loop}, {@code while_loop}, {@code loop_group} or {@code iterator}.
    * {@code body} holds the nested body of while_loop and loop_group; the graph-form constructs (loop, iterator)
    * take their body from the edges between them and their paired exit/aggregator, so theirs is empty.
    *
@@ -95,8 +95,17 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
     public Loop {
       body = List.copyOf(body);
     }
+
+    /**
+     * The dependencies inside a nested body as the engine schedules them: a while_loop's body in listed order, a
+     * loop_group's by {@code depends_on} alone (nodes that declare none start together). Empty for graph-form loops.
+     */
+    public List<Edge> bodyDependencies() {
+      return config instanceof LoopConfig.While ? dev.loopflow.core.internal.plan.Dependencies.listedOrder(body)
+          : dev.loopflow.core.internal.plan.Dependencies.dependsOnOnly(body);
+    }
   }
 
-  /** 000's exit and aggregator markers: pass the paired loop's result through. */
+  /** The exit and aggregator markers of graph-form loops: pass the paired loop's result through. */
   public record Marker(String pairedWith) implements Body {}
 }

@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.expr.Values;
 
 /**
- * 004's completion signal: the output contains {@code <promise>SIGNAL</promise>} or has a line that is exactly
+ * A loop_group's completion signal: the output contains {@code <promise>SIGNAL</promise>} or has a line that is exactly
  * SIGNAL (surrounding blanks ignored). Substring matching is deliberately not enough: "NOT DONE" must never
  * complete a loop waiting for DONE.
  */

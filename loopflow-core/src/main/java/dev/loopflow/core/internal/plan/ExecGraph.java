@@ -203,7 +203,7 @@ public final class ExecGraph {
         continue;
       }
       pairedBy.put(exit, n.id());
-      // 000's body is the nodes on paths from the loop to its exit; a dead-end branch inside it (the evaluator's
+      // A loop's body is the nodes on paths from the loop to its exit; a dead-end branch inside it (the evaluator's
       // `continue` path that feeds the next pass) belongs to it too: everything downstream of the loop node that
       // is not downstream of its exit.
       Set<String> body = new LinkedHashSet<>(reach(n.id(), out, Set.of(exit)));
