@@ -6,6 +6,7 @@ import dev.loopflow.core.model.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
+import dev.loopflow.core.run.RunInfo;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
@@ -110,11 +111,12 @@ final class ResumeCommand implements Callable<Integer> {
   }
 
   private int execute(Loopflow engine, PrintWriter out, PrintWriter err) throws Exception {
-    RunRecord rec = engine.store().findRun(runId).orElse(null);
-    if (rec == null) {
+    RunInfo info = engine.inspect(runId).orElse(null);
+    if (info == null) {
       err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
       return Main.USAGE;
     }
+    RunRecord rec = info.record();
     boolean decided = decision != null && (decision.approve || decision.reject);
     if (comment != null && !decided) {
       err.println("loopflow: --comment goes with --approve or --reject");
@@ -122,7 +124,7 @@ final class ResumeCommand implements Callable<Integer> {
     }
     ResumeInput answer = decided ? (decision.approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
         : input != null ? ResumeInput.text(input) : ResumeInput.none();
-    Optional<ResumeRefusal> refused = ResumeRefusal.check(runId, rec.status(), rec.waiting(), answer, Instant.now());
+    Optional<ResumeRefusal> refused = info.refusal(answer, Instant.now());
     if (refused.isPresent() && refused.get().reason() == ResumeRefusal.Reason.NOT_RESUMABLE) {
       err.println(refusal(refused.get()));
       return Main.USAGE;

@@ -110,6 +110,9 @@ final class RunCommand implements Callable<Integer> {
         opts.input(name, Inputs.fromText(wf, name, kv.substring(eq + 1)));
       }
       Inputs.resolve(wf, opts.build().inputs());
+    } catch (dev.loopflow.core.MissingInputException e) {
+      err.println(Errors.oneLine("loopflow: " + e.getMessage() + "; pass it with --input " + e.input() + "=..."));
+      return Main.USAGE;
     } catch (LoopflowException | IllegalArgumentException e) {
       err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;

@@ -6,6 +6,7 @@ import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunInfo;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.secrets.Redactor;
@@ -53,22 +54,22 @@ final class ShowCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (RunStore s = Stores.open(store)) {
-      RunRecord r = s.findRun(runId).orElse(null);
-      if (r == null) {
+      RunInfo info = Loopflow.builder().store(s).build().inspect(runId).orElse(null);
+      if (info == null) {
         err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
         return Main.USAGE;
       }
       // The journal was masked when it was written; masking again with today's environment also covers journals
       // written before a credential was known (or by older versions).
       Redactor redactor = Redactor.ofEnvironment(System.getenv());
-      r = redactor.record(r);
+      RunRecord r = redactor.record(info.record());
       List<NodeExecution> rows = s.nodeExecutions(runId).stream().map(redactor::execution).toList();
       if (source) {
         out.print(r.source() == null ? "" : r.source());
       } else if (json) {
         // The engine's own reading of the journal: what the run printed, or for a run that is still running (or
         // whose process died) its state rebuilt with the engine's merges.
-        RunResult result = Loopflow.builder().store(s).build().result(runId).orElseThrow();
+        RunResult result = info.result();
         out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
             .writeValueAsString(redactor.map(result.toJson())));
       } else {

@@ -91,7 +91,7 @@ class CliTest {
     Run bad = cli("run", wf.toString(), "--input", "n=abc");
     assertThat(bad.status()).isEqualTo(2);
     assertThat(bad.err()).contains("input 'n' must be an integer, got 'abc'");
-    assertThat(cli("run", wf.toString()).err()).contains("missing input 'n'");
+    assertThat(cli("run", wf.toString()).err()).contains("missing input 'n'").contains("pass it with --input n=...");
     Run ok = cli("run", wf.toString(), "--input", "n=41", "--quiet");
     assertThat(ok.out().strip()).isEqualTo("42");
   }

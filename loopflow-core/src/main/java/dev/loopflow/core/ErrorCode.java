@@ -1,6 +1,6 @@
 package dev.loopflow.core;
 
-/** Stable error codes (SPEC §8). The string form is what the CLI prints and the server maps to HTTP. */
+/** Stable error codes. The string form is what JSON output, the journal and the CLI carry. */
 public enum ErrorCode {
   WORKFLOW_INVALID,
   LOOP_ITERATION_EXCEEDED,
@@ -28,6 +28,19 @@ public enum ErrorCode {
   STAGE_NOT_RESTARTABLE,
   REQUESTER_NOT_AUTHORIZED,
   SHARED_MEMORY_KEY_NOT_FOUND;
+
+  /**
+   * The code whose string form is {@code code} (as journals and JSON carry it). Throws
+   * {@link IllegalArgumentException} naming the value when no code has that form.
+   */
+  public static ErrorCode of(String code) {
+    for (ErrorCode c : values()) {
+      if (c.code().equals(code)) {
+        return c;
+      }
+    }
+    throw new IllegalArgumentException("unknown error code '" + code + "'");
+  }
 
   /** The lower-case code, e.g. {@code budget_exceeded}. */
   public String code() {

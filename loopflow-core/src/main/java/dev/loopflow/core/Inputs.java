@@ -26,8 +26,8 @@ public final class Inputs {
         if (spec.hasDefault()) {
           out.put(spec.name(), spec.defaultValue());
         } else {
-          throw new LoopflowException(ErrorCode.USAGE, "missing input '" + spec.name() + "' (" + describe(spec)
-              + "); pass it with --input " + spec.name() + "=...");
+          throw new MissingInputException(spec.name(), "missing input '" + spec.name() + "' (" + describe(spec)
+              + ")");
         }
         continue;
       }

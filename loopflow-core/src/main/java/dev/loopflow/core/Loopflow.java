@@ -6,6 +6,7 @@ import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
+import dev.loopflow.core.run.RunInfo;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunRecord;
@@ -163,14 +164,22 @@ public final class Loopflow {
 
   /** The run's record; whether it can be resumed, and with what answer, the engine decides under the run's lease. */
   private RunRecord resumable(String runId) {
-    RunRecord rec = engine.store().findRun(runId).orElseThrow(() -> new LoopflowException(
-        ErrorCode.RUN_NOT_RESUMABLE, "no run '" + runId + "' in this store"));
-    ResumeRefusal.check(runId, rec.status(), rec.waiting(), null, java.time.Instant.MAX)
+    RunInfo info = inspect(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
+        "no run '" + runId + "' in this store"));
+    info.refusal(null, java.time.Instant.MAX)
         .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
         .ifPresent(r -> {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
         });
-    return rec;
+    return info.record();
+  }
+
+  /**
+   * What a journaled run is: its record, what it waits for, whether it can be resumed, and its result (see
+   * {@link #result}). Empty when the store has no such run.
+   */
+  public java.util.Optional<RunInfo> inspect(String runId) {
+    return engine.inspect(runId);
   }
 
   /**
@@ -226,9 +235,18 @@ public final class Loopflow {
     return new WorkflowLoader(all, services);
   }
 
-  /** Contributes services (such as an LLM branch chooser) from a module on the class path. */
+  /**
+   * Contributes services (such as an LLM branch chooser) from a module on the class path. A module registers
+   * through a {@link Registrar}, never the engine's builder: it cannot swap the store, the clock or another
+   * module's handlers.
+   */
   public interface ServiceProvider {
-    void register(Builder builder);
+    void register(Registrar registrar);
+  }
+
+  /** What a module on the class path may contribute: services. Explicit builder settings win over them. */
+  public interface Registrar {
+    <T> Registrar service(Class<T> type, T impl);
   }
 
   /** Configures an engine; validated when built. */
@@ -286,8 +304,15 @@ public final class Loopflow {
           handlers.put(h.kind(), h);
         }
         Map<Class<?>, Object> explicitServices = new LinkedHashMap<>(services);
+        Registrar registrar = new Registrar() {
+          @Override
+          public <T> Registrar service(Class<T> type, T impl) {
+            Builder.this.service(type, impl);
+            return this;
+          }
+        };
         for (ServiceProvider p : ServiceLoader.load(ServiceProvider.class, Loopflow.class.getClassLoader())) {
-          p.register(this);
+          p.register(registrar);
         }
         services.putAll(explicitServices);
       }

@@ -102,7 +102,7 @@ class InputsTest {
     in.remove("b");
 
     assertThat(usage(() -> engine.run(wf, in)).getMessage())
-        .isEqualTo("missing input 'b' (boolean); pass it with --input b=...");
+        .isEqualTo("missing input 'b' (boolean)");
   }
 
   @Test

@@ -7,8 +7,8 @@ import dev.loopflow.core.spi.ModelPrices;
 /** Registers this module's services with the engine: the LLM branch chooser and the model prices. */
 public final class LlmModule implements Loopflow.ServiceProvider {
   @Override
-  public void register(Loopflow.Builder builder) {
-    builder.service(BranchChooser.class, new LlmBranchChooser());
-    builder.service(ModelPrices.class, new WorkflowPrices());
+  public void register(Loopflow.Registrar registrar) {
+    registrar.service(BranchChooser.class, new LlmBranchChooser());
+    registrar.service(ModelPrices.class, new WorkflowPrices());
   }
 }

@@ -124,7 +124,7 @@ public abstract class RunStoreContract {
     store.updateRun(resumed);
     assertThat(store.findRun(id)).contains(resumed);
     RunRecord failed = resumed.finish(RunStatus.FAILED, T0.plusSeconds(9), new Usage(10, 5, 0.25, 2, 0), null,
-        new RunError("loop_iteration_exceeded", "too many", "review", "fix[3].review",
+        new RunError(dev.loopflow.core.ErrorCode.LOOP_ITERATION_EXCEEDED, "too many", "review", "fix[3].review",
             Map.of("edgeFrom", "review", "maxIterations", 3)));
     store.updateRun(failed);
     assertThat(store.findRun(id)).contains(failed);

@@ -44,6 +44,32 @@ public final class Values {
     return value;
   }
 
+  /**
+   * A deep immutable copy: maps and lists (and arrays) become unmodifiable copies all the way down, keeping
+   * insertion order and null values. What a result hands out is frozen so no caller can change what another reads.
+   */
+  public static Object frozen(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        out.put(String.valueOf(e.getKey()), frozen(e.getValue()));
+      }
+      return Collections.unmodifiableMap(out);
+    }
+    if (value instanceof Collection<?> || value instanceof Object[]) {
+      Collection<?> c = value instanceof Object[] arr ? java.util.Arrays.asList(arr) : (Collection<?>) value;
+      List<Object> out = new ArrayList<>(c.size());
+      for (Object o : c) {
+        out.add(frozen(o));
+      }
+      return Collections.unmodifiableList(out);
+    }
+    if (value instanceof CharSequence cs && !(value instanceof String)) {
+      return cs.toString();
+    }
+    return value;
+  }
+
   /** A read-only view for templates: maps and lists are wrapped (not copied) so reads stay O(1). */
   @SuppressWarnings("unchecked")
   public static Object readOnly(Object value) {

@@ -1,18 +1,29 @@
 package dev.loopflow.core.run;
 
+import dev.loopflow.core.ErrorCode;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
- * Why a run failed or was cancelled: stable code, message, the node it happened in (may be null), that node's
- * position path when it sits inside loops (e.g. {@code fix[2].test}), and code-specific details (a loop edge's
- * {@code edgeFrom}, {@code edgeTo}, {@code maxIterations}).
+ * Why a run failed or was cancelled: its {@link ErrorCode}, the message, the node it happened in (may be null), that
+ * node's position path when it sits inside loops (e.g. {@code fix[2].test}), and code-specific details (a loop
+ * edge's {@code edgeFrom}, {@code edgeTo}, {@code maxIterations}). Errors are told apart by {@link #errorCode()},
+ * never by their message.
  */
-public record RunError(String code, String message, String node, String path, Map<String, Object> details) {
+public record RunError(ErrorCode errorCode, String message, String node, String path, Map<String, Object> details) {
   public RunError {
-    details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(details));
+    Objects.requireNonNull(errorCode, "errorCode");
+    details = details == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(details));
   }
 
-  public RunError(String code, String message, String node) {
+  public RunError(ErrorCode code, String message, String node) {
     this(code, message, node, null, Map.of());
+  }
+
+  /** The code's stable string form, as JSON output and the journal carry it (e.g. {@code budget_exceeded}). */
+  public String code() {
+    return errorCode.code();
   }
 }

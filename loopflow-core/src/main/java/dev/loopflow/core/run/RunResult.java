@@ -7,10 +7,24 @@ import java.util.Map;
 /**
  * The outcome of a run, identical to what {@code loopflow run --json} prints. {@code nodes} holds every node of
  * the workflow in definition order, each with at least its {@code status}; {@code waiting} is set exactly when the
- * run is paused.
+ * run is paused. Immutable: {@code output}, {@code state} and {@code nodes} are frozen copies, never shared with
+ * the engine or a store.
  */
 public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
     Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting) {
+
+  @SuppressWarnings("unchecked")
+  public RunResult {
+    java.util.Objects.requireNonNull(status, "status");
+    output = dev.loopflow.core.expr.Values.frozen(output);
+    state = state == null ? Map.of() : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(state);
+    Map<String, Map<String, Object>> n = new LinkedHashMap<>();
+    if (nodes != null) {
+      nodes.forEach((k, v) -> n.put(k, (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(v)));
+    }
+    nodes = java.util.Collections.unmodifiableMap(n);
+    usage = usage == null ? Usage.NONE : usage;
+  }
 
   public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
       Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {

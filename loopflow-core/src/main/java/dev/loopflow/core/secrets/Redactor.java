@@ -336,7 +336,7 @@ public final class Redactor {
     if (e == null) {
       return null;
     }
-    return new RunError(e.code(), text(e.message()), e.node(), e.path(), map(e.details()));
+    return new RunError(e.errorCode(), text(e.message()), e.node(), e.path(), map(e.details()));
   }
 
   /** The record as it may be journaled. Identity fields (ids, file, directory) are kept: resume needs them. */

@@ -115,7 +115,7 @@ class RedactorTest {
   @Test
   void errorsAreMaskedInMessageAndDetails() {
     Redactor r = Redactor.of(List.of(SECRET));
-    RunError e = r.error(new RunError("node_failed", "boom " + SECRET, "n", null, Map.of("k", SECRET)));
+    RunError e = r.error(new RunError(dev.loopflow.core.ErrorCode.NODE_FAILED, "boom " + SECRET, "n", null, Map.of("k", SECRET)));
     assertThat(e.message()).isEqualTo("boom [redacted]");
     assertThat(e.details()).isEqualTo(Map.of("k", "[redacted]"));
   }

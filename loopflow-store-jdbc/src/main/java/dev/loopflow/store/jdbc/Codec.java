@@ -161,7 +161,7 @@ final class Codec {
     if (m == null) {
       return null;
     }
-    return new RunError((String) m.get("code"), (String) m.get("message"), (String) m.get("node"),
+    return new RunError(dev.loopflow.core.ErrorCode.of((String) m.get("code")), (String) m.get("message"), (String) m.get("node"),
         (String) m.get("path"), (Map<String, Object>) m.get("details"));
   }
 

@@ -135,12 +135,11 @@ public final class Engine {
    */
   private void cancelHere(RunRecord run, String why) {
     Instant now = clock.instant();
-    RunResult report = RunReports.of(run.nodes() == null ? journaledWorkflow.apply(run) : null, run,
-        store.nodeExecutions(run.runId()));
+    RunResult report = report(run);
     Map<String, Object> nodes = RunReports.ended(report.nodes());
     // The reason is the caller's text: masked like everything a run writes (its journal already is).
     dev.loopflow.core.secrets.Redactor redactor = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
-    RunError error = new RunError(ErrorCode.CANCELLED.code(), redactor.text("run cancelled: " + why), null);
+    RunError error = new RunError(ErrorCode.CANCELLED, redactor.text("run cancelled: " + why), null);
     store.updateRun(redactor.record(run.finish(RunStatus.CANCELLED, now, report.usage(), null, error, report.state(),
         nodes)));
     long seq = 0;
@@ -155,8 +154,17 @@ public final class Engine {
 
   /** The result object of a journaled run; see {@link RunReports}. */
   public java.util.Optional<RunResult> result(String runId) {
-    return store.findRun(runId).map(r -> RunReports.of(r.nodes() == null ? journaledWorkflow.apply(r) : null, r,
-        r.nodes() == null ? store.nodeExecutions(runId) : List.of()));
+    return inspect(runId).map(dev.loopflow.core.run.RunInfo::result);
+  }
+
+  /** A journaled run with its result, read once. */
+  public java.util.Optional<dev.loopflow.core.run.RunInfo> inspect(String runId) {
+    return store.findRun(runId).map(r -> new dev.loopflow.core.run.RunInfo(r, report(r)));
+  }
+
+  private RunResult report(RunRecord r) {
+    return RunReports.of(r.nodes() == null ? journaledWorkflow.apply(r) : null, r,
+        r.nodes() == null ? store.nodeExecutions(r.runId()) : List.of());
   }
 
   public RunStore store() {

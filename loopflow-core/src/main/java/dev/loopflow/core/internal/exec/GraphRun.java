@@ -141,7 +141,7 @@ final class GraphRun {
               ctx.slots.release();
             }
             NodePosition pos = frame.position(id);
-            stop = new Result.Failed(new RunError(ErrorCode.MAX_STEPS_EXCEEDED.code(), "limits.max_steps ("
+            stop = new Result.Failed(new RunError(ErrorCode.MAX_STEPS_EXCEEDED, "limits.max_steps ("
                 + ctx.workflow.limits().maxSteps() + ") reached: the run executed that many nodes; '" + pos.path()
                 + "' was not started", id, pos.path(), Map.of()));
             break;
@@ -286,7 +286,7 @@ final class GraphRun {
       case Outcome.Completed done -> {
         statuses.put(id, NodeStatus.COMPLETED);
         if (done.cancelRun() != null) {
-          return new Result.Cancelled(new RunError(ErrorCode.CANCELLED.code(), done.cancelRun(), id,
+          return new Result.Cancelled(new RunError(ErrorCode.CANCELLED, done.cancelRun(), id,
               frame.position(id).path(), Map.of()));
         }
         release(id, remaining, ready);
@@ -335,7 +335,7 @@ final class GraphRun {
       if (node.allowFailure()) {
         release(node.id(), remaining, ready);
       } else if (stop == null) {
-        stop = new Result.Failed(new RunError(ErrorCode.TIMEOUT.code(), message, node.id(),
+        stop = new Result.Failed(new RunError(ErrorCode.TIMEOUT, message, node.id(),
             frame.position(node.id()).path(), Map.of()));
       }
     }
@@ -515,6 +515,6 @@ final class GraphRun {
     NodePosition pos = frame.position(node.id());
     String full = "node '" + pos.path() + "' could not be scheduled: " + message;
     recorder.conditionFailed(node, frame, full);
-    return new Decision.Fail(new RunError(ErrorCode.NODE_FAILED.code(), full, node.id(), pos.path(), Map.of()));
+    return new Decision.Fail(new RunError(ErrorCode.NODE_FAILED, full, node.id(), pos.path(), Map.of()));
   }
 }

@@ -282,7 +282,7 @@ final class LoopFronts {
     private boolean ranAndExited(State st, Outcome.Failed failed) {
       Map<String, Object> result = st.lastFrame.ownResult(cfg.untilCommand().id());
       return result != null && result.containsKey("exitCode")
-          || ErrorCode.TIMEOUT.code().equals(failed.error().code());
+          || failed.error().errorCode() == ErrorCode.TIMEOUT;
     }
 
     @Override
@@ -426,7 +426,7 @@ final class LoopFronts {
     /** {@code continue_on_error} forgives an item's own failure, never a spent budget (as allow_failure does). */
     @Override
     boolean forgives(RunError error) {
-      return cfg.continueOnError() && !ErrorCode.BUDGET_EXCEEDED.code().equals(error.code());
+      return cfg.continueOnError() && error.errorCode() != ErrorCode.BUDGET_EXCEEDED;
     }
 
     @Override

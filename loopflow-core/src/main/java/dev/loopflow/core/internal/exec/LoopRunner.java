@@ -226,7 +226,7 @@ final class LoopRunner {
           e.put("node", failed.error().node());
           st.errors.add(e);
         } else {
-          st.fail(ErrorCode.BUDGET_EXCEEDED.code().equals(failed.error().code()) ? ExitReason.BUDGET
+          st.fail(failed.error().errorCode() == ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET
               : ExitReason.ERROR, failed.error());
         }
         keep(f, st);
@@ -258,7 +258,7 @@ final class LoopRunner {
   }
 
   private RunError errorOf(LoopflowException e, LoopFront f) {
-    return new RunError(e.code().code(), e.getMessage(), f.errorNode(), f.pos.path(), e.details());
+    return new RunError(e.code(), e.getMessage(), f.errorNode(), f.pos.path(), e.details());
   }
 
   private Map<String, Object> result(LoopFront f, LoopFront.State st) {

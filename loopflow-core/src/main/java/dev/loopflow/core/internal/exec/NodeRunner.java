@@ -44,7 +44,7 @@ final class NodeRunner {
       chargeEarlierAttempts(frame, pos);
       if (replayed != null && restore(node, frame, replayed)) {
         return replayed.status() == NodeStatus.COMPLETED ? Outcome.COMPLETED
-            : new Outcome.Failed(new RunError(replayed.errorCode(), replayed.errorMessage(), node.id(), pos.path(),
+            : new Outcome.Failed(new RunError(ErrorCode.of(replayed.errorCode()), replayed.errorMessage(), node.id(), pos.path(),
                 Map.of()), true);
       }
     }
@@ -85,7 +85,7 @@ final class NodeRunner {
           return recorder.cancelled(frame, node, pos, started, usage, attempt);
         }
         if (e.code() == ErrorCode.BUDGET_EXCEEDED || attempt >= attempts) {
-          return recorder.failed(frame, node, pos, started, nctx.rendered(), usage, attempt, e.code().code(),
+          return recorder.failed(frame, node, pos, started, nctx.rendered(), usage, attempt, e.code(),
               e.getMessage(), e instanceof NodeFailedException nfe ? nfe.partialResult() : Map.of(), e.details());
         }
         failure = e.getMessage();
@@ -99,7 +99,7 @@ final class NodeRunner {
         failure = e.getMessage() == null ? e.toString() : e.getMessage();
         if (attempt >= attempts) {
           return recorder.failed(frame, node, pos, started, nctx.rendered(), usage, attempt,
-              ErrorCode.NODE_FAILED.code(), failure, Map.of(), Map.of());
+              ErrorCode.NODE_FAILED, failure, Map.of(), Map.of());
         }
       }
       recorder.retrying(node, pos, attempt + 1, failure);

@@ -74,7 +74,8 @@ final class Recorder {
 
   /** A node failed with {@code code}; {@code partial}: result fields it produced before failing. */
   Outcome failed(Frame frame, Node node, NodePosition pos, Instant started, Map<String, Object> rendered, Usage usage,
-      int attempts, String code, String message, Map<String, Object> partial, Map<String, Object> details) {
+      int attempts, ErrorCode errorCode, String message, Map<String, Object> partial, Map<String, Object> details) {
+    String code = errorCode.code();
     String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
     Map<String, Object> fields = new LinkedHashMap<>();
     Map<Object, Object> copies = new IdentityHashMap<>(); // a value under two names is copied once
@@ -88,8 +89,8 @@ final class Recorder {
         node.allowFailure()));
     journal(node, pos, NodeStatus.FAILED, attempts, started, rendered, result, usage, code, message, null, null);
     // allow_failure forgives the node's own failure, never a spent budget: that stops the run.
-    return new Outcome.Failed(new RunError(code, code.equals(ErrorCode.NODE_FAILED.code()) ? full : message,
-        node.id(), pos.path(), details), node.allowFailure() && !code.equals(ErrorCode.BUDGET_EXCEEDED.code()));
+    return new Outcome.Failed(new RunError(errorCode, errorCode == ErrorCode.NODE_FAILED ? full : message, node.id(),
+        pos.path(), details), node.allowFailure() && errorCode != ErrorCode.BUDGET_EXCEEDED);
   }
 
   /** A node interrupted while it ran. */

@@ -109,7 +109,7 @@ final class RunContext {
       if (fatal != null) {
         return;
       }
-      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.ErrorCode.INTERNAL_ERROR.code(), message, null);
+      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
     }
     stopRequested = true;
     onFatal.run();

@@ -273,13 +273,13 @@ final class Scheduler implements RunHandle {
       case GraphRun.Result.Paused p -> paused();
       case GraphRun.Result.Cancelled c -> {
         if (timedOut) {
-          yield finish(RunStatus.FAILED, new RunError(ErrorCode.TIMEOUT.code(), "run timed out after "
+          yield finish(RunStatus.FAILED, new RunError(ErrorCode.TIMEOUT, "run timed out after "
               + Durations.format(timeout) + " (limits.timeout); running: " + timedOutRunning, null));
         }
         if (c.error() != null) {
           yield finish(RunStatus.CANCELLED, c.error());
         }
-        yield finish(RunStatus.CANCELLED, new RunError(ErrorCode.CANCELLED.code(), "run cancelled: "
+        yield finish(RunStatus.CANCELLED, new RunError(ErrorCode.CANCELLED, "run cancelled: "
             + (cancelReason == null ? "cancelled" : cancelReason), null));
       }
     };
@@ -320,7 +320,7 @@ final class Scheduler implements RunHandle {
       } catch (RuntimeException ex) {
         if (status == RunStatus.COMPLETED) {
           status = RunStatus.FAILED;
-          error = new RunError(ErrorCode.NODE_FAILED.code(), "the workflow's output: " + (ex.getMessage() == null
+          error = new RunError(ErrorCode.NODE_FAILED, "the workflow's output: " + (ex.getMessage() == null
               ? ex.toString() : ex.getMessage()), null);
         }
       }
