@@ -9,19 +9,22 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import java.nio.file.Path;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** {@code iterator} + {@code aggregator} (SPEC §1, §5): one pass per item, results in item order. */
 class IteratorTest {
@@ -56,31 +59,52 @@ class IteratorTest {
         return { last = loop.item }""";
 
   @Test
-  @Timeout(15)
-  void aggregatorKeepsItemOrderWhenThreeItemsRunAtOnceAndFinishOutOfOrder(@TempDir Path dir) {
-    // Each item marks its start, then waits until three items have started: with fewer than three passes in flight
-    // at once it would give up and fail. It then checks that no more than three have started and not ended, and
-    // earlier items linger longest, so they finish last.
-    String work = """
-        bash: |
-          D={{ input.dir }}
-          touch "$D/start-{{ loop.index }}"
-          n=0
-          while [ "$(ls "$D" | grep -c '^start-')" -lt 3 ] && [ $n -lt 200 ]; do sleep 0.02; n=$((n+1)); done
-          started=$(ls "$D" | grep -c '^start-')
-          ended=$(ls "$D" | grep -c '^end-' || true)
-          [ "$started" -ge 3 ] || { echo "only $started passes started together" >&2; exit 1; }
-          inflight=$((started - ended))
-          case {{ loop.index }} in 0) sleep 0.3;; 1) sleep 0.15;; esac
-          touch "$D/end-{{ loop.index }}"
-          echo "{{ loop.item }}:$inflight"
-        """;
+  @Timeout(30)
+  void aggregatorKeepsItemOrderWhenThreeItemsRunAtOnceAndFinishOutOfOrder() {
+    // Items 0, 1 and 2 each wait until three items have started: with fewer than three passes in flight at once
+    // the wait gives up and the item fails. Item 0 then waits for item 1 to finish and item 1 for item 2, so the
+    // first three finish in reverse order. Every wait is on a latch, never on the clock.
     List<String> items = List.of("i0", "i1", "i2", "i3", "i4", "i5");
-    LoopTests.Run run = LoopTests.run(engine, iterate("concurrency: 3", work),
-        Map.of("list", items, "dir", dir.toString()));
+    CountDownLatch threeStarted = new CountDownLatch(3);
+    List<CountDownLatch> finished = items.stream().map(i -> new CountDownLatch(1)).toList();
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger mostInFlight = new AtomicInteger();
+    List<String> finishOrder = new CopyOnWriteArrayList<>();
+    NodeProgram work = ctx -> {
+      Map<?, ?> loop = (Map<?, ?>) ctx.scope().get("loop");
+      int index = ((Number) loop.get("index")).intValue();
+      String item = (String) loop.get("item");
+      int together = inFlight.incrementAndGet();
+      mostInFlight.accumulateAndGet(together, Math::max);
+      try {
+        threeStarted.countDown();
+        if (!threeStarted.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("fewer than three passes ran at once");
+        }
+        if (index < 2 && !finished.get(index + 1).await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("item " + (index + 1) + " never finished");
+        }
+        finishOrder.add(item);
+        return NodeOutcome.of(item + ":" + together);
+      } finally {
+        inFlight.decrementAndGet();
+        finished.get(index).countDown();
+      }
+    };
+    Workflow wf = engine.workflow("iterate")
+        .node("each", "iterator", Map.of("items", "{{ input.list }}", "concurrency", 3))
+        .node("work", work)
+        .node("collect", "aggregator", Map.of())
+        .node("after", "transform", Map.of("template", "{{ collect.output | length }} results"))
+        .edge("each", "work").edge("work", "collect").edge("collect", "after")
+        .build();
+
+    LoopTests.Run run = LoopTests.run(engine, wf, Map.of("list", items));
 
     assertThat(run.result().error()).isNull();
     assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(finishOrder).containsSubsequence("i2", "i1", "i0");
+    assertThat(mostInFlight).as("passes in flight at once").hasValue(3);
     @SuppressWarnings("unchecked")
     List<String> collected = (List<String>) run.node("collect").get("output");
     assertThat(collected).extracting(s -> s.split(":")[0]).containsExactlyElementsOf(items);
