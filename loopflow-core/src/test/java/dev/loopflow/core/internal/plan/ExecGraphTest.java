@@ -1,6 +1,7 @@
 package dev.loopflow.core.internal.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.internal.plan.ExecGraph.Construct;
@@ -95,7 +96,7 @@ class ExecGraphTest {
 
     assertThat(dependencyCounts(g)).containsExactlyInAnyOrderEntriesOf(Map.of("a", 0, "b", 0, "c", 2, "d", 1));
     assertThat(g.incoming("c")).extracting(Incoming::from, i -> i.when() != null)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("a", false), org.assertj.core.groups.Tuple.tuple("b", true));
+        .containsExactly(tuple("a", false), tuple("b", true));
     assertThat(g.successors("a")).containsExactly("c");
     assertThat(g.successors("b")).containsExactly("c");
   }
@@ -122,7 +123,7 @@ class ExecGraphTest {
         """);
 
     assertThat(g.incoming("left")).extracting(Incoming::from, Incoming::branch)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("pick", "ship"));
+        .containsExactly(tuple("pick", "ship"));
     assertThat(g.incoming("right")).extracting(Incoming::branch).containsExactly("hold");
     assertThat(g.successors("pick")).containsExactlyInAnyOrder("left", "right");
   }
@@ -148,7 +149,8 @@ class ExecGraphTest {
       assertThat(units(r.body())).containsExactly("coder", "reviewer");
       assertThat(dependencyCounts(r.body())).containsExactlyInAnyOrderEntriesOf(Map.of("coder", 0, "reviewer", 1));
     });
-    assertThat(dependencyCounts(g)).containsExactlyInAnyOrderEntriesOf(Map.of("prep", 0, "reviewer->coder", 1, "publish", 1));
+    assertThat(dependencyCounts(g))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("prep", 0, "reviewer->coder", 1, "publish", 1));
     assertThat(g.successors("prep")).containsExactly("reviewer->coder");
     assertThat(g.successors("reviewer->coder")).containsExactly("publish");
     // The edge keeps the node the value comes from, so conditions are evaluated against reviewer, not the region.
@@ -190,9 +192,9 @@ class ExecGraphTest {
 
   // --- loop and iterator nodes -------------------------------------------------------------------------------------
 
-  @Test
-  void loopNodeOwnsTheNodesUpToItsExitWhichWaitsForTheLoop() {
-    ExecGraph g = plan("""
+  /** refine (a loop node) → draft → judge → refine_exit → after, plus {@code extraEdges} (YAML list items). */
+  private static String refine(String extraEdges) {
+    return """
         name: g
         nodes:
           - id: refine
@@ -214,10 +216,16 @@ class ExecGraphTest {
           - {from: draft, to: judge}
           - {from: judge, to: refine_exit}
           - {from: refine_exit, to: after}
-        """);
+        """ + extraEdges;
+  }
+
+  @Test
+  void loopNodeOwnsTheNodesUpToItsExitWhichWaitsForTheLoop() {
+    ExecGraph g = plan(refine(""));
 
     assertThat(units(g)).containsExactly("refine", "refine_exit", "after");
-    assertThat(dependencyCounts(g)).containsExactlyInAnyOrderEntriesOf(Map.of("refine", 0, "refine_exit", 1, "after", 1));
+    assertThat(dependencyCounts(g))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("refine", 0, "refine_exit", 1, "after", 1));
     assertThat(froms(g.incoming("refine_exit"))).containsExactly("refine");
     ExecGraph.Body body = g.body("refine");
     assertThat(units(body.graph())).containsExactly("draft", "judge");
@@ -252,32 +260,13 @@ class ExecGraphTest {
 
   @Test
   void loopEdgeInsideALoopNodeBodyIsARegionOfThatBody() {
-    ExecGraph g = plan("""
-        name: g
-        nodes:
-          - id: refine
-            type: loop
-            maxIterations: 2
-          - id: draft
-            type: transform
-            template: "d"
-          - id: check
-            type: transform
-            template: "c"
-          - id: refine_exit
-            type: exit
-        edges:
-          - {from: refine, to: draft}
-          - {from: draft, to: check}
-          - {from: check, to: refine_exit}
-          - {from: check, to: check, type: loop, maxIterations: 5}
-        """);
+    ExecGraph g = plan(refine("  - {from: judge, to: judge, type: loop, maxIterations: 5}\n"));
 
-    assertThat(units(g)).containsExactly("refine", "refine_exit");
+    assertThat(units(g)).containsExactly("refine", "refine_exit", "after");
     ExecGraph body = g.body("refine").graph();
-    assertThat(units(body)).containsExactly("draft", "check->check[check]");
-    assertThat(dependencyCounts(body)).containsExactlyInAnyOrderEntriesOf(Map.of("draft", 0, "check->check", 1));
-    assertThat(froms(g.body("refine").exitEdges())).containsExactly("check");
+    assertThat(units(body)).containsExactly("draft", "judge->judge[judge]");
+    assertThat(dependencyCounts(body)).containsExactlyInAnyOrderEntriesOf(Map.of("draft", 0, "judge->judge", 1));
+    assertThat(froms(g.body("refine").exitEdges())).containsExactly("judge");
   }
 
   // --- nested bodies -----------------------------------------------------------------------------------------------
@@ -320,7 +309,8 @@ class ExecGraphTest {
     assertThat(dependencyCounts(whileBody)).containsExactlyInAnyOrderEntriesOf(Map.of("one", 0, "two", 1));
     assertThat(g.body("count").exitEdges()).isEmpty();
     ExecGraph groupBody = g.body("fix").graph();
-    assertThat(dependencyCounts(groupBody)).containsExactlyInAnyOrderEntriesOf(Map.of("left", 0, "right", 0, "join", 2));
+    assertThat(dependencyCounts(groupBody))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("left", 0, "right", 0, "join", 2));
     assertThat(g.body("fix").exitEdges()).isEmpty();
   }
 
@@ -376,8 +366,8 @@ class ExecGraphTest {
 
     assertThat(issues).isEmpty();
     assertThat(found).extracting(Construct::id, c -> List.copyOf(c.span()))
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("c->b", List.of("b", "c")),
-            org.assertj.core.groups.Tuple.tuple("d->a", List.of("a", "b", "c", "d")));
+        .containsExactly(tuple("c->b", List.of("b", "c")),
+            tuple("d->a", List.of("a", "b", "c", "d")));
   }
 
   @Test
@@ -430,25 +420,7 @@ class ExecGraphTest {
 
   @Test
   void loopNodeAndLoopEdgeOverlappingIsAnIssueNamingBoth() {
-    Workflow wf = load("""
-        name: g
-        nodes:
-          - id: refine
-            type: loop
-            maxIterations: 2
-          - id: draft
-            type: transform
-            template: "d"
-          - id: refine_exit
-            type: exit
-          - id: after
-            type: transform
-            template: "a"
-        edges:
-          - {from: refine, to: draft}
-          - {from: draft, to: refine_exit}
-          - {from: refine_exit, to: after}
-        """);
+    Workflow wf = load(refine(""));
     List<Edge> edges = new ArrayList<>(wf.edges());
     edges.add(loopEdge("after", "draft"));
     List<Issue> issues = new ArrayList<>();
@@ -457,9 +429,10 @@ class ExecGraphTest {
 
     assertThat(found).extracting(Construct::id).containsExactly("refine");
     assertThat(found.get(0).pairId()).isEqualTo("refine_exit");
-    assertThat(found.get(0).inner()).containsExactly("draft");
-    assertThat(found.get(0).span()).containsExactly("refine", "draft", "refine_exit");
-    assertThat(issues).extracting(Issue::message).containsExactly("loop edge after -> draft [draft, refine_exit, "
-        + "after] overlaps loop 'refine' [draft] without one containing the other; loops must nest or be disjoint");
+    assertThat(found.get(0).inner()).containsExactly("draft", "judge");
+    assertThat(found.get(0).span()).containsExactly("refine", "draft", "judge", "refine_exit");
+    assertThat(issues).extracting(Issue::message).containsExactly("loop edge after -> draft [draft, judge, "
+        + "refine_exit, after] overlaps loop 'refine' [draft, judge] without one containing the other; loops must "
+        + "nest or be disjoint");
   }
 }
