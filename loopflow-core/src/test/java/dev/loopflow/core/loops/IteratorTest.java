@@ -105,7 +105,7 @@ class IteratorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void iteratorRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    expect.verify(LoopTests.run(engine, yaml, inputs));
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
   }
 
   static Stream<Arguments> malformed() {
@@ -124,7 +124,7 @@ class IteratorTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("malformed")
   void malformedIteratorIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
-    problems.accept(LoopTests.problems(engine, yaml));
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
   }
 
   // --- concurrency, pass events and cancellation --------------------------------------------------------------------

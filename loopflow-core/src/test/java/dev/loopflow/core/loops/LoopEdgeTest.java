@@ -151,7 +151,7 @@ class LoopEdgeTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void loopEdgeRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    expect.verify(LoopTests.run(engine, yaml, inputs));
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
   }
 
   static Stream<Arguments> malformed() {
@@ -169,7 +169,7 @@ class LoopEdgeTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("malformed")
   void malformedLoopEdgeIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
-    problems.accept(LoopTests.problems(engine, yaml));
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
   }
 
   // --- events, the loop result's JSON form, and what templates read -------------------------------------------------

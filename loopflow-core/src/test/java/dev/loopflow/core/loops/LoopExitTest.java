@@ -158,7 +158,7 @@ class LoopExitTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void loopRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    expect.verify(LoopTests.run(engine, yaml, inputs));
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
   }
 
   static Stream<Arguments> malformed() {
@@ -191,7 +191,7 @@ class LoopExitTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("malformed")
   void malformedLoopIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
-    problems.accept(LoopTests.problems(engine, yaml));
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
   }
 
   // --- what the events, the exit node and appended inputs show ------------------------------------------------

@@ -113,6 +113,20 @@ final class LoopTests {
     return Arguments.of(behaviour, yaml, problems);
   }
 
+  /**
+   * Runs a row's checks; a failure names the row's behaviour first, since test reports number parameterized rows
+   * instead of naming them.
+   */
+  static void named(String behaviour, Runnable checks) {
+    try {
+      checks.run();
+    } catch (AssertionError e) {
+      AssertionError named = new AssertionError("[" + behaviour + "] " + e.getMessage(), e);
+      named.setStackTrace(e.getStackTrace());
+      throw named;
+    }
+  }
+
   /** The problems are exactly these, in this order. */
   static Consumer<List<String>> exactly(String... problems) {
     return p -> assertThat(p).containsExactly(problems);
@@ -256,8 +270,9 @@ final class LoopTests {
           .containsExactly(iterations));
     }
 
-    void verify(Run run) {
-      checks.forEach(c -> c.accept(run));
+    /** Applies every check to the run of the row {@code behaviour}. */
+    void verify(String behaviour, Run run) {
+      named(behaviour, () -> checks.forEach(c -> c.accept(run)));
     }
 
     private static Map<String, Object> pairs(Object... keyValues) {

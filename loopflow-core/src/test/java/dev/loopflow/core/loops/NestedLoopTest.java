@@ -113,7 +113,7 @@ class NestedLoopTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void nestedLoopsRun(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    expect.verify(LoopTests.run(engine, yaml, inputs));
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
   }
 
   // --- loop-backs of nested regions, and cancellation ---------------------------------------------------------------

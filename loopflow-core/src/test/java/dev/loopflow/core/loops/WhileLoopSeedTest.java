@@ -123,7 +123,7 @@ class WhileLoopSeedTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void whileLoopRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    expect.verify(LoopTests.run(engine, yaml, inputs));
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
   }
 
   static Stream<Arguments> malformed() {
@@ -145,7 +145,7 @@ class WhileLoopSeedTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("malformed")
   void malformedWhileLoopIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
-    problems.accept(LoopTests.problems(engine, yaml));
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
   }
 
   @Test

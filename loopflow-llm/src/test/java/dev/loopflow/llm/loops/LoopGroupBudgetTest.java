@@ -101,7 +101,7 @@ class LoopGroupBudgetTest {
     if (reply != null) {
       server.defaultReply(reply);
     }
-    runs().verify(yaml, Map.of(), expect);
+    runs().verify(behaviour, yaml, Map.of(), expect);
   }
 
   @Test

@@ -77,7 +77,7 @@ class LoopGroupNestingTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void nestedGroupsRun(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    new LoopRuns().verify(yaml, inputs, expect);
+    new LoopRuns().verify(behaviour, yaml, inputs, expect);
   }
 
   @Test

@@ -194,7 +194,8 @@ class LoopGroupSeedTest {
         row("aFailingBodyNodeWithAllowFailureExhaustsTheBound", allowedToFail("echo broken; exit 3"),
             Expect.failed("max_iterations_exceeded").node("g", "count", 3, "exit_reason", "max_iterations")
                 .startedIncluding("g[1].check", "g[2].check", "g[3].check")),
-        row("aFailedTerminalNodeNeverSignalsCompletionEvenIfItsStdoutHoldsTheSignal", allowedToFail("echo DONE; exit 3"),
+        row("aFailedTerminalNodeNeverSignalsCompletionEvenIfItsStdoutHoldsTheSignal",
+            allowedToFail("echo DONE; exit 3"),
             Expect.failed("max_iterations_exceeded").node("g", "count", 3, "exit_reason", "max_iterations")),
         // --- what the body sees and which node is its output
         row("bodyReadsAnOuterNodeThatCompletedBeforeTheGroup", fixture("group/outer_node.yaml"),
@@ -219,7 +220,7 @@ class LoopGroupSeedTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("runs")
   void loopGroupRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
-    new LoopRuns().in(dir).verify(yaml, inputs, expect);
+    new LoopRuns().in(dir).verify(behaviour, yaml, inputs, expect);
   }
 
   // --- events, requests to the model, positions and cancellation ----------------------------------------------------

@@ -107,7 +107,8 @@ class LoopGroupValidationTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalidGroups")
   void invalidGroupIsRejectedWithEveryProblem(String behaviour, String file, List<String> expected) {
-    assertThat(problems(fixture("invalid/" + file))).containsExactlyElementsOf(expected);
+    assertThat(problems(fixture("invalid/" + file))).as(behaviour)
+        .containsExactlyElementsOf(expected);
   }
 
   @Test

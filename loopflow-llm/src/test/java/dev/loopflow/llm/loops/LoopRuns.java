@@ -174,10 +174,20 @@ final class LoopRuns {
     return row(behaviour, yaml, Map.of(), expect);
   }
 
-  /** Runs a row's workflow with its inputs on this runner and checks what it expects. */
-  void verify(String yaml, Map<String, ?> rowInputs, Expect expect) {
+  /**
+   * Runs the workflow of the row {@code behaviour} with its inputs on this runner and checks what it expects; a
+   * failure names the behaviour first, since test reports number parameterized rows instead of naming them.
+   */
+  void verify(String behaviour, String yaml, Map<String, ?> rowInputs, Expect expect) {
     inputs(rowInputs);
-    expect.verify(this, run(yaml));
+    RunResult result = run(yaml);
+    try {
+      expect.verify(this, result);
+    } catch (AssertionError e) {
+      AssertionError named = new AssertionError("[" + behaviour + "] " + e.getMessage(), e);
+      named.setStackTrace(e.getStackTrace());
+      throw named;
+    }
   }
 
   /** What a run, and what the runner recorded of it, must look like: AssertJ checks applied in order. */
@@ -280,8 +290,10 @@ final class LoopRuns {
     /** The file {@code name} in the run's directory holds exactly these lines. */
     Expect fileLines(String name, String... lines) {
       return check((runs, r) -> {
+        Path file = runs.dir().resolve(name);
+        assertThat(file).exists();
         try {
-          assertThat(Files.readAllLines(runs.dir().resolve(name))).as(name).containsExactly(lines);
+          assertThat(Files.readAllLines(file)).as(name).containsExactly(lines);
         } catch (IOException e) {
           throw new UncheckedIOException(e);
         }
