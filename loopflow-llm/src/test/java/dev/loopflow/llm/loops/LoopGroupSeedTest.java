@@ -13,7 +13,6 @@ import dev.loopflow.testkit.FakeOpenAiServer;
 import dev.loopflow.testkit.Reply;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
