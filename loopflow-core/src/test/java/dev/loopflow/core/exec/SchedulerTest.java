@@ -425,17 +425,24 @@ class SchedulerTest {
   // The timeout tests measure real time: limits.timeout and a node's timeout are wall-clock limits. Their nodes block
   // until interrupted, so the outcome never depends on how long the limit is; the limits are kept short for speed.
 
+  /** A workflow whose one node, wait, blocks until it is interrupted, under {@code limits.timeout: limit}. */
+  private Workflow waitsUnder(String limit) {
+    return engine.workflow("slow")
+        .node("wait", ctx -> blockForever(new CountDownLatch(1)))
+        .set("limits", Map.of("timeout", limit))
+        .build();
+  }
+
+  /** An engine with the node kind {@code hang}, whose nodes block until they are interrupted. */
+  private static Loopflow withHangingNodes() {
+    return Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(new CountDownLatch(1)))).build();
+  }
+
   @Test
   void runTimeoutEndsTheRunWithCodeTimeout() {
     // 200ms rather than less: the message lists the nodes running when the limit struck, so 'wait' must have been
     // dispatched by then, which takes a few milliseconds on an idle machine and more on a busy one.
-    CountDownLatch started = new CountDownLatch(1);
-    Workflow wf = engine.workflow("slow")
-        .node("wait", ctx -> blockForever(started))
-        .set("limits", Map.of("timeout", "200ms"))
-        .build();
-
-    RunResult r = engine.run(wf, Map.of());
+    RunResult r = engine.run(waitsUnder("200ms"), Map.of());
 
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
@@ -445,13 +452,7 @@ class SchedulerTest {
 
   @Test
   void runOptionsTimeoutOverridesTheWorkflowLimit() {
-    CountDownLatch started = new CountDownLatch(1);
-    Workflow wf = engine.workflow("slow")
-        .node("wait", ctx -> blockForever(started))
-        .set("limits", Map.of("timeout", "1h"))
-        .build();
-
-    RunResult r = engine.run(wf, RunOptions.builder().timeout(Duration.ofMillis(20)).build());
+    RunResult r = engine.run(waitsUnder("1h"), RunOptions.builder().timeout(Duration.ofMillis(20)).build());
 
     assertThat(r.error().code()).isEqualTo("timeout");
     assertThat(r.error().message()).startsWith("run timed out after 20ms");
@@ -459,8 +460,7 @@ class SchedulerTest {
 
   @Test
   void nodeTimeoutFailsTheNodeAndTheRun() {
-    CountDownLatch started = new CountDownLatch(1);
-    Loopflow e = Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(started))).build();
+    Loopflow e = withHangingNodes();
     Workflow wf = e.parse("""
         name: node-timeout
         nodes:
@@ -485,8 +485,7 @@ class SchedulerTest {
 
   @Test
   void nodeTimeoutWithAllowFailureLetsTheRunContinue() {
-    CountDownLatch started = new CountDownLatch(1);
-    Loopflow e = Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(started))).build();
+    Loopflow e = withHangingNodes();
     Workflow wf = e.parse("""
         name: node-timeout
         nodes:
