@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -27,8 +28,8 @@ final class CancelCommand implements Callable<Integer> {
       + "(default 30).")
   int waitSeconds = 30;
 
-  @Option(names = "--store", paramLabel = "URL", description = "Run store.")
-  String store;
+  @Mixin
+  StoreOption store;
 
   @Spec
   CommandSpec spec;

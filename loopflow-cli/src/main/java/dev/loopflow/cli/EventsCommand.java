@@ -9,6 +9,7 @@ import dev.loopflow.core.store.RunStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -26,8 +27,8 @@ final class EventsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Accepted for symmetry with the other commands; output is always JSONL.")
   boolean json;
 
-  @Option(names = "--store", paramLabel = "URL", description = "Run store.")
-  String store;
+  @Mixin
+  StoreOption store;
 
   @Spec
   CommandSpec spec;

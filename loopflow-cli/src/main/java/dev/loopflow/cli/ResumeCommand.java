@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -67,11 +68,8 @@ final class ResumeCommand implements Callable<Integer> {
       + "under LOOPFLOW_HOME).")
   String store;
 
-  @Option(names = "--json", description = "Print exactly one JSON result object on stdout.")
-  boolean json;
-
-  @Option(names = "--quiet", description = "No progress on stderr.")
-  boolean quiet;
+  @Mixin
+  ExecutionOptions execution;
 
   @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write this attempt's events to FILE.")
   Path eventsFile;
@@ -83,11 +81,6 @@ final class ResumeCommand implements Callable<Integer> {
   @Option(names = "--mock-script", paramLabel = "FILE", description = "Answer LLM calls from FILE instead of the "
       + "script the run journaled; implies --mock-llm.")
   Path mockScript;
-
-  @Option(names = "--http-deny-private", description = "http nodes refuse loopback, private, link-local and other "
-      + "non-public addresses, checked after DNS resolution and on every redirect (also: "
-      + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
-  boolean httpDenyPrivate;
 
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answers for later pauses, as for run.")
   List<String> answers = new ArrayList<>();
@@ -146,7 +139,7 @@ final class ResumeCommand implements Callable<Integer> {
       opts.workingDirectory(Path.of(rec.workingDirectory()));
     }
     if (!Support.mockOption(opts, mockLlm, mockScript, err)
-        || !Support.httpPolicy(opts, httpDenyPrivate, System.getenv(), err)) {
+        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
     boolean journaledMock = Boolean.TRUE.equals(rec.options().get("llm.mock"));
@@ -155,8 +148,8 @@ final class ResumeCommand implements Callable<Integer> {
           + (rec.options().get("llm.mock_script") != null ? " and the mock script kept with the run" : ""));
     }
     Support.mockWhenNoProvider(opts, wf, journaledMock || mockLlm || mockScript != null, Support.environment,
-        quiet ? null : err);
-    Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
+        execution.quiet ? null : err);
+    Driver d = new Driver(engine, wf, opts, execution.json, execution.quiet, eventsFile, answers, out, err);
     return d.drive(o -> engine.resume(wf, runId, answer, o, true));
   }
 

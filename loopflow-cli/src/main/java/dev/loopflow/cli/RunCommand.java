@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -33,8 +34,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--input-file", paramLabel = "FILE", description = "Inputs as a JSON object.")
   Path inputFile;
 
-  @Option(names = "--json", description = "Print exactly one JSON result object on stdout.")
-  boolean json;
+  @Mixin
+  ExecutionOptions execution;
 
   @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write every event to FILE, one JSON per line.")
   Path eventsFile;
@@ -54,14 +55,6 @@ final class RunCommand implements Callable<Integer> {
 
   @Option(names = "--run-id", paramLabel = "ID", description = "The new run's id (default: generated).")
   String runId;
-
-  @Option(names = "--http-deny-private", description = "http nodes refuse loopback, private, link-local and other "
-      + "non-public addresses, checked after DNS resolution and on every redirect (also: "
-      + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
-  boolean httpDenyPrivate;
-
-  @Option(names = "--quiet", description = "No progress on stderr.")
-  boolean quiet;
 
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answer for the next pause (an interactive loop "
       + "gate, or approve/reject for an approval), in order; repeat for several. Without one the run exits 3 "
@@ -118,10 +111,11 @@ final class RunCommand implements Callable<Integer> {
       return Main.USAGE;
     }
     if (!Support.mockOption(opts, mockLlm, mockScript, err)
-        || !Support.httpPolicy(opts, httpDenyPrivate, System.getenv(), err)) {
+        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
-    Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment, quiet ? null : err);
+    Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment,
+        execution.quiet ? null : err);
     if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
       err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
           + runId + "'"));
@@ -135,7 +129,7 @@ final class RunCommand implements Callable<Integer> {
     if (runId != null) {
       opts.runId(runId);
     }
-    Driver d = new Driver(engine, wf, opts, json, quiet, eventsFile, answers, out, err);
+    Driver d = new Driver(engine, wf, opts, execution.json, execution.quiet, eventsFile, answers, out, err);
     return d.drive(o -> engine.start(wf, o));
   }
 }

@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -44,8 +45,8 @@ final class RunsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "A JSON array of run objects.")
   boolean json;
 
-  @Option(names = "--store", paramLabel = "URL", description = "Run store.")
-  String store;
+  @Mixin
+  StoreOption store;
 
   @Spec
   CommandSpec spec;

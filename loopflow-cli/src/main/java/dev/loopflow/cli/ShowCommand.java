@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -43,8 +44,8 @@ final class ShowCommand implements Callable<Integer> {
   @Option(names = "--source", description = "Print the workflow source the run started from.")
   boolean source;
 
-  @Option(names = "--store", paramLabel = "URL", description = "Run store.")
-  String store;
+  @Mixin
+  StoreOption store;
 
   @Spec
   CommandSpec spec;

@@ -49,6 +49,16 @@ final class Stores {
     }
   }
 
+  /** {@link #url(String)} for the commands that take {@code --store} through {@link StoreOption}. */
+  static String url(StoreOption option) {
+    return url(option.url);
+  }
+
+  /** {@link #open(String)} for the commands that take {@code --store} through {@link StoreOption}. */
+  static RunStore open(StoreOption option) {
+    return open(option.url);
+  }
+
   /** Where the store URL came from, for messages. */
   private static String source(String flag) {
     if (flag != null && !flag.isBlank()) {

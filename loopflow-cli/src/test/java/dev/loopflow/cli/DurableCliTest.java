@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.loopflow.cli.CliTest.Run;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,17 +125,23 @@ class DurableCliTest {
         nodes:
           - id: ask
             approval: "Proceed?"
-            timeout: 1s
+            timeout: 300ms
             default: approve
           - id: go
             depends_on: [ask]
             bash: echo went
         """);
+    // An approval's timeout is wall-clock time, journaled as a deadline so that it holds across processes: the test
+    // has to let real time pass. The first command asks within microseconds of journaling the question, so 300ms
+    // cannot expire before it pauses; the resume waits for the journaled deadline itself, not a guessed delay.
     Run first = cli("run", wf.toString(), "--store", store, "--json", "--quiet");
     assertThat(first.status()).isEqualTo(3);
     assertThat(first.err()).contains("unanswered by").contains("approve");
     String id = json(first).get("run_id").asText();
-    Thread.sleep(1200);
+    Instant deadline = Instant.parse(json(first).at("/nodes/ask/deadline").asText());
+    for (Instant now = Instant.now(); now.isBefore(deadline); now = Instant.now()) {
+      Thread.sleep(Duration.between(now, deadline).toMillis() + 1);
+    }
     Run r = cli("resume", id, "--store", store, "--json", "--quiet");
     assertThat(r.status()).as(r.err()).isZero();
     assertThat(json(r).at("/nodes/ask/timed_out").asBoolean()).isTrue();

@@ -422,15 +422,27 @@ class SchedulerTest {
     assertThat(statuses(r)).containsEntry("call", "cancelled");
   }
 
+  // The timeout tests measure real time: limits.timeout and a node's timeout are wall-clock limits. Their nodes block
+  // until interrupted, so the outcome never depends on how long the limit is; the limits are kept short for speed.
+
+  /** A workflow whose one node, wait, blocks until it is interrupted, under {@code limits.timeout: limit}. */
+  private Workflow waitsUnder(String limit) {
+    return engine.workflow("slow")
+        .node("wait", ctx -> blockForever(new CountDownLatch(1)))
+        .set("limits", Map.of("timeout", limit))
+        .build();
+  }
+
+  /** An engine with the node kind {@code hang}, whose nodes block until they are interrupted. */
+  private static Loopflow withHangingNodes() {
+    return Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(new CountDownLatch(1)))).build();
+  }
+
   @Test
   void runTimeoutEndsTheRunWithCodeTimeout() {
-    CountDownLatch started = new CountDownLatch(1);
-    Workflow wf = engine.workflow("slow")
-        .node("wait", ctx -> blockForever(started))
-        .set("limits", Map.of("timeout", "200ms"))
-        .build();
-
-    RunResult r = engine.run(wf, Map.of());
+    // 200ms rather than less: the message lists the nodes running when the limit struck, so 'wait' must have been
+    // dispatched by then, which takes a few milliseconds on an idle machine and more on a busy one.
+    RunResult r = engine.run(waitsUnder("200ms"), Map.of());
 
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
@@ -440,28 +452,21 @@ class SchedulerTest {
 
   @Test
   void runOptionsTimeoutOverridesTheWorkflowLimit() {
-    CountDownLatch started = new CountDownLatch(1);
-    Workflow wf = engine.workflow("slow")
-        .node("wait", ctx -> blockForever(started))
-        .set("limits", Map.of("timeout", "1h"))
-        .build();
-
-    RunResult r = engine.run(wf, RunOptions.builder().timeout(Duration.ofMillis(150)).build());
+    RunResult r = engine.run(waitsUnder("1h"), RunOptions.builder().timeout(Duration.ofMillis(20)).build());
 
     assertThat(r.error().code()).isEqualTo("timeout");
-    assertThat(r.error().message()).startsWith("run timed out after 150ms");
+    assertThat(r.error().message()).startsWith("run timed out after 20ms");
   }
 
   @Test
   void nodeTimeoutFailsTheNodeAndTheRun() {
-    CountDownLatch started = new CountDownLatch(1);
-    Loopflow e = Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(started))).build();
+    Loopflow e = withHangingNodes();
     Workflow wf = e.parse("""
         name: node-timeout
         nodes:
           - id: hang
             type: hang
-            timeout: 200ms
+            timeout: 20ms
           - id: after
             type: transform
             template: never
@@ -472,22 +477,21 @@ class SchedulerTest {
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
     assertThat(r.error().node()).isEqualTo("hang");
-    assertThat(r.error().message()).isEqualTo("node 'hang' timed out after 200ms");
+    assertThat(r.error().message()).isEqualTo("node 'hang' timed out after 20ms");
     assertThat(r.nodes().get("hang")).containsEntry("status", "failed")
-        .containsEntry("error", Map.of("code", "timeout", "message", "node 'hang' timed out after 200ms"));
+        .containsEntry("error", Map.of("code", "timeout", "message", "node 'hang' timed out after 20ms"));
     assertThat(statuses(r)).containsEntry("after", "not_run");
   }
 
   @Test
   void nodeTimeoutWithAllowFailureLetsTheRunContinue() {
-    CountDownLatch started = new CountDownLatch(1);
-    Loopflow e = Loopflow.builder().handler(new ProgramHandler("hang", ctx -> blockForever(started))).build();
+    Loopflow e = withHangingNodes();
     Workflow wf = e.parse("""
         name: node-timeout
         nodes:
           - id: hang
             type: hang
-            timeout: 100ms
+            timeout: 20ms
             allow_failure: true
           - id: after
             type: transform

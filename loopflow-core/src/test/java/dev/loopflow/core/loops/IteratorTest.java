@@ -1,29 +1,44 @@
 package dev.loopflow.core.loops;
 
+import static dev.loopflow.core.loops.LoopTests.exactly;
+import static dev.loopflow.core.loops.LoopTests.including;
+import static dev.loopflow.core.loops.LoopTests.onlyOne;
+import static dev.loopflow.core.loops.LoopTests.rejected;
+import static dev.loopflow.core.loops.LoopTests.resource;
+import static dev.loopflow.core.loops.LoopTests.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.loops.LoopTests.Expect;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import java.nio.file.Path;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@code iterator} + {@code aggregator} (SPEC §1, §5): one pass per item, results in item order. */
+/** {@code iterator} + {@code aggregator}: one pass per item, results in item order. */
 class IteratorTest {
   private final Loopflow engine = Loopflow.create();
 
@@ -55,32 +70,112 @@ class IteratorTest {
         if loop.item == "bad" then error("cannot handle " .. loop.item) end
         return { last = loop.item }""";
 
+  static Stream<Arguments> runs() {
+    return Stream.of(
+        row("aggregatorCollectsTheLastBodyNodeOfEachItem", resource("iterator/two_step.yaml"),
+            Map.of("list", List.of("x", "y", "z", "w")),
+            Expect.completed().node("collect", "output", List.of("<X>", "<Y>", "<Z>", "<W>"))
+                .node("each", "output", List.of("<X>", "<Y>", "<Z>", "<W>"))),
+        row("continueOnErrorKeepsGoingAndLeavesAGapForTheFailedItem",
+            iterate("continue_on_error: true", FAILS_ON_BAD), Map.of("list", List.of("a", "bad", "c")),
+            Expect.completed()
+                .node("collect", "output", Arrays.asList(Map.of("last", "a"), null, Map.of("last", "c")))
+                .check(r -> assertThat(r.node("each").get("errors")).asList().singleElement()
+                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                    .containsEntry("index", 1).containsEntry("code", "node_failed"))
+                .output("3 results")),
+        row("failingItemFailsTheIteratorBeforeLaterItemsStart", iterate("concurrency: 1", FAILS_ON_BAD),
+            Map.of("list", List.of("a", "bad", "c")),
+            Expect.failed("node_failed").errorAt("each[2].work").errorSays("cannot handle bad")
+                .node("each", "status", "failed", "exit_reason", "error").notCompleted("collect").notCompleted("after")
+                .started("each", "each[1].work", "each[2].work")
+                .check(r -> assertThat(r.events(Event.LoopIteration.class)).hasSize(2))),
+        row("emptyItemsGiveAnEmptyAggregate", iterate("", FAILS_ON_BAD), Map.of("list", List.of()),
+            Expect.completed().node("collect", "output", List.of()).node("each", "count", 0).starts("work", 0)
+                .output("0 results")),
+        row("itemsThatAreNotAnArrayFailTheIterator", iterate("", FAILS_ON_BAD), Map.of("list", "abc"),
+            Expect.failed().errorNode("each").errorSays("array")),
+        row("structuredItemsReachTheBodyWithTheirFields",
+            iterate("concurrency: 2", "type: transform\ntemplate: \"{{ loop.item.name }} is {{ loop.item.age }}\""),
+            Map.of("list", List.of(new HashMap<>(Map.of("name", "Ada", "age", 36)),
+                new HashMap<>(Map.of("name", "Alan", "age", 41)))),
+            Expect.completed().node("collect", "output", List.of("Ada is 36", "Alan is 41"))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("runs")
+  void iteratorRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
+  }
+
+  static Stream<Arguments> malformed() {
+    return Stream.of(
+        rejected("iteratorWithoutItemsOrWithConcurrencyZeroIsALoadError", resource("iterator/no_items.yaml"),
+            including("t.yaml:3:5: nodes.each: iterator 'each' requires items (a template yielding an array)",
+                "t.yaml:5:18: nodes.each.concurrency: 'concurrency' must be between 1 and 1024, found 0")),
+        rejected("invalidIteratorDoesNotAlsoReportItsAggregatorAsUnpaired", resource("iterator/zero_concurrency.yaml"),
+            exactly("t.yaml:6:18: nodes.each.concurrency: 'concurrency' must be between 1 and 1024, found 0")),
+        rejected("iteratorWithoutAggregatorIsALoadError", resource("iterator/lonely_iterator.yaml"),
+            onlyOne("t.yaml:3:5: nodes.each: ", "aggregator")),
+        rejected("aggregatorWithoutIteratorIsALoadError", resource("iterator/lonely_aggregator.yaml"),
+            exactly("t.yaml:6:5: nodes.collect: aggregator 'collect' has no paired iterator node upstream of it")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformed")
+  void malformedIteratorIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
+  }
+
+  // --- concurrency, pass events and cancellation --------------------------------------------------------------------
+
   @Test
-  @Timeout(15)
-  void aggregatorKeepsItemOrderWhenThreeItemsRunAtOnceAndFinishOutOfOrder(@TempDir Path dir) {
-    // Each item marks its start, then waits until three items have started: with fewer than three passes in flight
-    // at once it would give up and fail. It then checks that no more than three have started and not ended, and
-    // earlier items linger longest, so they finish last.
-    String work = """
-        bash: |
-          D={{ input.dir }}
-          touch "$D/start-{{ loop.index }}"
-          n=0
-          while [ "$(ls "$D" | grep -c '^start-')" -lt 3 ] && [ $n -lt 200 ]; do sleep 0.02; n=$((n+1)); done
-          started=$(ls "$D" | grep -c '^start-')
-          ended=$(ls "$D" | grep -c '^end-' || true)
-          [ "$started" -ge 3 ] || { echo "only $started passes started together" >&2; exit 1; }
-          inflight=$((started - ended))
-          case {{ loop.index }} in 0) sleep 0.3;; 1) sleep 0.15;; esac
-          touch "$D/end-{{ loop.index }}"
-          echo "{{ loop.item }}:$inflight"
-        """;
+  @Timeout(30)
+  void aggregatorKeepsItemOrderWhenThreeItemsRunAtOnceAndFinishOutOfOrder() {
+    // Items 0, 1 and 2 each wait until three items have started: with fewer than three passes in flight at once
+    // the wait gives up and the item fails. Item 0 then waits for item 1 to finish and item 1 for item 2, so the
+    // first three finish in reverse order. Every wait is on a latch, never on the clock.
     List<String> items = List.of("i0", "i1", "i2", "i3", "i4", "i5");
-    LoopTests.Run run = LoopTests.run(engine, iterate("concurrency: 3", work),
-        Map.of("list", items, "dir", dir.toString()));
+    CountDownLatch threeStarted = new CountDownLatch(3);
+    List<CountDownLatch> finished = items.stream().map(i -> new CountDownLatch(1)).toList();
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger mostInFlight = new AtomicInteger();
+    List<String> finishOrder = new CopyOnWriteArrayList<>();
+    NodeProgram work = ctx -> {
+      Map<?, ?> loop = (Map<?, ?>) ctx.scope().get("loop");
+      int index = ((Number) loop.get("index")).intValue();
+      String item = (String) loop.get("item");
+      int together = inFlight.incrementAndGet();
+      mostInFlight.accumulateAndGet(together, Math::max);
+      try {
+        threeStarted.countDown();
+        if (!threeStarted.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("fewer than three passes ran at once");
+        }
+        if (index < 2 && !finished.get(index + 1).await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("item " + (index + 1) + " never finished");
+        }
+        finishOrder.add(item);
+        return NodeOutcome.of(item + ":" + together);
+      } finally {
+        inFlight.decrementAndGet();
+        finished.get(index).countDown();
+      }
+    };
+    Workflow wf = engine.workflow("iterate")
+        .node("each", "iterator", Map.of("items", "{{ input.list }}", "concurrency", 3))
+        .node("work", work)
+        .node("collect", "aggregator", Map.of())
+        .node("after", "transform", Map.of("template", "{{ collect.output | length }} results"))
+        .edge("each", "work").edge("work", "collect").edge("collect", "after")
+        .build();
+
+    LoopTests.Run run = LoopTests.run(engine, wf, Map.of("list", items));
 
     assertThat(run.result().error()).isNull();
     assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(finishOrder).containsSubsequence("i2", "i1", "i0");
+    assertThat(mostInFlight).as("passes in flight at once").hasValue(3);
     @SuppressWarnings("unchecked")
     List<String> collected = (List<String>) run.node("collect").get("output");
     assertThat(collected).extracting(s -> s.split(":")[0]).containsExactlyElementsOf(items);
@@ -103,177 +198,6 @@ class IteratorTest {
         .extracting(Event.LoopIteration::iteration, Event.LoopIteration::index, Event.LoopIteration::inputPreview)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(1, 0, "a"), org.assertj.core.groups.Tuple.tuple(2, 1, "b"),
             org.assertj.core.groups.Tuple.tuple(3, 2, "c"));
-  }
-
-  @Test
-  void aggregatorCollectsTheLastBodyNodeOfEachItem() {
-    String yaml = """
-        name: two-step
-        nodes:
-          - id: each
-            type: iterator
-            items: "{{ input.list }}"
-            concurrency: 2
-          - id: upper
-            type: transform
-            template: "{{ loop.item | upper }}"
-          - id: wrap
-            type: transform
-            template: "<{{ upper.output }}>"
-          - id: collect
-            type: aggregator
-        edges:
-          - {from: each, to: upper}
-          - {from: upper, to: wrap}
-          - {from: wrap, to: collect}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of("list", List.of("x", "y", "z", "w")));
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.node("collect")).containsEntry("output", List.of("<X>", "<Y>", "<Z>", "<W>"));
-    assertThat(run.node("each")).containsEntry("output", List.of("<X>", "<Y>", "<Z>", "<W>"));
-  }
-
-  @Test
-  void continueOnErrorKeepsGoingAndLeavesAGapForTheFailedItem() {
-    LoopTests.Run run = LoopTests.run(engine, iterate("continue_on_error: true", FAILS_ON_BAD),
-        Map.of("list", List.of("a", "bad", "c")));
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(run.node("collect").get("output")).isEqualTo(Arrays.asList(Map.of("last", "a"), null,
-        Map.of("last", "c")));
-    assertThat(run.node("each").get("errors")).asList().singleElement().asInstanceOf(
-            org.assertj.core.api.InstanceOfAssertFactories.MAP)
-        .containsEntry("index", 1)
-        .containsEntry("code", "node_failed");
-    assertThat(run.result().output()).isEqualTo("3 results");
-  }
-
-  @Test
-  void failingItemFailsTheIterator() {
-    LoopTests.Run run = LoopTests.run(engine, iterate("concurrency: 1", FAILS_ON_BAD),
-        Map.of("list", List.of("a", "bad", "c")));
-
-    assertThat(run.result().status()).isEqualTo(RunStatus.FAILED);
-    assertThat(run.result().error().code()).isEqualTo("node_failed");
-    assertThat(run.result().error().path()).isEqualTo("each[2].work");
-    assertThat(run.result().error().message()).contains("cannot handle bad");
-    assertThat(run.node("each")).containsEntry("status", "failed").containsEntry("exit_reason", "error");
-    assertThat(run.node("collect").get("status")).isNotEqualTo("completed");
-    assertThat(run.node("after").get("status")).isNotEqualTo("completed");
-  }
-
-  @Test
-  void failingItemStopsTheIteratorBeforeLaterItemsStart() {
-    LoopTests.Run run = LoopTests.run(engine, iterate("concurrency: 1", FAILS_ON_BAD),
-        Map.of("list", List.of("a", "bad", "c")));
-
-    assertThat(run.result().status()).isEqualTo(RunStatus.FAILED);
-    assertThat(run.started()).containsExactly("each", "each[1].work", "each[2].work");
-    assertThat(run.events(Event.LoopIteration.class)).hasSize(2);
-  }
-
-  @Test
-  void emptyItemsGiveAnEmptyAggregate() {
-    LoopTests.Run run = LoopTests.run(engine, iterate("", FAILS_ON_BAD), Map.of("list", List.of()));
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.node("collect")).containsEntry("output", List.of());
-    assertThat(run.node("each")).containsEntry("count", 0);
-    assertThat(run.starts("work")).isZero();
-    assertThat(run.result().output()).isEqualTo("0 results");
-  }
-
-  @Test
-  void itemsThatAreNotAnArrayFailTheIterator() {
-    LoopTests.Run run = LoopTests.run(engine, iterate("", FAILS_ON_BAD), Map.of("list", "abc"));
-
-    assertThat(run.result().status()).isEqualTo(RunStatus.FAILED);
-    assertThat(run.result().error().node()).isEqualTo("each");
-    assertThat(run.result().error().message()).contains("array");
-  }
-
-  @Test
-  void structuredItemsReachTheBodyWithTheirFields() {
-    Map<String, Object> ada = new HashMap<>(Map.of("name", "Ada", "age", 36));
-    Map<String, Object> alan = new HashMap<>(Map.of("name", "Alan", "age", 41));
-    LoopTests.Run run = LoopTests.run(engine,
-        iterate("concurrency: 2", "type: transform\ntemplate: \"{{ loop.item.name }} is {{ loop.item.age }}\""),
-        Map.of("list", List.of(ada, alan)));
-
-    assertThat(run.node("collect")).containsEntry("output", List.of("Ada is 36", "Alan is 41"));
-  }
-
-  @Test
-  void iteratorWithoutItemsOrWithConcurrencyZeroIsALoadError() {
-    List<String> problems = LoopTests.problems(engine, """
-        name: bad-iterator
-        nodes:
-          - id: each
-            type: iterator
-            concurrency: 0
-          - id: work
-            type: transform
-            template: "x"
-          - id: collect
-            type: aggregator
-        edges:
-          - {from: each, to: work}
-          - {from: work, to: collect}
-        """);
-
-    assertThat(problems).contains(
-        "t.yaml:3:5: nodes.each: iterator 'each' requires items (a template yielding an array)",
-        "t.yaml:5:18: nodes.each.concurrency: 'concurrency' must be between 1 and 1024, found 0");
-  }
-
-  @Test
-  void invalidIteratorDoesNotAlsoReportItsAggregatorAsUnpaired() {
-    assertThat(LoopTests.problems(engine, """
-        name: bad-iterator
-        nodes:
-          - id: each
-            type: iterator
-            items: "{{ input.list }}"
-            concurrency: 0
-          - id: work
-            type: transform
-            template: "x"
-          - id: collect
-            type: aggregator
-        edges:
-          - {from: each, to: work}
-          - {from: work, to: collect}
-        """)).containsExactly("t.yaml:6:18: nodes.each.concurrency: 'concurrency' must be between 1 and 1024, found 0");
-  }
-
-  @Test
-  void iteratorWithoutAggregatorAndAggregatorWithoutIteratorAreLoadErrors() {
-    assertThat(LoopTests.problems(engine, """
-        name: lonely
-        nodes:
-          - id: each
-            type: iterator
-            items: "{{ input.list }}"
-          - id: work
-            type: transform
-            template: "x"
-        edges:
-          - {from: each, to: work}
-        """)).singleElement().asString().startsWith("t.yaml:3:5: nodes.each: ").contains("aggregator");
-    assertThat(LoopTests.problems(engine, """
-        name: lonely
-        nodes:
-          - id: work
-            type: transform
-            template: "x"
-          - id: collect
-            type: aggregator
-        edges:
-          - {from: work, to: collect}
-        """)).containsExactly("t.yaml:6:5: nodes.collect: aggregator 'collect' has no paired iterator node upstream "
-        + "of it");
   }
 
   private static final String SLOW_ITEMS = """

@@ -1,9 +1,15 @@
 package dev.loopflow.core.loops;
 
+import static dev.loopflow.core.loops.LoopTests.exactly;
+import static dev.loopflow.core.loops.LoopTests.onlyOne;
+import static dev.loopflow.core.loops.LoopTests.rejected;
+import static dev.loopflow.core.loops.LoopTests.resource;
+import static dev.loopflow.core.loops.LoopTests.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.loops.LoopTests.Expect;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
@@ -14,16 +20,20 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Seed 001's loop edges: a back edge S→T whose cycle region (T … S) runs again while {@code when} holds, bounded by
- * {@code maxIterations} (SPEC §5). Transform and script nodes stand in for the coder and the reviewer; the reviewer
- * passes on the review numbered {@code pass_on}.
+ * Loop edges: a back edge S→T whose cycle region (T … S) runs again while {@code when} holds, bounded by
+ * {@code maxIterations}. Transform and script nodes stand in for the coder and the reviewer; the reviewer passes on
+ * the review numbered {@code pass_on}.
  */
 class LoopEdgeTest {
   private final Loopflow engine = Loopflow.create();
@@ -71,7 +81,7 @@ class LoopEdgeTest {
   }
 
   private LoopTests.Run run(String yaml, int passOn) {
-    return LoopTests.run(engine, yaml, Map.of("task", "sum", "pass_on", passOn));
+    return LoopTests.run(engine, yaml, passingOn(passOn));
   }
 
   @SuppressWarnings("unchecked")
@@ -81,11 +91,95 @@ class LoopEdgeTest {
     return (Map<String, Object>) loop;
   }
 
+  /** The inputs of {@link #coderReviewer}: the reviewer passes on review number {@code passOn}. */
+  private static Map<String, Object> passingOn(int passOn) {
+    return Map.of("task", "sum", "pass_on", passOn);
+  }
+
+  static Stream<Arguments> runs() {
+    return Stream.of(
+        row("reviewerThatRejectsOnceSendsTheRegionRoundAgainAndCoderSeesTheFeedback", coderReviewer(3, JINJA_WHEN),
+            passingOn(2),
+            Expect.completed()
+                .started("reviewer->coder[1].coder", "reviewer->coder[1].reviewer", "reviewer->coder[2].coder",
+                    "reviewer->coder[2].reviewer", "publish")
+                .node("coder", "output", "sum v2 fixing remark 1").output("published sum v2 fixing remark 1")
+                .loopOf("reviewer", "count", 2, "exit_reason", "condition_false", "edge", "reviewer->coder",
+                    "max_iterations", 3)
+                .check(r -> assertThat((List<?>) loopResult(r).get("iterations")).hasSize(2))),
+        row("reviewerThatPassesOnTheLastAllowedPassCompletes", coderReviewer(3, JINJA_WHEN), passingOn(3),
+            Expect.completed().starts("coder", 3).loopOf("reviewer", "count", 3, "exit_reason", "condition_false")
+                .output("published sum v3 fixing remark 2")),
+        row("maxIterationsOneRejectsTheFirstLoopBack", coderReviewer(1, JINJA_WHEN), passingOn(2),
+            Expect.failed("loop_iteration_exceeded").errorDetails("maxIterations", 1).starts("coder", 1).loopBacks()),
+        row("maxIterationsOneCompletesWhenNoLoopBackIsNeeded", coderReviewer(1, JINJA_WHEN), passingOn(1),
+            Expect.completed().output("published sum v1")),
+        row("onExhaustedContinueTakesTheForwardPathWithTheLastPassResult",
+            coderReviewer("maxIterations: 2\non_exhausted: continue\n" + JINJA_WHEN), passingOn(99),
+            Expect.completed().starts("coder", 2).starts("publish", 1).output("published sum v2 fixing remark 1")
+                .loopOf("reviewer", "count", 2, "exit_reason", "max_iterations")
+                .loopsCompleted("reviewer->coder:2:max_iterations")),
+        row("loopEdgeWithoutWhenLoopsOnEveryPassUpToItsBound",
+            coderReviewer("maxIterations: 3\non_exhausted: continue"), passingOn(1),
+            Expect.completed().starts("coder", 3).loopOf("reviewer", "count", 3, "exit_reason", "max_iterations")),
+        // docs hangs off the region but does not lead back to reviewer: it is outside the region and runs once.
+        row("nodesDownstreamOfTheRegionRunOnceAfterItSettles", resource("edge/downstream.yaml"), Map.of(),
+            Expect.completed().starts("coder", 3).starts("lint", 3).starts("reviewer", 3).starts("docs", 1)
+                .starts("publish", 1).starts("notify", 1).node("docs", "output", "docs for code 3")
+                .output("notified: publish lint of code 3 with docs for code 3")
+                .startedInOrder("reviewer->coder[3].reviewer", "docs")
+                .startedInOrder("reviewer->coder[3].reviewer", "publish")),
+        row("nodeOutsideTheRegionFeedingIntoItRunsOnceAndStaysReadableOnEveryPass", resource("edge/feeder.yaml"),
+            Map.of(),
+            Expect.completed().starts("prep", 1).check(r -> assertThat(r.started()).first().isEqualTo("prep"))
+                .starts("coder", 3).outputsOf("coder", "spec-0 pass 1", "spec-0 pass 2", "spec-0 pass 3")
+                .state("preps", 1L)),
+        row("failureInsideTheRegionFailsTheRunAtThatPassPosition", resource("edge/failing_region.yaml"), Map.of(),
+            Expect.failed("node_failed").errorSays("reviewer crashed").errorAt("reviewer->coder[2].reviewer")
+                .starts("coder", 2)),
+        row("loopEdgeAcceptsTheUpperBoundOfOneThousand", coderReviewer(1000, JINJA_WHEN), passingOn(2),
+            Expect.completed().loopOf("reviewer", "max_iterations", 1000, "count", 2)),
+        row("previousPassOutputsAreReadableAsLoopPrevInsideTheRegion", resource("edge/prev.yaml"), Map.of(),
+            Expect.completed().outputsOf("coder", "v1 after [] review []",
+                "v2 after [v1 after [] review []] review [1]",
+                "v3 after [v2 after [v1 after [] review []] review [1]] review [2]")),
+        row("selfLoopEdgeRepeatsASingleNode", resource("edge/poll.yaml"), Map.of(),
+            Expect.completed().started("poll->poll[1].poll", "poll->poll[2].poll", "poll->poll[3].poll", "done")
+                .output("polled 3 times")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("runs")
+  void loopEdgeRuns(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
+    expect.verify(behaviour, LoopTests.run(engine, yaml, inputs));
+  }
+
+  static Stream<Arguments> malformed() {
+    return Stream.of(
+        rejected("loopEdgeWithoutMaxIterationsIsRejectedAtLoad", resource("edge/no_bound.yaml"),
+            exactly("t.yaml:10:5: edges[1]: a loop edge needs 'maxIterations' (1..1000)")),
+        rejected("loopEdgeWithMaxIterationsZeroIsRejectedAtTheValue", coderReviewer(0, JINJA_WHEN),
+            onlyOne("t.yaml:24:20: edges[2].maxIterations: ", "1000", "found 0")),
+        rejected("loopEdgeWithMaxIterationsAboveOneThousandIsRejectedAtTheValue", coderReviewer(1001, JINJA_WHEN),
+            onlyOne("t.yaml:24:20: edges[2].maxIterations: ", "1000", "found 1001")),
+        rejected("loopEdgeThatClosesNoCycleIsALoadError", resource("edge/forward_loop.yaml"),
+            onlyOne("t.yaml:11:5: edges: ", "a -> b", "forward")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformed")
+  void malformedLoopEdgeIsRejectedAtLoad(String behaviour, String yaml, Consumer<List<String>> problems) {
+    LoopTests.named(behaviour, () -> problems.accept(LoopTests.problems(engine, yaml)));
+  }
+
+  // --- events, the loop result's JSON form, and what templates read -------------------------------------------------
+
   @Test
   void templatesReadTheLoopResultTheRunReportShows_bugSourceNodeLoopRendersEmpty() {
     String yaml = coderReviewer(3, JINJA_WHEN).replace("template: \"published {{ coder.output }}\"",
         "template: \"{{ reviewer.loop.count }}/{{ reviewer.loop.max_iterations }} {{ reviewer.loop.exit_reason }} "
-            + "{{ reviewer.loop.edge }} {{ reviewer.loop.iterations | length }}{% if reviewer.loop %} set{% endif %}\"");
+            + "{{ reviewer.loop.edge }} {{ reviewer.loop.iterations | length }}"
+            + "{% if reviewer.loop %} set{% endif %}\"");
     LoopTests.Run run = run(yaml, 2);
 
     assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
@@ -96,25 +190,7 @@ class LoopEdgeTest {
   }
 
   @Test
-  void reviewerThatRejectsOnceSendsTheRegionRoundAgainAndCoderSeesTheFeedback() {
-    LoopTests.Run run = run(coderReviewer(3, JINJA_WHEN), 2);
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(run.started()).containsExactly("reviewer->coder[1].coder", "reviewer->coder[1].reviewer",
-        "reviewer->coder[2].coder", "reviewer->coder[2].reviewer", "publish");
-    assertThat(run.node("coder")).containsEntry("output", "sum v2 fixing remark 1");
-    assertThat(run.result().output()).isEqualTo("published sum v2 fixing remark 1");
-    assertThat(loopResult(run))
-        .containsEntry("count", 2)
-        .containsEntry("exit_reason", "condition_false")
-        .containsEntry("edge", "reviewer->coder")
-        .containsEntry("max_iterations", 3);
-    assertThat((List<?>) loopResult(run).get("iterations")).hasSize(2);
-  }
-
-  @Test
-  void coderReviewerOfSeed001RunsAsWrittenWithScriptedReplies() {
+  void coderReviewerExampleRunsAsWrittenWithScriptedReplies() {
     ScriptedLlm llm = new ScriptedLlm(Map.of(
         "coder", List.of("def add(a, b): return a - b", "def add(a, b): return a + b"),
         "reviewer", List.of("{\"passed\": false, \"feedback\": \"subtracts instead of adding\"}",
@@ -126,7 +202,6 @@ class LoopEdgeTest {
 
     assertThat(run.result().error()).isNull();
     assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    // steps 1-7 of 001's execution flow
     assertThat(run.started()).containsExactly("reviewer->coder[1].coder", "reviewer->coder[1].reviewer",
         "reviewer->coder[2].coder", "reviewer->coder[2].reviewer");
     List<String> coderPrompts = llm.promptsAt("coder");
@@ -197,17 +272,6 @@ class LoopEdgeTest {
   }
 
   @Test
-  void reviewerThatPassesOnTheLastAllowedPassCompletes() {
-    LoopTests.Run run = run(coderReviewer(3, JINJA_WHEN), 3);
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(run.starts("coder")).isEqualTo(3);
-    assertThat(loopResult(run)).containsEntry("count", 3).containsEntry("exit_reason", "condition_false");
-    assertThat(run.result().output()).isEqualTo("published sum v3 fixing remark 2");
-  }
-
-  @Test
   void loopBackThatWouldStartPassMaxPlusOneFailsWithLoopIterationExceeded() {
     LoopTests.Run run = run(coderReviewer(3, JINJA_WHEN), 99);
 
@@ -229,249 +293,6 @@ class LoopEdgeTest {
         .containsEntry("edgeFrom", "reviewer")
         .containsEntry("edgeTo", "coder")
         .containsEntry("maxIterations", 3));
-  }
-
-  @Test
-  void maxIterationsOneAllowsNoLoopBack() {
-    LoopTests.Run rejected = run(coderReviewer(1, JINJA_WHEN), 2);
-    LoopTests.Run accepted = run(coderReviewer(1, JINJA_WHEN), 1);
-
-    assertThat(rejected.result().status()).isEqualTo(RunStatus.FAILED);
-    assertThat(rejected.result().error().code()).isEqualTo("loop_iteration_exceeded");
-    assertThat(rejected.result().error().details()).containsEntry("maxIterations", 1);
-    assertThat(rejected.starts("coder")).isEqualTo(1);
-    assertThat(rejected.events(Event.LoopIterate.class)).isEmpty();
-
-    assertThat(accepted.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(accepted.result().output()).isEqualTo("published sum v1");
-  }
-
-  @Test
-  void onExhaustedContinueTakesTheForwardPathWithTheLastPassResult() {
-    LoopTests.Run run = run(coderReviewer("maxIterations: 2\non_exhausted: continue\n" + JINJA_WHEN), 99);
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(run.starts("coder")).isEqualTo(2);
-    assertThat(run.starts("publish")).isEqualTo(1);
-    assertThat(run.result().output()).isEqualTo("published sum v2 fixing remark 1");
-    assertThat(loopResult(run)).containsEntry("count", 2).containsEntry("exit_reason", "max_iterations");
-    assertThat(run.events(Event.LoopCompleted.class)).singleElement()
-        .satisfies(e -> assertThat(e.exitReason()).isEqualTo("max_iterations"));
-  }
-
-  @Test
-  void loopEdgeWithoutWhenLoopsOnEveryPassUpToItsBound() {
-    LoopTests.Run run = run(coderReviewer("maxIterations: 3\non_exhausted: continue"), 1);
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.starts("coder")).isEqualTo(3);
-    assertThat(loopResult(run)).containsEntry("count", 3).containsEntry("exit_reason", "max_iterations");
-  }
-
-  @Test
-  void nodesDownstreamOfTheRegionRunOnceAfterItSettles() {
-    String yaml = """
-        name: downstream
-        nodes:
-          - id: coder
-            type: transform
-            template: "code {{ loop.iteration }}"
-          - id: lint
-            type: transform
-            template: "lint of {{ coder.output }}"
-          - id: docs
-            type: transform
-            template: "docs for {{ coder.output }}"
-          - id: reviewer
-            run: |
-              return { reviews = (state.reviews or 0) + 1 }
-          - id: publish
-            type: transform
-            template: "publish {{ lint.output }} with {{ docs.output }}"
-          - id: notify
-            type: transform
-            template: "notified: {{ publish.output }}"
-        edges:
-          - {from: coder, to: lint}
-          - {from: lint, to: reviewer}
-          - {from: coder, to: docs}
-          - {from: reviewer, to: publish}
-          - {from: docs, to: publish}
-          - {from: publish, to: notify}
-          - {from: reviewer, to: coder, type: loop, maxIterations: 5, when: "state.reviews < 3"}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of());
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.starts("coder")).isEqualTo(3);
-    assertThat(run.starts("lint")).isEqualTo(3);
-    assertThat(run.starts("reviewer")).isEqualTo(3);
-    // docs hangs off the region but does not lead back to reviewer: it is outside the region and runs once
-    assertThat(run.starts("docs")).isEqualTo(1);
-    assertThat(run.starts("publish")).isEqualTo(1);
-    assertThat(run.starts("notify")).isEqualTo(1);
-    assertThat(run.node("docs")).containsEntry("output", "docs for code 3");
-    assertThat(run.result().output()).isEqualTo("notified: publish lint of code 3 with docs for code 3");
-    List<String> started = run.started();
-    assertThat(started.indexOf("docs")).isGreaterThan(started.indexOf("reviewer->coder[3].reviewer"));
-    assertThat(started.indexOf("publish")).isGreaterThan(started.indexOf("reviewer->coder[3].reviewer"));
-  }
-
-  @Test
-  void nodeOutsideTheRegionFeedingIntoItRunsOnceAndStaysReadableOnEveryPass() {
-    String yaml = """
-        name: feeder
-        nodes:
-          - id: prep
-            run: |
-              return { spec = "spec-" .. (state.preps or 0), preps = (state.preps or 0) + 1 }
-          - id: coder
-            type: transform
-            template: "{{ prep.output.spec }} pass {{ loop.iteration }}"
-          - id: reviewer
-            run: |
-              return { reviews = (state.reviews or 0) + 1 }
-        edges:
-          - {from: prep, to: coder}
-          - {from: coder, to: reviewer}
-          - {from: reviewer, to: coder, type: loop, maxIterations: 5, when: "state.reviews < 3"}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of());
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.starts("prep")).isEqualTo(1);
-    assertThat(run.started().get(0)).isEqualTo("prep");
-    assertThat(run.starts("coder")).isEqualTo(3);
-    assertThat(run.events(Event.NodeCompleted.class).stream()
-        .filter(e -> e.node().nodeId().equals("coder")).map(Event.NodeCompleted::outputPreview).toList())
-        .containsExactly("spec-0 pass 1", "spec-0 pass 2", "spec-0 pass 3");
-    assertThat(run.result().state()).containsEntry("preps", 1L);
-  }
-
-  @Test
-  void failureInsideTheRegionFailsTheRunAtThatPassPosition() {
-    String yaml = """
-        name: failing-region
-        nodes:
-          - id: coder
-            type: transform
-            template: "code {{ loop.iteration }}"
-          - id: reviewer
-            run: |
-              local n = (state.reviews or 0) + 1
-              if n == 2 then error("reviewer crashed") end
-              return { reviews = n }
-        edges:
-          - {from: coder, to: reviewer}
-          - {from: reviewer, to: coder, type: loop, maxIterations: 5, when: "true"}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of());
-
-    assertThat(run.result().status()).isEqualTo(RunStatus.FAILED);
-    assertThat(run.result().error().code()).isEqualTo("node_failed");
-    assertThat(run.result().error().message()).contains("reviewer crashed");
-    assertThat(run.result().error().path()).isEqualTo("reviewer->coder[2].reviewer");
-    assertThat(run.starts("coder")).isEqualTo(2);
-  }
-
-  @Test
-  void loopEdgeWithoutMaxIterationsIsRejectedAtLoad() {
-    assertThat(LoopTests.problems(engine, """
-        name: no-bound
-        nodes:
-          - id: coder
-            bash: echo code
-          - id: reviewer
-            bash: echo review
-        edges:
-          - from: coder
-            to: reviewer
-          - from: reviewer
-            to: coder
-            type: loop
-            when: "reviewer.exitCode != 0"
-        """)).containsExactly("t.yaml:10:5: edges[1]: a loop edge needs 'maxIterations' (1..1000)");
-  }
-
-  @ParameterizedTest(name = "maxIterations {0}")
-  @ValueSource(ints = {0, 1001})
-  void loopEdgeWithMaxIterationsOutOfRangeIsRejectedAtTheValue(int max) {
-    assertThat(LoopTests.problems(engine, coderReviewer(max, JINJA_WHEN))).singleElement().asString()
-        .startsWith("t.yaml:24:20: edges[2].maxIterations: ")
-        .contains("1000", "found " + max);
-  }
-
-  @Test
-  void loopEdgeAcceptsTheUpperBoundOfOneThousand() {
-    LoopTests.Run run = run(coderReviewer(1000, JINJA_WHEN), 2);
-
-    assertThat(run.result().status()).isEqualTo(RunStatus.COMPLETED);
-    assertThat(loopResult(run)).containsEntry("max_iterations", 1000).containsEntry("count", 2);
-  }
-
-  @Test
-  void previousPassOutputsAreReadableAsLoopPrevInsideTheRegion() {
-    String yaml = """
-        name: prev
-        nodes:
-          - id: coder
-            type: transform
-            template: "v{{ loop.iteration }} after [{{ loop.prev.coder.output }}] review [{{ loop.prev.reviewer.output.n }}]"
-          - id: reviewer
-            run: |
-              return { n = (state.n or 0) + 1 }
-        edges:
-          - {from: coder, to: reviewer}
-          - {from: reviewer, to: coder, type: loop, maxIterations: 5, when: "state.n < 3"}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of());
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.events(Event.NodeCompleted.class).stream()
-        .filter(e -> e.node().nodeId().equals("coder")).map(Event.NodeCompleted::outputPreview).toList())
-        .containsExactly("v1 after [] review []", "v2 after [v1 after [] review []] review [1]",
-            "v3 after [v2 after [v1 after [] review []] review [1]] review [2]");
-  }
-
-  @Test
-  void selfLoopEdgeRepeatsASingleNode() {
-    String yaml = """
-        name: poll
-        nodes:
-          - id: poll
-            run: |
-              return { n = (state.n or 0) + 1 }
-          - id: done
-            type: transform
-            template: "polled {{ state.n }} times"
-        edges:
-          - {from: poll, to: done}
-          - {from: poll, to: poll, type: loop, maxIterations: 5, when: "state.n < 3"}
-        """;
-    LoopTests.Run run = LoopTests.run(engine, yaml, Map.of());
-
-    assertThat(run.result().error()).isNull();
-    assertThat(run.started()).containsExactly("poll->poll[1].poll", "poll->poll[2].poll", "poll->poll[3].poll",
-        "done");
-    assertThat(run.result().output()).isEqualTo("polled 3 times");
-  }
-
-  @Test
-  void loopEdgeThatClosesNoCycleIsALoadError() {
-    assertThat(LoopTests.problems(engine, """
-        name: forward-loop
-        nodes:
-          - id: a
-            type: transform
-            template: "a"
-          - id: b
-            type: transform
-            template: "b"
-        edges:
-          - {from: a, to: b}
-          - {from: a, to: b, type: loop, maxIterations: 3}
-        """)).singleElement().asString().startsWith("t.yaml:11:5: edges: ").contains("a -> b", "forward");
   }
 
   @Disabled("engine bug: after a region fails in pass N, the nodes map still shows pass N-1's results (the failing "

@@ -1,5 +1,6 @@
 package dev.loopflow.llm.loops;
 
+import static dev.loopflow.llm.loops.LoopRuns.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -7,17 +8,22 @@ import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.llm.loops.LoopRuns.Expect;
 import dev.loopflow.testkit.FakeOpenAiServer;
 import dev.loopflow.testkit.Reply;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Costs and budgets across loop_group passes (seed 004 COST test, SPEC §5): every pass's tokens and cost add up
- * into the loop's usage and the run's; a budget on the loop or the run is checked before every LLM call and
- * stops the run with budget_exceeded and the loop with exit_reason budget, without making the call.
+ * Costs and budgets across loop_group passes: every pass's tokens and cost add up into the loop's usage and the
+ * run's; a budget on the loop or the run is checked before every LLM call and stops the run with budget_exceeded
+ * and the loop with exit_reason budget, without making the call.
  */
 class LoopGroupBudgetTest {
   /** openai:gpt-4o-mini: $0.15 per million input tokens, $0.60 per million output tokens. */
@@ -39,6 +45,63 @@ class LoopGroupBudgetTest {
 
   LoopRuns runs() {
     return new LoopRuns().against(server);
+  }
+
+  /** Group g (at most 10 passes, until DONE) spending under {@code budget}; its body is the llm node a ("try"). */
+  private static String tries(String budget) {
+    return """
+        defaults: {model: "openai:gpt-4o-mini"}
+        nodes:
+          - id: g
+            loop_group:
+              max_iterations: 10
+              until: DONE
+              budget: BUDGET
+              nodes:
+                - id: a
+                  prompt: "try"
+        """.replace("BUDGET", budget);
+  }
+
+  /** A row: what it shows, the reply every request gets (null: the fake server's default), the workflow, the run. */
+  private static Arguments row(String behaviour, Reply reply, String yaml, Expect expect) {
+    return Arguments.of(behaviour, reply, yaml, expect);
+  }
+
+  static Stream<Arguments> budgetStops() {
+    Reply halfAThousand = Reply.text("not yet", 1000, 500);
+    return Stream.of(
+        row("loopBudgetReachedInsideTheLoopStopsBeforeTheNextCall", null,
+            fixture("budget/loop_calls_with_prep_and_after.yaml"),
+            Expect.failed("budget_exceeded").errorAt("g[3].a").errorSays("loop_group 'g'", "max_llm_calls 2")
+                .requests(2).llmCalls("g[1].a", "g[2].a")
+                .node("g", "status", "failed", "exit_reason", "budget", "count", 3).usage("g", "llm_calls", 2)
+                .node("after", "status", "not_run").loopsCompleted("g:budget")),
+        row("loopBudgetCountsOnlyTheLoopsOwnCalls", null, fixture("budget/loop_calls_after_outer_call.yaml"),
+            Expect.failed("budget_exceeded").requests(3).llmCalls("outer", "g[1].a", "g[2].a")),
+        row("runBudgetReachedInsideTheLoopEndsTheLoopWithExitReasonBudget", null, fixture("budget/run_calls.yaml"),
+            Expect.failed("budget_exceeded").requests(3).node("g", "exit_reason", "budget")
+                .check((runs, r) -> assertThat(r.usage().llmCalls()).isEqualTo(3))),
+        row("loopCostBudgetStopsOnceTheSpendReachesIt", halfAThousand, tries("{max_usd: 0.0008}"),
+            Expect.failed("budget_exceeded").errorSays("max_usd").requests(2).node("g", "exit_reason", "budget")
+                .check((runs, r) -> assertThat((Double) LoopRuns.usageOf(r, "g").get("cost_usd"))
+                    .isCloseTo(2 * price(1000, 500), within(1e-12)))),
+        row("loopTokenBudgetStopsOnceTheTokensReachIt", halfAThousand, tries("{max_tokens: 3000}"),
+            Expect.failed("budget_exceeded").errorSays("max_tokens").requests(2).node("g", "exit_reason", "budget")),
+        row("budgetIsCheckedBeforeEveryCallEvenMidPass", null, fixture("budget/loop_calls_mid_pass.yaml"),
+            Expect.failed("budget_exceeded").errorAt("g[2].review")
+                .llmCalls("g[1].implement", "g[1].review", "g[2].implement").requests(3)),
+        row("allowFailureOnTheCallingNodeDoesNotTurnABudgetStopIntoSuccess", null, fixture("budget/allow_failure.yaml"),
+            Expect.failed("budget_exceeded").requests(1).node("g", "exit_reason", "budget")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("budgetStops")
+  void budgetStopsTheRun(String behaviour, Reply reply, String yaml, Expect expect) {
+    if (reply != null) {
+      server.defaultReply(reply);
+    }
+    runs().verify(behaviour, yaml, Map.of(), expect);
   }
 
   @Test
@@ -114,179 +177,6 @@ class LoopGroupBudgetTest {
         .containsEntry("llm_calls", 4).containsEntry("cost_usd", 0.0);
     assertThat(r.usage().inputTokens()).isEqualTo(1120);
     assertThat(r.usage().llmCalls()).isEqualTo(4);
-  }
-
-  @Test
-  void loopBudgetReachedInsideTheLoopStopsBeforeTheNextCall() {
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: g
-            loop_group:
-              max_iterations: 5
-              until: DONE
-              budget: {max_llm_calls: 2}
-              nodes:
-                - id: prep
-                  bash: "echo prep"
-                - id: a
-                  depends_on: [prep]
-                  prompt: "try {{ loop.iteration }}"
-          - id: after
-            depends_on: [g]
-            bash: "echo must not run"
-        """);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.error().path()).isEqualTo("g[3].a");
-    assertThat(r.error().message()).contains("loop_group 'g'").contains("max_llm_calls 2");
-    assertThat(server.requestCount()).isEqualTo(2);
-    assertThat(runs.llmCalls()).containsExactly("g[1].a", "g[2].a");
-    assertThat(r.nodes().get("g")).containsEntry("status", "failed").containsEntry("exit_reason", "budget")
-        .containsEntry("count", 3);
-    assertThat(LoopRuns.usageOf(r, "g")).containsEntry("llm_calls", 2);
-    assertThat(r.nodes().get("after")).containsEntry("status", "not_run");
-    assertThat(runs.all(Event.LoopCompleted.class)).singleElement()
-        .satisfies(e -> assertThat(e.exitReason()).isEqualTo("budget"));
-  }
-
-  @Test
-  void loopBudgetCountsOnlyTheLoopsOwnCalls() {
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: outer
-            prompt: "outer"
-          - id: g
-            depends_on: [outer]
-            loop_group:
-              max_iterations: 5
-              until: DONE
-              budget: {max_llm_calls: 2}
-              nodes:
-                - id: a
-                  prompt: "try"
-        """);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(server.requestCount()).isEqualTo(3);
-    assertThat(runs.llmCalls()).containsExactly("outer", "g[1].a", "g[2].a");
-  }
-
-  @Test
-  void runBudgetReachedInsideTheLoopEndsTheLoopWithExitReasonBudget() {
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        budget: {max_llm_calls: 3}
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: outer
-            prompt: "outer"
-          - id: g
-            depends_on: [outer]
-            loop_group:
-              max_iterations: 5
-              until: DONE
-              nodes:
-                - id: a
-                  prompt: "try"
-        """);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(server.requestCount()).isEqualTo(3);
-    assertThat(r.nodes().get("g")).containsEntry("exit_reason", "budget");
-    assertThat(r.usage().llmCalls()).isEqualTo(3);
-  }
-
-  @Test
-  void loopCostBudgetStopsOnceTheSpendReachesIt() {
-    server.defaultReply(Reply.text("not yet", 1000, 500));
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: g
-            loop_group:
-              max_iterations: 10
-              until: DONE
-              budget: {max_usd: 0.0008}
-              nodes:
-                - id: a
-                  prompt: "try"
-        """);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.error().message()).contains("max_usd");
-    assertThat(server.requestCount()).isEqualTo(2);
-    assertThat(r.nodes().get("g")).containsEntry("exit_reason", "budget");
-    assertThat((Double) LoopRuns.usageOf(r, "g").get("cost_usd")).isCloseTo(2 * price(1000, 500), within(1e-12));
-  }
-
-  @Test
-  void loopTokenBudgetStopsOnceTheTokensReachIt() {
-    server.defaultReply(Reply.text("not yet", 1000, 500));
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: g
-            loop_group:
-              max_iterations: 10
-              until: DONE
-              budget: {max_tokens: 3000}
-              nodes:
-                - id: a
-                  prompt: "try"
-        """);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.error().message()).contains("max_tokens");
-    assertThat(server.requestCount()).isEqualTo(2);
-    assertThat(r.nodes().get("g")).containsEntry("exit_reason", "budget");
-  }
-
-  @Test
-  void budgetIsCheckedBeforeEveryCallEvenMidPass() {
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: g
-            loop_group:
-              max_iterations: 5
-              until: DONE
-              budget: {max_llm_calls: 3}
-              nodes:
-                - id: implement
-                  prompt: "implement"
-                - id: review
-                  depends_on: [implement]
-                  prompt: "review"
-        """);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.error().path()).isEqualTo("g[2].review");
-    assertThat(runs.llmCalls()).containsExactly("g[1].implement", "g[1].review", "g[2].implement");
-    assertThat(server.requestCount()).isEqualTo(3);
-  }
-
-  @Test
-  void allowFailureOnTheCallingNodeDoesNotTurnABudgetStopIntoSuccess() {
-    LoopRuns runs = runs();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        nodes:
-          - id: g
-            loop_group:
-              max_iterations: 4
-              budget: {max_llm_calls: 1}
-              nodes:
-                - id: a
-                  allow_failure: true
-                  prompt: "try"
-        """);
-    assertThat(server.requestCount()).isEqualTo(1);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.nodes().get("g")).containsEntry("exit_reason", "budget");
   }
 
   @Test

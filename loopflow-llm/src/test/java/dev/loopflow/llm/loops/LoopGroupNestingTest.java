@@ -1,16 +1,24 @@
 package dev.loopflow.llm.loops;
 
+import static dev.loopflow.llm.loops.LoopRuns.fixture;
+import static dev.loopflow.llm.loops.LoopRuns.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.llm.loops.LoopRuns.Expect;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * EDGE H: a loop_group inside a loop_group body. Each pass of each level has its own position
+ * A loop_group inside a loop_group body. Each pass of each level has its own position
  * ({@code outer[2].inner[1].work}), the inner loop restarts its counter and loop.prev on every outer pass,
  * the inner result is readable in the outer body, and failures, pauses and spending propagate outwards.
  */
@@ -38,6 +46,39 @@ class LoopGroupNestingTest {
                 type: transform
                 template: "pass {{ loop.iteration }}: {{ inner.output }} after {{ inner.count }} (outer prev=[$LOOP_PREV.report.output])"
       """;
+
+  static Stream<Arguments> runs() {
+    return Stream.of(
+        row("innerExhaustionFailsTheOuterLoopAtOnce", fixture("nesting/inner_exhausted.yaml"),
+            Expect.failed("max_iterations_exceeded").errorAt("outer[1].inner")
+                .node("outer", "status", "failed", "exit_reason", "error", "count", 1)
+                .check((runs, r) -> assertThat(runs.started()).noneMatch(p -> p.startsWith("outer[2]")))),
+        row("innerOnExhaustedContinueLetsTheOuterLoopGoOn", fixture("nesting/inner_continues.yaml"),
+            Expect.completed().iterations("outer", "o1i2", "o2i2")),
+        row("anInnerSignalDoesNotEndTheOuterLoop", fixture("nesting/inner_signal.yaml"),
+            Expect.completed().node("outer", "count", 3, "exit_reason", "signal", "output", "FINISHED")
+                .llmCalls("outer[1].inner[1].work", "outer[2].inner[1].work", "outer[3].inner[1].work")),
+        row("usageOfInnerPassesAddsUpThroughEveryLevel", fixture("nesting/inner_usage.yaml"),
+            Expect.completed().usage("outer", "llm_calls", 6, "input_tokens", 42L, "output_tokens", 18L)
+                .check((runs, r) -> {
+                  assertThat(r.usage().llmCalls()).isEqualTo(6);
+                  assertThat(r.usage().inputTokens()).isEqualTo(42);
+                })
+                .iterations("outer", 3, 3)),
+        row("anOuterLoopBudgetStopsCallsMadeByTheInnerLoop", fixture("nesting/outer_budget.yaml"),
+            Expect.failed("budget_exceeded").errorAt("outer[2].inner[2].work").llmCallCount(4)
+                .node("outer", "exit_reason", "budget")
+                .loopsCompleted("outer[1].inner:max_iterations", "outer[2].inner:budget", "outer:budget")),
+        row("maxStepsStopsRunawayNestingWithAClearError", fixture("nesting/runaway.yaml"),
+            Expect.failed("max_steps_exceeded").errorSays("limits.max_steps (25)")
+                .check((runs, r) -> assertThat(runs.started().size()).isLessThanOrEqualTo(26))));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("runs")
+  void nestedGroupsRun(String behaviour, String yaml, Map<String, ?> inputs, Expect expect) {
+    new LoopRuns().verify(behaviour, yaml, inputs, expect);
+  }
 
   @Test
   void everyNestedPassHasItsOwnPosition() {
@@ -84,142 +125,6 @@ class LoopGroupNestingTest {
   }
 
   @Test
-  void innerExhaustionFailsTheOuterLoopAtOnce() {
-    LoopRuns runs = new LoopRuns();
-    RunResult r = runs.run("""
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 3
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 2
-                    until: DONE
-                    nodes:
-                      - id: work
-                        type: transform
-                        template: "never"
-        """);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("max_iterations_exceeded");
-    assertThat(r.error().path()).isEqualTo("outer[1].inner");
-    assertThat(r.nodes().get("outer")).containsEntry("status", "failed").containsEntry("exit_reason", "error")
-        .containsEntry("count", 1);
-    assertThat(runs.started()).noneMatch(p -> p.startsWith("outer[2]"));
-  }
-
-  @Test
-  void innerOnExhaustedContinueLetsTheOuterLoopGoOn() {
-    RunResult r = new LoopRuns().run("""
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 2
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 2
-                    until: DONE
-                    on_exhausted: continue
-                    nodes:
-                      - id: work
-                        type: transform
-                        template: "o{{ loop.parent.iteration }}i{{ loop.iteration }}"
-        """);
-    assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
-    assertThat(r.nodes().get("outer").get("iterations")).isEqualTo(List.of("o1i2", "o2i2"));
-  }
-
-  @Test
-  void anInnerSignalDoesNotEndTheOuterLoop() {
-    LoopRuns runs = new LoopRuns();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        mock: {responses: ["DONE"]}
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 3
-              until: FINISHED
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 2
-                    until: DONE
-                    nodes:
-                      - id: work
-                        prompt: "go"
-                - id: gate
-                  depends_on: [inner]
-                  type: transform
-                  template: "{% if loop.iteration == 3 %}FINISHED{% else %}{{ inner.output }}{% endif %}"
-        """);
-    assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
-    assertThat(r.nodes().get("outer")).containsEntry("count", 3).containsEntry("exit_reason", "signal")
-        .containsEntry("output", "FINISHED");
-    assertThat(runs.llmCalls()).containsExactly("outer[1].inner[1].work", "outer[2].inner[1].work",
-        "outer[3].inner[1].work");
-  }
-
-  @Test
-  void usageOfInnerPassesAddsUpThroughEveryLevel() {
-    RunResult r = new LoopRuns().run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        mock: {responses: [{text: "x", input_tokens: 7, output_tokens: 3}]}
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 2
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 3
-                    nodes:
-                      - id: work
-                        prompt: "go"
-                - id: read
-                  depends_on: [inner]
-                  type: transform
-                  template: "{{ inner.usage.llm_calls }}"
-        """);
-    assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
-    assertThat(LoopRuns.usageOf(r, "outer")).containsEntry("llm_calls", 6).containsEntry("input_tokens", 42L)
-        .containsEntry("output_tokens", 18L);
-    assertThat(r.usage().llmCalls()).isEqualTo(6);
-    assertThat(r.usage().inputTokens()).isEqualTo(42);
-    assertThat(r.nodes().get("outer").get("iterations")).isEqualTo(List.of(3, 3));
-  }
-
-  @Test
-  void anOuterLoopBudgetStopsCallsMadeByTheInnerLoop() {
-    LoopRuns runs = new LoopRuns();
-    RunResult r = runs.run("""
-        defaults: {model: "openai:gpt-4o-mini"}
-        mock: {responses: ["x"]}
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 3
-              budget: {max_llm_calls: 4}
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 3
-                    nodes:
-                      - id: work
-                        prompt: "go"
-        """);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("budget_exceeded");
-    assertThat(r.error().path()).isEqualTo("outer[2].inner[2].work");
-    assertThat(runs.llmCalls()).hasSize(4);
-    assertThat(r.nodes().get("outer")).containsEntry("exit_reason", "budget");
-    assertThat(runs.all(Event.LoopCompleted.class)).extracting(e -> e.node().path() + ":" + e.exitReason())
-        .containsExactly("outer[1].inner:max_iterations", "outer[2].inner:budget", "outer:budget");
-  }
-
-  @Test
   void anInteractiveInnerGroupPausesAtItsNestedGateAndResumes() {
     LoopRuns runs = new LoopRuns();
     Workflow wf = runs.parse("""
@@ -252,29 +157,5 @@ class LoopGroupNestingTest {
     assertThat(r.nodes().get("outer").get("iterations")).isEqualTo(List.of("o1i2 input=[a]", "o2i2 input=[b]"));
     assertThat(runs.completed()).containsOnlyOnce("outer[1].inner[1].work", "outer[1].inner[2].work",
         "outer[2].inner[1].work", "outer[2].inner[2].work");
-  }
-
-  @Test
-  void maxStepsStopsRunawayNestingWithAClearError() {
-    LoopRuns runs = new LoopRuns();
-    RunResult r = runs.run("""
-        limits: {max_steps: 25}
-        nodes:
-          - id: outer
-            loop_group:
-              max_iterations: 1000
-              nodes:
-                - id: inner
-                  loop_group:
-                    max_iterations: 1000
-                    nodes:
-                      - id: work
-                        type: transform
-                        template: "x"
-        """);
-    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    assertThat(r.error().code()).isEqualTo("max_steps_exceeded");
-    assertThat(r.error().message()).contains("limits.max_steps (25)");
-    assertThat(runs.started().size()).isLessThanOrEqualTo(26);
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Interactive loop_group (seed 004 INTERACTIVE, SPEC §5/§6): the run pauses after each pass that did not finish,
+ * Interactive loop_group: the run pauses after each pass that did not finish,
  * and a resume feeds the person's answer to the next pass as loop.user_input / $LOOP_USER_INPUT. A resume restores
  * what already ran from the journal: completed body executions are not repeated and the previous pass's outputs
  * ($LOOP_PREV) are still there.
@@ -128,7 +128,7 @@ class LoopGroupPauseTest {
 
   @Test
   void loopPrevOfThePassBeforeThePauseStillResolvesAfterResume() {
-    // The seed's reviewers found $LOOP_PREV resolving to '' on the first pass after a resume (#N2).
+    // $LOOP_PREV must not resolve to '' on the first pass after a resume.
     server.enqueue(Reply.text("impl 1"), Reply.text("needs work: add tests"), Reply.text("impl 2"),
         Reply.text("TESTS_PASS"));
     LoopRuns runs = runs();
@@ -477,7 +477,7 @@ class LoopGroupPauseTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // What a resume must restore besides node results (SPEC §6: "sessions ... are restored").
+  // What a resume must restore besides node results: LLM sessions and the mock script's position.
 
   @Test
   void llmSessionContinuesAcrossAPauseWhenFreshContextIsFalse() {
