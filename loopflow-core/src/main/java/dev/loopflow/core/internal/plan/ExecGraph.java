@@ -249,10 +249,13 @@ public final class ExecGraph {
       boolean bad = false;
       for (Construct o : ok) {
         boolean disjoint = Collections.disjoint(c.span(), o.span());
-        if (disjoint || o.inner().containsAll(c.span()) || c.inner().containsAll(o.span())) {
+        // Checked first: two loop edges over the same region each "contain" the other, and the run would then
+        // never loop back.
+        boolean same = c.span().equals(o.span());
+        if (!same && (disjoint || o.inner().containsAll(c.span()) || c.inner().containsAll(o.span()))) {
           continue;
         }
-        if (c.span().equals(o.span())) {
+        if (same) {
           issues.add(new Issue(c.loopEdge() != null ? c.loopEdge() : c.loopNode(), describe(c) + " repeats exactly"
               + " the same nodes as " + describe(o) + "; merge them into one loop"));
         } else {

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -392,9 +391,6 @@ class ExecGraphTest {
     });
   }
 
-  @Disabled("engine bug: two loop edges over the same nodes both pass discovery (each region contains the other), "
-      + "so the workflow loads and neither edge ever loops back; the 'repeats exactly the same nodes' issue is "
-      + "never reached")
   @Test
   void twoLoopEdgesOverTheSameNodesAreAnIssue_bugDuplicateLoopEdgesNeverLoop() {
     List<Issue> issues = new ArrayList<>();
