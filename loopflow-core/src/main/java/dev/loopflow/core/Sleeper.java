@@ -4,10 +4,12 @@ import java.time.Duration;
 
 /**
  * How the engine waits. A {@link java.time.Clock} given to {@link Loopflow.Builder#clock} that also implements
- * this interface governs every wait of the engine, not only its timestamps: retry delays, the run's deadline,
- * node timeouts, lease renewals and waiting for a cancelled run to stop. A test clock that advances itself in
- * {@code sleep} instead of blocking makes time-dependent behaviour deterministic and instant. With any other clock
- * the engine sleeps in real time.
+ * this interface governs the engine's waits, not only its timestamps: retry delays, the run's deadline and node
+ * timeouts pass when the clock says so. A test clock that wakes sleepers when the test advances it (the testkit's
+ * {@code ManualClock}) makes time-dependent behaviour deterministic and instant. With any other clock the engine
+ * sleeps in real time. Two waits stay in real time because they wait for other processes, which run in real time:
+ * how often a run's lease is renewed and checked for a cancel request, and how long {@code Loopflow.cancel} waits
+ * for a run executing elsewhere to stop.
  */
 @FunctionalInterface
 public interface Sleeper {
