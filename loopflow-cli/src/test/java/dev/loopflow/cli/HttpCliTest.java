@@ -84,9 +84,8 @@ class HttpCliTest {
     // A run interrupted before it recorded its node reports is shown from its node executions: the same reports.
     try (RunStore s = JdbcStores.open(store)) {
       RunRecord rec = s.findRun("run_http_1").orElseThrow();
-      s.updateRun(new RunRecord(rec.runId(), rec.workflow(), rec.file(), rec.source(), rec.sourceHash(),
-          rec.inputs(), rec.options(), dev.loopflow.core.run.RunStatus.RUNNING, rec.startedAt(), null, rec.usage(),
-          null, null, null, rec.workingDirectory(), null, null));
+      s.updateRun(rec.toBuilder().status(dev.loopflow.core.run.RunStatus.RUNNING).finishedAt(null).output(null)
+          .error(null).waiting(null).state(null).nodes(null).build());
       JsonNode rebuilt = JSON.valueToTree(dev.loopflow.core.Loopflow.builder().store(s).build().result("run_http_1")
           .orElseThrow().toJson());
       assertThat(rebuilt.get("nodes")).isEqualTo(json.get("nodes"));

@@ -69,8 +69,9 @@ public abstract class RunStoreContract {
     options.put("llm.mock", true);
     options.put("llm.mock_script", Map.of("writer", List.of("draft one", Map.of("text", "draft two",
         "input_tokens", 12))));
-    return new RunRecord(id, "review", "examples/review.yaml", "name: review\nnodes: []\n", "sha256:abc", inputs,
-        options, RunStatus.RUNNING, started, null, Usage.NONE, null, null, null, "/work/dir", null, null);
+    return RunRecord.builder().runId(id).workflow("review").file("examples/review.yaml")
+        .source("name: review\nnodes: []\n").sourceHash("sha256:abc").inputs(inputs).options(options)
+        .status(RunStatus.RUNNING).startedAt(started).workingDirectory("/work/dir").build();
   }
 
   protected static NodeExecution execution(String runId, NodePosition pos, String text) {
@@ -239,8 +240,8 @@ public abstract class RunStoreContract {
     for (int i = 0; i < values.size(); i++) {
       inputs.put("v" + i, values.get(i));
     }
-    RunRecord r = new RunRecord(id, "review", null, null, null, inputs, Map.of(), RunStatus.RUNNING, T0, null,
-        Usage.NONE, null, null, null, null, null, null);
+    RunRecord r = RunRecord.builder().runId(id).workflow("review").inputs(inputs).status(RunStatus.RUNNING)
+        .startedAt(T0).build();
     store.createRun(r);
     Map<String, Object> result = new LinkedHashMap<>(inputs);
     result.put("output", big);

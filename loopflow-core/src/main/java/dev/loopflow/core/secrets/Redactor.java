@@ -346,9 +346,9 @@ public final class Redactor {
       w = new dev.loopflow.core.run.Waiting(w.kind(), w.node(), w.path(), w.loop(), w.iteration(), text(w.message()),
           w.deadline(), w.onTimeout());
     }
-    return new RunRecord(r.runId(), r.workflow(), r.file(), source(r.source()), r.sourceHash(), map(r.inputs()),
-        map(r.options()), r.status(), r.startedAt(), r.finishedAt(), r.usage(), value(r.output()), error(r.error()),
-        w, r.workingDirectory(), map(r.state()), map(r.nodes()));
+    return r.toBuilder().source(source(r.source())).inputs(map(r.inputs())).options(map(r.options()))
+        .output(value(r.output())).error(error(r.error())).waiting(w).state(map(r.state())).nodes(map(r.nodes()))
+        .build();
   }
 
   public NodeExecution execution(NodeExecution e) {

@@ -372,11 +372,13 @@ final class JdbcRunStore implements RunStore {
     @SuppressWarnings("unchecked")
     RunRecord record(Parts parts) {
       java.util.Map<String, Object> out = Codec.decodeMap(outcome, parts);
-      return new RunRecord(runId, workflow, file, source, sourceHash, Codec.decodeMap(inputs, parts),
-          Codec.map(options), RunStatus.valueOf(status), Instant.parse(startedAt), instant(finishedAt),
-          Codec.usage(usage), out == null ? null : out.get("value"), Codec.error(error), waiting, workingDirectory,
-          out == null ? null : (java.util.Map<String, Object>) out.get("state"),
-          out == null ? null : (java.util.Map<String, Object>) out.get("nodes"));
+      return RunRecord.builder().runId(runId).workflow(workflow).file(file).source(source).sourceHash(sourceHash)
+          .inputs(Codec.decodeMap(inputs, parts)).options(Codec.map(options)).status(RunStatus.valueOf(status))
+          .startedAt(Instant.parse(startedAt)).finishedAt(instant(finishedAt)).usage(Codec.usage(usage))
+          .output(out == null ? null : out.get("value")).error(Codec.error(error)).waiting(waiting)
+          .workingDirectory(workingDirectory)
+          .state(out == null ? null : (java.util.Map<String, Object>) out.get("state"))
+          .nodes(out == null ? null : (java.util.Map<String, Object>) out.get("nodes")).build();
     }
   }
 

@@ -27,8 +27,8 @@ class StoreFileModesTest {
     Path home = dir.resolve("new-home/nested");
     Path file = home.resolve("loopflow.db");
     try (RunStore store = JdbcStores.open("sqlite:" + file)) {
-      store.createRun(new RunRecord("run_1", "wf", null, null, null, Map.of(), Map.of(), RunStatus.RUNNING, Instant.EPOCH, null,
-          Usage.NONE, null, null, null, null, null, null));
+      store.createRun(RunRecord.builder().runId("run_1").workflow("wf").status(RunStatus.RUNNING)
+          .startedAt(Instant.EPOCH).build());
       // While the store is open SQLite keeps its write-ahead log and shared-memory index next to the file.
       assertThat(Path.of(file + "-wal")).exists();
       assertThat(Path.of(file + "-shm")).exists();

@@ -214,9 +214,10 @@ final class Scheduler implements RunHandle {
     Map<String, Object> journaledOptions = Engine.journalable(options.options());
     if (resumeFrom == null) {
       // The hash is of the source as written, credentials included: resume compares it with the file.
-      record = redactor.record(new RunRecord(runId, workflow.name(), workflow.file(), workflow.source(),
-          Hashes.sha256(workflow.source()), runState.inputs, journaledOptions, RunStatus.RUNNING, started, null,
-          Usage.NONE, null, null, null, options.workingDirectory().toString(), null, null));
+      record = redactor.record(RunRecord.builder().runId(runId).workflow(workflow.name()).file(workflow.file())
+          .source(workflow.source()).sourceHash(Hashes.sha256(workflow.source())).inputs(runState.inputs)
+          .options(journaledOptions).status(RunStatus.RUNNING).startedAt(started)
+          .workingDirectory(options.workingDirectory().toString()).build());
       store.createRun(record);
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
