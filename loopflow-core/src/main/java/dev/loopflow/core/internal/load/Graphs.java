@@ -89,8 +89,7 @@ final class Graphs {
       } else if (b instanceof Node.Marker && loopOf.containsKey(n.id())) {
         b = new Node.Marker(loopOf.get(n.id()));
       }
-      out.add(b == n.body() ? n : new Node(n.id(), n.kind(), b, n.dependsOn(), n.when(), n.stateKey(),
-          n.allowFailure(), n.retry(), n.timeout(), n.location()));
+      out.add(b == n.body() ? n : ModelFactory.withBody(n, b));
     }
     return out;
   }
