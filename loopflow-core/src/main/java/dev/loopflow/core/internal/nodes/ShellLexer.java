@@ -1,7 +1,6 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.internal.nodes.ShellWords.Ref;
-import dev.loopflow.core.internal.nodes.ShellWords.Word;
+import dev.loopflow.core.internal.nodes.ShellWord.Ref;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -59,7 +58,7 @@ final class ShellLexer {
     /** CMD: 0 at the top or ')'; ARITH: ')' for "))", ']' or '}' (an offset, closed by its ${ }). */
     final char closer;
     /** The word this frame's text belongs to (quotes, ${ } and subscripts inside a word), if any. */
-    Word word;
+    ShellWord word;
     /** CMD and DBRACKET: the words read in this frame. */
     ShellWords words;
     /** ARITH: open parentheses or brackets inside. */
@@ -262,7 +261,7 @@ final class ShellLexer {
   // Output and words
 
   /** The word the text at the top of the stack belongs to, if any. */
-  private Word collector() {
+  private ShellWord collector() {
     Frame top = stack.peek();
     return switch (top.kind) {
       case CMD, DBRACKET -> top.words.word();
@@ -274,7 +273,7 @@ final class ShellLexer {
 
   private void emit(char c) {
     out.append(c);
-    Word w = collector();
+    ShellWord w = collector();
     if (w != null) {
       w.text.append(c);
     }
@@ -283,7 +282,7 @@ final class ShellLexer {
 
   private void emit(String text) {
     out.append(text);
-    Word w = collector();
+    ShellWord w = collector();
     if (w != null) {
       w.text.append(text);
     }
@@ -612,7 +611,7 @@ final class ShellLexer {
     }
     escaped.append(k < s.length() ? "`" : "");
     out.append(escaped);
-    Word w = collector();
+    ShellWord w = collector();
     if (w != null) {
       w.text.append(escaped);
     }
