@@ -35,6 +35,12 @@ final class ModelFactory {
     return new Node(id, kind, body, dependsOn, when, stateKey, allowFailure, retry, timeout, location);
   }
 
+  /** {@code n} with other dependencies, every other field kept. */
+  static Node withDependsOn(Node n, List<String> dependsOn) {
+    return node(n.id(), n.kind(), n.body(), dependsOn, n.when(), n.stateKey(), n.allowFailure(), n.retry(),
+        n.timeout(), n.location());
+  }
+
   /** {@code n} with another body, every other field kept. */
   static Node withBody(Node n, Node.Body body) {
     return node(n.id(), n.kind(), body, n.dependsOn(), n.when(), n.stateKey(), n.allowFailure(), n.retry(),

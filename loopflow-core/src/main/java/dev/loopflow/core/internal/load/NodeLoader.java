@@ -77,10 +77,27 @@ final class NodeLoader {
       }
       if (node != null) {
         out.add(node);
-        if (st.scope.parent == null) {
-          st.compiled.put(node.id(), node);
-        }
       }
+    }
+    out = withoutFailedDependencies(out);
+    if (st.scope.parent == null) {
+      out.forEach(node -> st.compiled.put(node.id(), node));
+    }
+    return out;
+  }
+
+  /**
+   * The nodes with every depends_on entry naming a node of this list that failed to load removed. That failure is
+   * reported already; the graph checks that run next look up each dependency among the loaded nodes, and must not
+   * meet one that is not there.
+   */
+  private static List<Node> withoutFailedDependencies(List<Node> loaded) {
+    Set<String> ids = new HashSet<>();
+    loaded.forEach(n -> ids.add(n.id()));
+    List<Node> out = new ArrayList<>(loaded.size());
+    for (Node n : loaded) {
+      List<String> deps = n.dependsOn().stream().filter(ids::contains).toList();
+      out.add(deps.size() == n.dependsOn().size() ? n : ModelFactory.withDependsOn(n, deps));
     }
     return out;
   }
@@ -252,7 +269,8 @@ final class NodeLoader {
       return Node.Retry.NONE;
     }
     LoaderSupport.unknownFields(m, Set.of("max_attempts", "delay"), path + ".", problems);
-    Integer attempts = m.get("max_attempts") == null ? 2
+    // Integer.valueOf keeps the conditional boxed: with a bare 2 an invalid max_attempts (null) would be unboxed.
+    Integer attempts = m.get("max_attempts") == null ? Integer.valueOf(2)
         : LoaderSupport.integer(m.get("max_attempts"), "max_attempts", 1, 100, path + ".max_attempts", problems);
     Duration delay = m.get("delay") == null ? Duration.ofSeconds(1)
         : LoaderSupport.duration(m.get("delay"), "delay", path + ".delay", problems);
