@@ -175,8 +175,12 @@ final class ShellWords {
   /** The ')' that ends a case pattern: the clause's commands follow. */
   void casePatternEnd() {
     endWord(false);
-    cases.pop();
-    cases.push(CaseState.BODY);
+    if (inCasePattern()) {
+      cases.pop();
+      cases.push(CaseState.BODY);
+    }
+    // Otherwise the word was esac, which ended the case, and the ')' is a syntax error the shell reports; what
+    // follows is still read as a command, the stricter reading.
     cmd = new Command();
   }
 
