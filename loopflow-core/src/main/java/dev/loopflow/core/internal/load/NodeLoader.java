@@ -284,7 +284,10 @@ final class NodeLoader {
     try {
       program = handler.compile(cfg);
     } catch (RuntimeException e) {
-      cfg.error(null, "cannot compile " + handler.kind() + " node: " + e.getMessage());
+      // Handlers report problems rather than throw, so this is a handler's bug: name it, never print "null".
+      String why = e.getMessage() == null || e.getMessage().isBlank()
+          ? "internal error (" + e.getClass().getSimpleName() + ")" : e.getMessage();
+      cfg.error(null, "cannot compile " + handler.kind() + " node: " + why);
       return null;
     }
     if (problems.size() > before || program == null) {
