@@ -38,8 +38,9 @@ final class Graphs {
   }
 
   /**
-   * Pairs every loop/iterator with its exit/aggregator (000) and checks loop edges and nesting, in this list and in
-   * every nested body; returns the nodes with their pairings filled in.
+   * Pairs every loop with its exit marker and every iterator with its aggregator (the graph-form loops end at
+   * their marker) and checks loop edges and nesting, in this list and in every nested body; returns the nodes with
+   * their pairings filled in.
    */
   static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, java.util.Set<String> invalidLoops) {
     List<ExecGraph.Issue> issues = new ArrayList<>();
