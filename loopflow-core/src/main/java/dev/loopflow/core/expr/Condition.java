@@ -3,7 +3,7 @@ package dev.loopflow.core.expr;
 import java.util.Map;
 import java.util.Set;
 
-/** A compiled boolean test: a Jinja expression or 001's structured form; both compile to this type. */
+/** A compiled boolean test: a Jinja expression or a condition written as a mapping; both compile to this type. */
 public interface Condition {
   boolean test(Map<String, Object> scope);
 

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
-/** 001's structured conditions ({@code not}/{@code equals}/{@code var}/{@code value} and friends). */
+/** Conditions written as a mapping ({@code not}/{@code equals}/{@code var}/{@code value} and friends). */
 final class Conditions {
   static final Condition ALWAYS = new Condition() {
     @Override

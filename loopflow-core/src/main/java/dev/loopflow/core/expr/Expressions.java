@@ -21,7 +21,7 @@ public final class Expressions {
   }
 
   /**
-   * Compiles 001's structured form: a map with one operator key among {@code not}, {@code and}, {@code or},
+   * Compiles a condition written as a mapping: a map with one operator key among {@code not}, {@code and}, {@code or},
    * {@code equals}, {@code exists}, {@code gt}, {@code lt}, {@code gte}, {@code lte}, {@code in},
    * {@code expr}; operands are {@code {var: path, value: literal}}.
    */

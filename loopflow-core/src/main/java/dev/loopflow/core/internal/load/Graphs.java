@@ -38,8 +38,9 @@ final class Graphs {
   }
 
   /**
-   * Pairs every loop/iterator with its exit/aggregator (000) and checks loop edges and nesting, in this list and in
-   * every nested body; returns the nodes with their pairings filled in.
+   * Pairs every loop with its exit marker and every iterator with its aggregator (the graph-form loops end at
+   * their marker) and checks loop edges and nesting, in this list and in every nested body; returns the nodes with
+   * their pairings filled in.
    */
   static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, java.util.Set<String> invalidLoops) {
     List<ExecGraph.Issue> issues = new ArrayList<>();
@@ -89,8 +90,7 @@ final class Graphs {
       } else if (b instanceof Node.Marker && loopOf.containsKey(n.id())) {
         b = new Node.Marker(loopOf.get(n.id()));
       }
-      out.add(b == n.body() ? n : new Node(n.id(), n.kind(), b, n.dependsOn(), n.when(), n.stateKey(),
-          n.allowFailure(), n.retry(), n.timeout(), n.location()));
+      out.add(b == n.body() ? n : ModelFactory.withBody(n, b));
     }
     return out;
   }

@@ -4,11 +4,14 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.TemplateSyntaxException;
 import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.model.Edge;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Typed reads of YAML values shared by the workflow-level and node-level parsers. */
 final class LoaderSupport {
@@ -77,6 +80,36 @@ final class LoaderSupport {
         + (n instanceof YNode.YScalar s && s.value() instanceof Boolean ? " (put it in quotes if you meant the text)"
             : ""));
     return null;
+  }
+
+  /** Reports every key of {@code m} not in {@code known}, at the key, as {@code pathPrefix + key}. */
+  static void unknownFields(YNode.YMap m, Set<String> known, String pathPrefix, Problems problems) {
+    for (YNode.YMap.Entry e : m.entries().values()) {
+      if (!known.contains(e.key())) {
+        problems.add(e.keyLocation(), pathPrefix + e.key(), "unknown field '" + e.key() + "'"
+            + Names.suggest(e.key(), known));
+      }
+    }
+  }
+
+  /** A loop's or loop edge's {@code on_exhausted}: fail or continue; {@code dflt} when absent or invalid. */
+  static Edge.OnExhausted onExhausted(YNode n, String path, Edge.OnExhausted dflt, Problems problems) {
+    if (n == null) {
+      return dflt;
+    }
+    String v = string(n, "on_exhausted", path, problems);
+    if (v == null) {
+      return dflt;
+    }
+    return switch (v) {
+      case "fail" -> Edge.OnExhausted.FAIL;
+      case "continue" -> Edge.OnExhausted.CONTINUE;
+      default -> {
+        problems.add(n.location(), path, "unknown on_exhausted '" + v + "'; expected fail or continue"
+            + Names.suggest(v, Set.of("fail", "continue")));
+        yield dflt;
+      }
+    };
   }
 
   @SuppressWarnings("unchecked")

@@ -4,7 +4,7 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.TemplateSyntaxException;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Location;
 import dev.loopflow.core.spi.NodeConfig;
@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /** {@link NodeConfig} over a node's YAML fields; every accessor reports located problems instead of throwing. */
 final class NodeConfigImpl implements NodeConfig {
@@ -268,6 +269,31 @@ final class NodeConfigImpl implements NodeConfig {
 
   YNode raw(String field) {
     return node(field);
+  }
+
+  /** The field given under either of two names (camelCase or snake_case); giving both is a problem. */
+  String alias(String camel, String snake) {
+    if (has(camel) && has(snake)) {
+      error(snake, "give '" + camel + "' or '" + snake + "', not both");
+    }
+    return has(camel) ? camel : has(snake) ? snake : null;
+  }
+
+  /** {@code field}'s value, one of {@code allowed}; {@code dflt} when the field is null, absent or invalid. */
+  String choice(String field, Set<String> allowed, String dflt) {
+    if (field == null) {
+      return dflt;
+    }
+    String v = string(field);
+    if (v == null) {
+      return dflt;
+    }
+    if (!allowed.contains(v)) {
+      error(field, "unknown " + field + " '" + v + "'; expected one of " + new TreeSet<>(allowed)
+          + Names.suggest(v, allowed));
+      return dflt;
+    }
+    return v;
   }
 
   @Override

@@ -46,7 +46,7 @@ final class ReferenceCheck {
   }
 
   /** Checks one template's references; {@code scope} is where it was written. */
-  void check(TemplateRef ref, WorkflowLoader.Scope scope) {
+  void check(TemplateRef ref, Scope scope) {
     Set<String> known = scope.visible();
     // One report per distinct reference: a template that repeats a typo gets one error, at its first use.
     for (Reference r : new LinkedHashSet<>(ref.references())) {

@@ -11,11 +11,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * 004's loop references as template sugar, rewritten once at load time: {@code $LOOP_PREV.<id>.output[.field]}
- * becomes {@code {{ loop.prev['<id>'].output.field }}} and {@code $LOOP_USER_INPUT} becomes
- * {@code {{ loop.user_input }}}. Because the rewrite happens on the workflow's text and values are inserted by
- * the template engine once, a value that itself contains {@code $LOOP_PREV.} or {@code {{} stays literal; and in
- * shell commands the rewritten placeholders reach the shell as quoted variables like every other value.
+ * The loop references a loop_group or while_loop body may use, as template sugar rewritten once at load time:
+ * {@code $LOOP_PREV.<id>.output[.field]} becomes {@code {{ loop.prev['<id>'].output.field }}} and
+ * {@code $LOOP_USER_INPUT} becomes {@code {{ loop.user_input }}}. Because the rewrite happens on the workflow's text
+ * and values are inserted by the template engine once, a value that itself contains {@code $LOOP_PREV.} or
+ * {@code {{} stays literal; and in shell commands the rewritten placeholders reach the shell as quoted variables
+ * like every other value.
  */
 final class Sugar {
   private Sugar() {}

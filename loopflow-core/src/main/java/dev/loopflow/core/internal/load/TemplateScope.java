@@ -51,6 +51,6 @@ public final class TemplateScope {
   /** The fields of {@code run}. */
   public static final Set<String> RUN_FIELDS = Set.of("id", "workflow", "file", "started_at");
 
-  /** The fields of {@code flow} (001's spelling: {@code flow.input} is {@code input}). */
+  /** The fields of {@code flow}: {@code flow.input.X} is the same value as {@code input.X}. */
   public static final Set<String> FLOW_FIELDS = Set.of("input", "name");
 }

@@ -8,9 +8,9 @@ import org.luaj.vm2.Varargs;
 /*
  * Design notes.
  *
- * One attempt to match a Lua 5.2 pattern (reference manual §6.4.1) against a subject: the backtracking matcher
- * behind LuaPatterns. Positions are offsets into the subject (0..srcLen) and the pattern (0..patLen); reading at
- * the end yields 0, as C reads a string's terminating NUL, which is what %f and %b see there.
+ * One attempt to match a Lua 5.2 pattern (the reference manual's "Patterns") against a subject: the backtracking
+ * matcher behind LuaPatterns. Positions are offsets into the subject (0..srcLen) and the pattern (0..patLen); reading
+ * at the end yields 0, as C reads a string's terminating NUL, which is what %f and %b see there.
  *
  * Every unit of work is a step: entering a pattern item, one more repetition tried, one subject byte scanned by %b,
  * a byte compared by a back-reference or a plain search, a set element tried. Every STEP_BATCH steps are reported

@@ -9,12 +9,12 @@ import org.luaj.vm2.lib.VarArgFunction;
 /*
  * Design notes.
  *
- * string.find, match, gmatch and gsub as scripts see them: Lua 5.2 patterns (reference manual §6.4.1) over the
- * bytes of a LuaString. They replace luaj's own because a backtracking match can run for longer than any timeout
- * (`s:find('.-.-.-.-b')` on a long subject) and luaj's matcher never returns to the VM while it runs, so neither
- * the instruction hook nor an interrupt could stop it. The matcher (LuaPatternMatcher) counts its steps and reports
- * them to the script's LuaGuard, which counts them against the instruction limit and stops the script when it is
- * cancelled or timed out.
+ * string.find, match, gmatch and gsub as scripts see them: Lua 5.2 patterns (the reference manual's "Patterns") over
+ * the bytes of a LuaString. They replace luaj's own because a backtracking match can run for longer than any timeout
+ * (`s:find('.-.-.-.-b')` on a long subject) and luaj's matcher never returns to the VM while it runs, so neither the
+ * instruction hook nor an interrupt could stop it. The matcher (LuaPatternMatcher) counts its steps and reports them to
+ * the script's LuaGuard, which counts them against the instruction limit and stops the script when it is cancelled or
+ * timed out.
  *
  * Scripts keep what luaj 3.0.1 gave them where it departs from the manual without failing: a start position past
  * the end searches at the end, and '%x' in a replacement string is 'x'. Where luaj fails, the manual wins: %g is a

@@ -20,7 +20,7 @@ import org.luaj.vm2.Prototype;
 
 /**
  * {@code script} ({@code run:}): inline code that sees {@code state} and {@code input} and returns a map
- * merged into {@code state} (003). Lua runs in-process in a sandbox; Python and Node run as subprocesses with
+ * merged into {@code state}. Lua runs in-process in a sandbox; Python and Node run as subprocesses with
  * {@code {"state":…,"input":…}} as JSON on stdin and the returned value as JSON on stdout (the code's own
  * prints go to the node's {@code stdout} field, not into the result). Without {@code language}, the code is
  * recognized: Python by its statements ({@code import}, {@code def}, {@code try:}, a line ending in ':'),
@@ -172,7 +172,8 @@ final class ScriptHandler implements NodeHandler {
   }
 
   /*
-   * The user's code is the body of a function `main(state, input)` so that 003's top-level `return` works.
+   * The user's code is the body of a function `main(state, input)`, so that a `return` at the top level of the
+   * code (how a script gives its result) works.
    * While it runs, sys.stdout points at stderr, so print() cannot corrupt the JSON result.
    */
   static String pythonWrapper(String code) {

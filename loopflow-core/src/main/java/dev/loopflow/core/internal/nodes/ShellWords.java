@@ -1,8 +1,8 @@
 package dev.loopflow.core.internal.nodes;
 
 import dev.loopflow.core.internal.nodes.ShellLexer.Use;
+import dev.loopflow.core.internal.nodes.ShellWord.Ref;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Set;
@@ -39,32 +39,6 @@ final class ShellWords {
     void openConditional();
   }
 
-  /** A value reference: argument n (1-based), where it was read, and how the shell uses it. */
-  static final class Ref {
-    final int arg;
-    final int offset;
-    Use use;
-
-    Ref(int arg, int offset, Use use) {
-      this.arg = arg;
-      this.offset = offset;
-      this.use = use;
-    }
-  }
-
-  /** One word as written (quotes included, references left out) and the references it holds. */
-  static final class Word {
-    final StringBuilder text = new StringBuilder();
-    /** No quotes, escapes or expansions: the word can be a reserved word. */
-    private boolean plain = true;
-    /** Holds an expansion of its own ($x, $( ), backquotes), so its final text is unknown. */
-    private boolean dynamic;
-    private String beforeEquals;
-    private boolean dynamicBeforeEquals;
-    private final List<Ref> refs = new ArrayList<>();
-    private final List<Ref> refsBeforeEquals = new ArrayList<>();
-  }
-
   private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, INTERPRETER, RUNNER, OTHER }
 
   private enum CaseState { SUBJECT, PATTERN, BODY }
@@ -73,8 +47,8 @@ final class ShellWords {
   private static final class Command {
     String name;
     Mode mode = Mode.PLAIN;
-    Word current;
-    Word previous;
+    ShellWord current;
+    ShellWord previous;
     boolean nextNumeric;
     boolean nextName;
     boolean nextOptionArgument;
@@ -121,9 +95,9 @@ final class ShellWords {
   // Fed by the reader
 
   /** The word being read, started if there is none. */
-  Word word() {
+  ShellWord word() {
     if (cmd.current == null) {
-      cmd.current = new Word();
+      cmd.current = new ShellWord();
     }
     return cmd.current;
   }
@@ -140,14 +114,14 @@ final class ShellWords {
 
   /** The word has an expansion of its own. */
   void expansion() {
-    Word w = word();
+    ShellWord w = word();
     w.dynamic = true;
     w.plain = false;
   }
 
   /** An unquoted '=' in the word: what comes before it may be the name of an assignment. */
   void equalsSign() {
-    Word w = word();
+    ShellWord w = word();
     if (w.beforeEquals == null) {
       w.beforeEquals = w.text.toString();
       w.dynamicBeforeEquals = w.dynamic;
@@ -156,7 +130,7 @@ final class ShellWords {
 
   /** A reference directly in this word (possibly inside its quotes); returns its use as far as known now. */
   Use reference(Ref r) {
-    Word w = word();
+    ShellWord w = word();
     w.plain = false;
     w.refs.add(r);
     if (w.beforeEquals == null) {
@@ -167,7 +141,7 @@ final class ShellWords {
 
   /** A redirection operator: the next word is its target, not an argument. */
   void redirection() {
-    Word w = cmd.current;
+    ShellWord w = cmd.current;
     if (w != null && w.plain && w.refs.isEmpty() && !w.text.isEmpty() && w.text.chars().allMatch(Character::isDigit)) {
       cmd.current = null; // a file descriptor number (2>...), not an argument
     } else {
@@ -201,8 +175,12 @@ final class ShellWords {
   /** The ')' that ends a case pattern: the clause's commands follow. */
   void casePatternEnd() {
     endWord(false);
-    cases.pop();
-    cases.push(CaseState.BODY);
+    if (inCasePattern()) {
+      cases.pop();
+      cases.push(CaseState.BODY);
+    }
+    // Otherwise the word was esac, which ended the case, and the ')' is a syntax error the shell reports; what
+    // follows is still read as a command, the stricter reading.
     cmd = new Command();
   }
 
@@ -228,7 +206,7 @@ final class ShellWords {
 
   /** The array of name=( or name+=( when the word so far is exactly that, else null. */
   String arrayAssignment() {
-    Word w = cmd.current;
+    ShellWord w = cmd.current;
     if (w != null && w.beforeEquals != null && w.text.length() == w.beforeEquals.length() + 1
         && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
       return w.beforeEquals.replaceFirst("\\+$", "").replaceFirst("\\[.*$", "");
@@ -241,7 +219,7 @@ final class ShellWords {
    * takes one (an assignment, a declare/read/unset argument, a -v operand, an array literal's [i]=), else null.
    */
   String subscriptedArray() {
-    Word w = cmd.current;
+    ShellWord w = cmd.current;
     if (arrayName != null) {
       return w == null ? arrayName : null;
     }
@@ -258,7 +236,7 @@ final class ShellWords {
 
   /** Ends the word being read; {@code closing} when the command text is over (nothing new is opened then). */
   void endWord(boolean closing) {
-    Word w = cmd.current;
+    ShellWord w = cmd.current;
     if (w == null) {
       return;
     }
@@ -266,7 +244,7 @@ final class ShellWords {
     // Reserved words count only when unquoted; command names, options and operators count after quote removal
     // ('let', \let and "-gt" are what bash runs and compares).
     String reserved = w.plain ? w.text.toString() : null;
-    String t = w.dynamic ? null : unquote(w.text);
+    String t = w.dynamic ? null : w.unquoted();
     if (conditional) {
       testWord(w, t, true);
       return;
@@ -330,7 +308,7 @@ final class ShellWords {
     }
   }
 
-  private void commandWord(Word w, String reserved, String t, boolean closing) {
+  private void commandWord(ShellWord w, String reserved, String t, boolean closing) {
     if (reserved != null && KEEP_COMMAND_POSITION.contains(reserved)) {
       return;
     }
@@ -369,7 +347,7 @@ final class ShellWords {
   }
 
   /** An argument of a program that takes code (sh -c, python -c, awk, ssh's remote command, ...). */
-  private void interpreterWord(Word w, String t) {
+  private void interpreterWord(ShellWord w, String t) {
     ShellPrograms.Interpreter p = cmd.interpreter;
     String why = "the program given to " + cmd.name + " is code, so the value would be parsed as code; pass it "
         + "as data instead (an argument, an environment variable, a file)";
@@ -412,7 +390,7 @@ final class ShellWords {
   }
 
   /** An argument of a program that runs another command (env, sudo, timeout, xargs, ...). */
-  private void runnerWord(Word w, String reserved, String t, boolean closing) {
+  private void runnerWord(ShellWord w, String reserved, String t, boolean closing) {
     ShellPrograms.Runner p = cmd.runner;
     if (cmd.nextOptionArgument) {
       cmd.nextOptionArgument = false;
@@ -433,7 +411,7 @@ final class ShellWords {
   }
 
   /** A word that a command runs as shell code: a value in it could not stay data. */
-  private void code(Word w, String why) {
+  private void code(ShellWord w, String why) {
     for (Ref r : w.refs) {
       String v = reader.source(r.arg);
       reader.problem(r.offset, v + " is used in shell code: " + why.replace("VALUE", v));
@@ -441,7 +419,7 @@ final class ShellWords {
   }
 
   /** A word the shell takes as a variable name: its values must be names, and a computed name is indirect. */
-  private void nameWord(Word w, List<Ref> part, boolean dynamic) {
+  private void nameWord(ShellWord w, List<Ref> part, boolean dynamic) {
     for (Ref r : part) {
       if (r.use == Use.TEXT) {
         r.use = Use.NAME;
@@ -452,7 +430,7 @@ final class ShellWords {
     }
   }
 
-  private void declareWord(Word w, String t) {
+  private void declareWord(ShellWord w, String t) {
     if (t != null && t.startsWith("-") && t.length() > 1) {
       if (t.indexOf('i') > 0) {
         cmd.mode = Mode.ARITHMETIC; // every value assigned now is evaluated as arithmetic
@@ -482,7 +460,7 @@ final class ShellWords {
     }
   }
 
-  private void namesWord(Word w, String t) {
+  private void namesWord(ShellWord w, String t) {
     if (cmd.nextOptionArgument) {
       cmd.nextOptionArgument = false;
       if (cmd.optionArgumentIsName) {
@@ -509,7 +487,7 @@ final class ShellWords {
     nameWord(w, w.refs, w.dynamic);
   }
 
-  private void testWord(Word w, String t, boolean evaluates) {
+  private void testWord(ShellWord w, String t, boolean evaluates) {
     if (t != null && ARITHMETIC_OPERATORS.contains(t)) {
       if (cmd.previous != null) {
         numericOperand(cmd.previous, evaluates);
@@ -532,49 +510,12 @@ final class ShellWords {
   }
 
   /** An operand of -eq and friends: test and [ compare integers; [[ ]] evaluates both sides as arithmetic. */
-  private void numericOperand(Word w, boolean evaluates) {
+  private void numericOperand(ShellWord w, boolean evaluates) {
     for (Ref r : w.refs) {
       r.use = Use.INTEGER;
     }
     if (evaluates && (w.dynamic || w.text.chars().anyMatch(ch -> Character.isLetter(ch) || ch == '_'))) {
       reader.evaluatesIndirectly();
     }
-  }
-
-  /** The word after quote removal, or null when it has quoting this reader does not undo ($'...'). */
-  private static String unquote(CharSequence text) {
-    StringBuilder b = new StringBuilder();
-    for (int k = 0; k < text.length(); k++) {
-      char c = text.charAt(k);
-      if (c == '\\' && k + 1 < text.length()) {
-        b.append(text.charAt(++k));
-      } else if (c == '\'') {
-        int end = indexOf(text, '\'', k + 1);
-        b.append(text, k + 1, end);
-        k = end;
-      } else if (c == '"') {
-        k++;
-        while (k < text.length() && text.charAt(k) != '"') {
-          if (text.charAt(k) == '\\' && k + 1 < text.length() && "\"\\$`".indexOf(text.charAt(k + 1)) >= 0) {
-            k++;
-          }
-          b.append(text.charAt(k++));
-        }
-      } else if (c == '$' && k + 1 < text.length() && text.charAt(k + 1) == '\'') {
-        return null;
-      } else {
-        b.append(c);
-      }
-    }
-    return b.toString();
-  }
-
-  private static int indexOf(CharSequence text, char c, int from) {
-    for (int k = from; k < text.length(); k++) {
-      if (text.charAt(k) == c) {
-        return k;
-      }
-    }
-    return text.length();
   }
 }

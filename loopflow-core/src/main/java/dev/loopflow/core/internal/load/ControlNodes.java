@@ -1,0 +1,124 @@
+package dev.loopflow.core.internal.load;
+
+import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.model.Node;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The control nodes the scheduler interprets itself: router, approval, cancel, and the input/output markers.
+ * Each method returns the node's body, or null after reporting why it cannot be built.
+ */
+final class ControlNodes {
+  private final LoadState st;
+  private final Problems problems;
+
+  /** The fields each control kind takes besides the common ones. */
+  static final Map<String, Set<String>> FIELDS = Map.of(
+      "router", Set.of("routes", "value", "model", "instructions", "prompt"),
+      "cancel", Set.of("reason", "cancel"),
+      "approval", Set.of("message", "approval", "default", "on_reject"),
+      "input", Set.of("value"),
+      "output", Set.of("value"));
+
+  ControlNodes(LoadState st) {
+    this.st = st;
+    this.problems = st.problems;
+  }
+
+  Node.Body control(String kind, NodeConfigImpl cfg) {
+    return switch (kind) {
+      case "router" -> router(cfg);
+      case "cancel" -> {
+        Template reason = cfg.has("reason") ? cfg.template("reason")
+            : cfg.has("cancel") ? cfg.template("cancel") : null;
+        yield new Node.Cancel(reason);
+      }
+      case "approval" -> approval(cfg);
+      case "input" -> new Node.Input(cfg.template("value"));
+      case "output" -> new Node.Output(cfg.template("value"));
+      default -> throw new IllegalStateException(kind);
+    };
+  }
+
+  /**
+   * The message is {@code approval: TEXT} or {@code message:}. {@code default} is the decision taken when the
+   * node's timeout passes unanswered, so it needs a timeout; a rejection fails the node unless
+   * {@code on_reject: continue}.
+   */
+  private Node.Approval approval(NodeConfigImpl cfg) {
+    if (cfg.has("message") && cfg.has("approval")) {
+      cfg.error("approval", "give the message as 'approval: TEXT' or 'message:', not both");
+    }
+    Template message = cfg.has("message") ? cfg.template("message")
+        : cfg.has("approval") ? cfg.template("approval") : null;
+    String dflt = cfg.choice(cfg.has("default") ? "default" : null, Set.of("approve", "reject"), "reject");
+    if (cfg.has("default") && cfg.duration("timeout") == null) {
+      cfg.error("default", "'default' is the decision taken when 'timeout' passes unanswered; give a timeout");
+    }
+    String onReject = cfg.choice(cfg.has("on_reject") ? "on_reject" : null, Set.of("fail", "continue"), "fail");
+    return new Node.Approval(message, dflt.equals("approve"), onReject.equals("fail"));
+  }
+
+  /**
+   * Expression routes map a branch to a condition ({@code default} or {@code true} for the fallback), and their
+   * conditions may read the router's {@code value}; with {@code model}, a model picks the branch from each
+   * branch's description.
+   */
+  private Node.Router router(NodeConfigImpl cfg) {
+    YNode routesNode = cfg.raw("routes");
+    String model = cfg.string("model");
+    if (model != null && st.modelPrices != null) {
+      String unpriced = st.modelPrices.unpriced(model, st.sections.get("prices"));
+      if (unpriced != null) {
+        cfg.errorUnderCostLimit("model", unpriced);
+      }
+    }
+    Template instructions = cfg.has("instructions") ? cfg.template("instructions") : cfg.template("prompt");
+    Template value = cfg.template("value");
+    if (routesNode == null) {
+      cfg.error(null, "missing required field 'routes'");
+      return null;
+    }
+    if (!(routesNode instanceof YNode.YMap rm) || rm.entries().isEmpty()) {
+      cfg.error("routes", "expected a non-empty mapping of branch name to condition, found "
+          + routesNode.describe());
+      return null;
+    }
+    Map<String, Condition> routes = new LinkedHashMap<>();
+    Map<String, String> descriptions = new LinkedHashMap<>();
+    boolean ok = true;
+    for (YNode.YMap.Entry e : rm.entries().values()) {
+      String branchPath = cfg.path("routes") + "." + e.key();
+      YNode v = e.value();
+      if (model != null) {
+        if (v instanceof YNode.YScalar s && s.value() instanceof String d) {
+          descriptions.put(e.key(), d);
+        } else {
+          problems.add(v.location(), branchPath, "an LLM-chosen route needs a description string, found "
+              + v.describe());
+          ok = false;
+        }
+        continue;
+      }
+      if (v instanceof YNode.YScalar s && ("default".equals(s.value()) || Boolean.TRUE.equals(s.value()))) {
+        routes.put(e.key(), null);
+        continue;
+      }
+      int before = st.refs.size();
+      Condition c = LoaderSupport.compileCondition(v, branchPath, problems, st.refs);
+      for (int r = before; r < st.refs.size(); r++) {
+        st.refs.set(r, st.refs.get(r).withLocals(Set.of("value"))); // route conditions see the router's value
+      }
+      if (c == null) {
+        ok = false;
+      } else {
+        routes.put(e.key(), c);
+      }
+    }
+    return ok ? new Node.Router(routes, descriptions, model, instructions, value) : null;
+  }
+}

@@ -1,0 +1,187 @@
+package dev.loopflow.core.internal.load;
+
+import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.model.Location;
+import dev.loopflow.core.spi.NodeHandler;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which kind a node is — from {@code type}, {@code uses} or a shorthand key — and which fields that kind takes.
+ * Work kinds come from the installed handlers; control and loop kinds are the loader's own.
+ */
+final class NodeKinds {
+  private final LoadState st;
+  private final Problems problems;
+
+  /** Fields every node may have, whatever its kind. */
+  static final Set<String> COMMON_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
+      "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
+  /** Node kinds the language defines but this version does not run yet. */
+  static final Set<String> NOT_YET = Set.of("agent");
+  /**
+   * Kinds that an optional module provides, and that module: without it on the class path a node of such a kind
+   * is reported as needing the module, not as unknown.
+   */
+  static final Map<String, String> OPTIONAL_KINDS = Map.of("llm", "loopflow-llm");
+  static final Map<String, String> ALIASES = Map.of("llm.call", "llm", "claude.agent", "llm", "bash", "shell",
+      "lua", "script", "python", "script", "code", "script");
+  /** Shorthand keys and the kind each implies, in the order they are tried. */
+  static final Map<String, String> SHORTHANDS = orderedShorthands();
+  /** The fields of each kind the loader interprets itself (control and loop kinds). */
+  static final Map<String, Set<String>> BUILT_IN_FIELDS = builtInFields();
+
+  NodeKinds(LoadState st) {
+    this.st = st;
+    this.problems = st.problems;
+  }
+
+  private static Map<String, String> orderedShorthands() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("prompt", "llm");
+    m.put("bash", "shell");
+    m.put("run", "script");
+    m.put("loop_group", "loop_group");
+    m.put("approval", "approval");
+    m.put("cancel", "cancel");
+    m.put("command", "shell");
+    return m;
+  }
+
+  private static Map<String, Set<String>> builtInFields() {
+    Map<String, Set<String>> m = new HashMap<>(ControlNodes.FIELDS);
+    m.putAll(LoopNodes.FIELDS);
+    return Map.copyOf(m);
+  }
+
+  /** Works out the node kind from {@code type}, {@code uses} or a shorthand key, normalizing aliased fields. */
+  String kind(YNode.YMap m, String path, Map<String, YNode.YMap.Entry> fields) {
+    YNode typeNode = m.get("type");
+    if (typeNode != null) {
+      String type = LoaderSupport.string(typeNode, "type", path + ".type", problems);
+      if (type == null) {
+        return null;
+      }
+      if (type.equals("claude.agent")) {
+        fields.putIfAbsent("provider", new YNode.YMap.Entry("provider", typeNode.location(),
+            new YNode.YScalar(typeNode.location(), "anthropic", false)));
+      }
+      flatten(m, "input", fields, path, type);
+      String kind = ALIASES.getOrDefault(type, type);
+      if (type.equals("lua") || type.equals("python")) {
+        fields.putIfAbsent("language", new YNode.YMap.Entry("language", typeNode.location(),
+            new YNode.YScalar(typeNode.location(), type, false)));
+      }
+      return kind;
+    }
+    YNode uses = m.get("uses");
+    if (uses != null) {
+      String action = LoaderSupport.string(uses, "uses", path + ".uses", problems);
+      if (action == null) {
+        return null;
+      }
+      flatten(m, "with", fields, path, action);
+      if (action.equals("llm.call")) {
+        return "llm";
+      }
+      Set<String> actions = Set.of("llm.call");
+      problems.add(uses.location(), path + ".uses", "unknown action '" + action + "'"
+          + Names.suggest(action, actions));
+      return null;
+    }
+    for (Map.Entry<String, String> sh : SHORTHANDS.entrySet()) {
+      if (m.has(sh.getKey())) {
+        if (sh.getKey().equals("loop_group") && m.get("loop_group") instanceof YNode.YMap) {
+          flatten(m, "loop_group", fields, path, "loop_group");
+        }
+        return sh.getValue();
+      }
+    }
+    problems.add(m.location(), path, "missing 'type' (or a shorthand such as prompt:, bash:, run:)");
+    return null;
+  }
+
+  /**
+   * {@code with:} (under {@code uses:}) and a mapping {@code input:} (under {@code type:}) hold the node's fields
+   * one level down: they are lifted onto the node, and a field given both there and on the node is a problem.
+   */
+  void flatten(YNode.YMap m, String key, Map<String, YNode.YMap.Entry> fields, String path, String kind) {
+    YNode inner = m.get(key);
+    if (inner == null) {
+      return;
+    }
+    if (key.equals("input") && !(inner instanceof YNode.YMap)) {
+      return;
+    }
+    if (!(inner instanceof YNode.YMap im)) {
+      problems.add(inner.location(), path + "." + key, "expected a mapping, found " + inner.describe());
+      fields.remove(key);
+      return;
+    }
+    fields.remove(key);
+    for (YNode.YMap.Entry e : im.entries().values()) {
+      if (fields.containsKey(e.key())) {
+        problems.add(e.keyLocation(), path + "." + key + "." + e.key(), "'" + e.key()
+            + "' is given both here and on the node");
+      } else {
+        fields.put(e.key(), e);
+      }
+    }
+  }
+
+  /** Reports a kind the language defines but this version does not run; true if it was one. */
+  boolean reportNotYet(YNode.YMap m, String kind, String path) {
+    if (!NOT_YET.contains(kind)) {
+      return false;
+    }
+    Location at = m.get("type") != null ? m.get("type").location()
+        : m.has(kind) ? m.entries().get(kind).keyLocation() : m.location();
+    problems.add(at, path, "node kind '" + kind + "' is not supported yet");
+    return true;
+  }
+
+  /**
+   * The fields a node of {@code kind} may have, or null after reporting the kind as unknown (or as provided by a
+   * module that is not installed).
+   */
+  Set<String> allowedFields(YNode.YMap m, String kind, NodeHandler handler, String path) {
+    Set<String> allowed = new LinkedHashSet<>(COMMON_FIELDS);
+    if (handler != null) {
+      allowed.addAll(handler.fields());
+      return allowed;
+    }
+    if (BUILT_IN_FIELDS.containsKey(kind)) {
+      allowed.addAll(BUILT_IN_FIELDS.get(kind));
+      return allowed;
+    }
+    Set<String> kinds = new TreeSet<>(st.handlers.keySet());
+    kinds.addAll(BUILT_IN_FIELDS.keySet());
+    kinds.addAll(NOT_YET);
+    Location at = m.get("type") != null ? m.get("type").location()
+        : m.get("uses") != null ? m.get("uses").location()
+        : m.has("prompt") ? m.entries().get("prompt").keyLocation() : m.location();
+    String module = OPTIONAL_KINDS.get(kind);
+    if (module != null) {
+      problems.add(at, path, "node kind '" + kind + "' needs the " + module + " module, which is not on the class "
+          + "path");
+      return null;
+    }
+    problems.add(at, path + ".type", "unknown node kind '" + kind + "'" + Names.suggest(kind, kinds));
+    return null;
+  }
+
+  /** Reports each field of the node that its kind does not take. */
+  void checkFields(Map<String, YNode.YMap.Entry> fields, Set<String> allowed, String kind, String path) {
+    for (YNode.YMap.Entry e : fields.values()) {
+      if (!allowed.contains(e.key())) {
+        problems.add(e.keyLocation(), path + "." + e.key(), "unknown field '" + e.key() + "' for a "
+            + kind + " node" + Names.suggest(e.key(), allowed));
+      }
+    }
+  }
+}
