@@ -136,19 +136,17 @@ public final class Engine {
   private void cancelHere(RunRecord run, String why) {
     Instant now = clock.instant();
     RunResult report = report(run);
-    Map<String, Object> nodes = RunReports.ended(report.nodes());
     // The reason is the caller's text: masked like everything a run writes (its journal already is).
     dev.loopflow.core.secrets.Redactor redactor = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
-    RunError error = new RunError(ErrorCode.CANCELLED, redactor.text("run cancelled: " + why), null);
-    store.updateRun(redactor.record(run.finish(RunStatus.CANCELLED, now, report.usage(), null, error, report.state(),
-        nodes)));
+    RunError error = new RunError(ErrorCode.CANCELLED, "run cancelled: " + why, null);
+    RunRecord ended = RunReports.endRecord(redactor, run, RunStatus.CANCELLED, now, report.usage(), null, error,
+        report.state(), report.nodes());
+    store.updateRun(ended);
     long seq = 0;
     for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
       seq = Math.max(seq, e.seq());
     }
-    Usage u = report.usage();
-    store.appendEvent(new dev.loopflow.core.event.Event.RunFinished(run.runId(), seq + 1, now, "cancelled",
-        ErrorCode.CANCELLED.code(), error.message(), u.inputTokens(), u.outputTokens(), u.costUsd(), u.llmCalls()));
+    store.appendEvent(RunReports.finishedEvent(ended, seq + 1, now));
     store.flush();
   }
 

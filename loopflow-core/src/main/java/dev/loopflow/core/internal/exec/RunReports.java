@@ -76,6 +76,26 @@ public final class RunReports {
   }
 
   /**
+   * The record of a run that ended with {@code status}: its usage, output, error, final state and nodes report
+   * ({@link #ended}), masked. Every way a run ends (its own engine finishing it, a cancel of a run no engine
+   * executes) writes its last record through here, so they cannot differ.
+   */
+  static RunRecord endRecord(dev.loopflow.core.secrets.Redactor redactor, RunRecord run, RunStatus status,
+      java.time.Instant at, Usage usage, Object output, dev.loopflow.core.run.RunError error,
+      Map<String, Object> state, Map<String, Map<String, Object>> nodes) {
+    return redactor.record(run.finish(status, at, usage, output, error, state, ended(nodes)));
+  }
+
+  /** The run.finished event for a record made by {@link #endRecord}. */
+  static dev.loopflow.core.event.Event.RunFinished finishedEvent(RunRecord ended, long seq, java.time.Instant at) {
+    dev.loopflow.core.run.RunError e = ended.error();
+    Usage u = ended.usage();
+    return new dev.loopflow.core.event.Event.RunFinished(ended.runId(), seq, at, ended.status().json(),
+        e == null ? null : e.code(), e == null ? null : e.message(), u.inputTokens(), u.outputTokens(), u.costUsd(),
+        u.llmCalls());
+  }
+
+  /**
    * The nodes report of a run that ended: no node waits for a person any more, so an approval that was still asking
    * (the run failed or was cancelled meanwhile) shows {@code cancelled}, never {@code paused}.
    */

@@ -326,15 +326,11 @@ final class Scheduler implements RunHandle {
         }
       }
     }
-    RunStatus s = status;
-    Usage usage = budgets.used();
-    record = redactor.record(record.finish(status, clock.instant(), usage, output, error, runState.stateCopy(),
-        RunReports.ended(runState.nodeReports())));
+    record = RunReports.endRecord(redactor, record, status, clock.instant(), budgets.used(), output, error,
+        runState.stateCopy(), runState.nodeReports());
     store.updateRun(record);
-    RunError e = record.error();
-    bus.publish((seq, at) -> new Event.RunFinished(runId, seq, at, s.json(), e == null ? null : e.code(),
-        e == null ? null : e.message(), usage.inputTokens(), usage.outputTokens(), usage.costUsd(),
-        usage.llmCalls()));
+    RunRecord ended = record;
+    bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
     return RunReports.result(record);
   }
 }
