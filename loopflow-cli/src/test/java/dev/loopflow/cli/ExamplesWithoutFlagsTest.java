@@ -80,6 +80,23 @@ class ExamplesWithoutFlagsTest {
     assertThat(r.err()).doesNotContain("\tat ").doesNotContain("Exception");
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("examples")
+  void showJsonPrintsWhatRunJsonPrintedForEveryExample(Path example) throws Exception {
+    if (Files.readString(example).contains("python3")) {
+      assumeTrue(python3(), example + " needs python3");
+    }
+    CliTest.Run run = CliTest.cli("run", example.toString(), "--json", "--quiet");
+    assertThat(run.status()).as(run.err()).isIn(0, 3);
+    com.fasterxml.jackson.databind.JsonNode printed = new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(run.out());
+
+    CliTest.Run show = CliTest.cli("show", printed.get("run_id").asText(), "--json");
+
+    assertThat(show.status()).as(show.err()).isZero();
+    assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(show.out())).isEqualTo(printed);
+  }
+
   private static boolean waitsForAPerson(List<Node> nodes) {
     for (Node n : nodes) {
       if (n.kind().equals("approval")
