@@ -37,6 +37,10 @@ import java.util.concurrent.TimeUnit;
  * loop's thread interrupts its body coordinator, which interrupts its own units, so cancellation reaches every
  * depth. A requested pause stops dispatch and lets running units finish.
  *
+ * The class is one unit of about 500 lines on purpose: readiness, skipping, slots, deadlines, draining and pausing
+ * all read and write the same coordinator-owned maps, and splitting them would hand that single-threaded state to
+ * several classes.
+ *
  * A unit alone at its level that only computes or coordinates (inline(): loops, regions, control nodes, programs
  * marked runsInline, never a node with a timeout) runs on the coordinator's own thread instead: there is nothing
  * else for the coordinator to watch meanwhile, and an interrupt meant for this level lands on the unit directly.
