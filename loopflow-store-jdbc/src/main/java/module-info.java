@@ -5,7 +5,7 @@
  */
 module dev.loopflow.store.jdbc {
   requires transitive dev.loopflow.core;
-  requires transitive java.sql;
+  requires java.sql;
   requires com.zaxxer.hikari;
   requires flyway.core;
   // Found by Flyway and by JDBC at run time, never named in code; required so that they are in the module graph.
