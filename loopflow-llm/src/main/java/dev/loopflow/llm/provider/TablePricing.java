@@ -3,6 +3,8 @@ package dev.loopflow.llm.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -63,7 +65,8 @@ final class TablePricing implements Pricing {
             throw new IllegalArgumentException("pricing file " + file + " is not valid "
                     + (json ? "JSON" : "YAML") + ": " + e.getOriginalMessage(), e);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read pricing file " + file, e);
+            throw new LoopflowException(ErrorCode.USAGE, "cannot read pricing file " + file + ": " + e.getMessage(),
+                    null, e);
         }
         return withOverrides(parse(root, file.toString()));
     }
