@@ -58,15 +58,21 @@ final class TablePricing implements Pricing {
     public Pricing withOverrides(Path file) {
         Objects.requireNonNull(file, "file must not be null");
         boolean json = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
-        JsonNode root;
-        try (InputStream in = Files.newInputStream(file)) {
-            root = (json ? JSON : YAML).readTree(in);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalArgumentException("pricing file " + file + " is not valid "
-                    + (json ? "JSON" : "YAML") + ": " + e.getOriginalMessage(), e);
+        // Read first, then parse: the parser reports a failed read (a directory, an I/O error) as malformed content.
+        byte[] content;
+        try {
+            content = Files.readAllBytes(file);
         } catch (IOException e) {
             throw new LoopflowException(ErrorCode.USAGE, "cannot read pricing file " + file + ": " + e.getMessage(),
                     null, e);
+        }
+        JsonNode root;
+        try {
+            root = (json ? JSON : YAML).readTree(content);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("pricing file " + file + " is not valid "
+                    + (json ? "JSON" : "YAML") + ": " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j
+                    ? j.getOriginalMessage() : e.getMessage()), e);
         }
         return withOverrides(parse(root, file.toString()));
     }
