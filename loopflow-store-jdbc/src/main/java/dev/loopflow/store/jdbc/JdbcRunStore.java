@@ -549,8 +549,8 @@ final class JdbcRunStore implements RunStore {
 
   /** A row that is not what the engine wrote (an unknown status or event type, a broken date): edited or damaged. */
   private LoopflowException unreadable(RuntimeException ex) {
-    return StoreFailures.of("cannot read the run store " + description + ": a journal row does not read back ("
-        + ex + ")", ex);
+    return StoreFailures.of("cannot read the run store " + description + ": a journal row does not read back"
+        + (ex.getMessage() == null || ex.getMessage().isBlank() ? "" : ": " + ex.getMessage()), ex);
   }
 
   @Override
