@@ -69,10 +69,11 @@ final class TablePricing implements Pricing {
         JsonNode root;
         try {
             root = (json ? JSON : YAML).readTree(content);
-        } catch (IOException e) {
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException("pricing file " + file + " is not valid "
-                    + (json ? "JSON" : "YAML") + ": " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j
-                    ? j.getOriginalMessage() : e.getMessage()), e);
+                    + (json ? "JSON" : "YAML") + ": " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // reading from a byte array does no I/O
         }
         return withOverrides(parse(root, file.toString()));
     }

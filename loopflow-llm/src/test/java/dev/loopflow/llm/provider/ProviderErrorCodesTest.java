@@ -64,7 +64,8 @@ class ProviderErrorCodesTest {
                 () -> client(Duration.ofMillis(300)).chat(ChatCall.of("gpt-4o-mini", "Hi")));
 
         assertThat(e).isInstanceOfSatisfying(ProviderException.class, p -> assertThat(p.kind()).isEqualTo(kind));
-        assertThat(e.code()).isEqualTo(kind == ProviderException.Kind.TIMEOUT ? ErrorCode.TIMEOUT : ErrorCode.NODE_FAILED);
+        assertThat(e.code())
+                .isEqualTo(kind == ProviderException.Kind.TIMEOUT ? ErrorCode.TIMEOUT : ErrorCode.NODE_FAILED);
     }
 
     @Test
