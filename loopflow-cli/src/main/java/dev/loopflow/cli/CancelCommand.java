@@ -61,6 +61,9 @@ final class CancelCommand implements Callable<Integer> {
         return Main.OK;
       }
     } catch (LoopflowException e) {
+      if (!Errors.usage(e.code())) {
+        throw e;
+      }
       err.println("loopflow: " + e.getMessage());
       return Main.USAGE;
     } finally {

@@ -84,6 +84,9 @@ final class Driver {
     try {
       handle = start.apply(opts.build());
     } catch (LoopflowException e) {
+      if (!Errors.usage(e.code())) {
+        throw e;
+      }
       err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
@@ -110,6 +113,9 @@ final class Driver {
       try {
         current[0] = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
       } catch (LoopflowException e) {
+        if (!Errors.usage(e.code())) {
+          throw e;
+        }
         err.println("loopflow: " + (fromOption ? "--answer '" + answer + "': " : "") + e.getMessage());
         if (fromOption) {
           badAnswer = true;

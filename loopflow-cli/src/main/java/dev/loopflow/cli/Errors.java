@@ -68,8 +68,11 @@ final class Errors {
     return status;
   }
 
-  /** Errors that mean the request cannot be carried out as given: the same exit status as a bad argument. */
-  private static boolean usage(ErrorCode code) {
+  /**
+   * Errors that mean the request cannot be carried out as given: the same exit status as a bad argument. Commands
+   * that report a LoopflowException themselves report only these and let the others (a store that fails) through.
+   */
+  static boolean usage(ErrorCode code) {
     return code == ErrorCode.USAGE || code == ErrorCode.WORKFLOW_INVALID || code == ErrorCode.RUN_NOT_RESUMABLE
         || code == ErrorCode.WORKFLOW_CHANGED || code == ErrorCode.RUN_BUSY;
   }
@@ -109,8 +112,11 @@ final class Errors {
     }
     Throwable cause = ex.getCause();
     String m = ex.getMessage();
+    // A LoopflowException caused by an I/O error (a store file that cannot be created) names what failed; the cause
+    // says why, and a file-system error's own message is often only the path.
     boolean wrapper = ex instanceof UncheckedIOException || ex instanceof java.util.concurrent.ExecutionException
-        || ex instanceof java.lang.reflect.InvocationTargetException;
+        || ex instanceof java.lang.reflect.InvocationTargetException
+        || ex instanceof LoopflowException && cause instanceof IOException;
     if (cause != null && cause != ex && (m == null || m.equals(cause.toString()) || wrapper && m.isBlank())) {
       return describe(cause);
     }

@@ -41,12 +41,8 @@ final class Support {
     }
     try {
       return engine.load(file);
-    } catch (java.io.UncheckedIOException e) {
-      // Read errors after the checks above (the file vanished, an I/O error): one line, not a trace.
-      err.println(Errors.oneLine(e.getCause() instanceof java.nio.file.FileSystemException f ? Errors.fileProblem(f)
-          : file + ": " + Errors.describe(e.getCause() == null ? e : e.getCause())));
-      return null;
     } catch (WorkflowInvalidException e) {
+      // also a read error after the checks above (the file vanished, an I/O error): a problem of the file
       for (Problem p : e.problems()) {
         err.println(Errors.oneLine(p.format()));
       }

@@ -393,7 +393,7 @@ class CrashResumeTest {
    */
   private static List<String> launcher() throws Exception {
     List<String> entries = new ArrayList<>();
-    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+    for (String entry : TestJvm.classPath()) {
       Path path = Path.of(entry).toAbsolutePath();
       if (Files.isDirectory(path)) {
         path = jar(path, shared.resolve("classes-" + entries.size() + ".jar"));

@@ -30,7 +30,7 @@ class ReadmeExampleTest {
     Path src = dir.resolve("Hello.java");
     Files.writeString(src, code);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    int rc = javac.run(null, null, null, "-cp", System.getProperty("java.class.path"), "-d", dir.toString(),
+    int rc = javac.run(null, null, null, "-cp", TestJvm.classPathOption(), "-d", dir.toString(),
         src.toString());
     assertThat(rc).isZero();
     PrintStream old = System.out;

@@ -75,7 +75,7 @@ class TerminalBehaviourTest {
             bash: sleep 30
         """);
     String java = ProcessHandle.current().info().command().orElse("java");
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
         "dev.loopflow.cli.Main", "run", wf.toString());
     pb.environment().put("LOOPFLOW_PLAIN_PROGRESS", "1");
     // The child JVM does not get the build's loopflow.home property: keep its journal out of the real home.

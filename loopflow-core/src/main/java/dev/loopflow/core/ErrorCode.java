@@ -22,6 +22,12 @@ public enum ErrorCode {
    * method, or the run store refusing a write. The run ends failed with this code; resume continues it.
    */
   INTERNAL_ERROR,
+  /**
+   * The run store cannot be opened, reached, read or written: a database that refuses connections, a store file
+   * that cannot be created, a journal that does not read back. A run whose journal write is refused still fails
+   * with {@link #INTERNAL_ERROR}; this is the code of the store's own exception.
+   */
+  STORE_UNAVAILABLE,
   RESTART_VALIDATION_FAILED,
   VALIDATION_RETRY_EXHAUSTED,
   RESTART_COOLDOWN_NOT_ELAPSED,

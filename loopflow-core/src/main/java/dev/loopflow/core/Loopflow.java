@@ -15,7 +15,6 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -60,7 +59,10 @@ public final class Loopflow {
     return new Builder();
   }
 
-  /** Loads and validates a workflow file; throws {@link WorkflowInvalidException} listing every problem. */
+  /**
+   * Loads and validates a workflow file; throws {@link WorkflowInvalidException} listing every problem, and with one
+   * problem when the file cannot be read.
+   */
   public Workflow load(Path file) {
     String text;
     try {
@@ -77,7 +79,7 @@ public final class Loopflow {
       throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.model.Problem(
           new dev.loopflow.core.model.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+      throw WorkflowInvalidException.unreadable(file, e);
     }
     return parse(text, file.toString());
   }

@@ -16,6 +16,8 @@ import java.util.Map;
  * router rather than silently taking a default.
  */
 public final class LlmBranchChooser implements BranchChooser {
+  public LlmBranchChooser() {}
+
   @Override
   public Choice choose(NodeContext ctx, String model, String instructions, Map<String, String> routes, Object value) {
     StringBuilder prompt = new StringBuilder();

@@ -26,6 +26,9 @@ import java.util.Set;
  * value when {@code output_schema} is set and the text otherwise.
  */
 public final class LlmHandler implements NodeHandler {
+  /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
+  public LlmHandler() {}
+
   @Override
   public String kind() {
     return "llm";

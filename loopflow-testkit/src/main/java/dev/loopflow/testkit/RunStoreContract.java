@@ -36,6 +36,8 @@ public abstract class RunStoreContract {
   protected RunStore store;
   private static final Instant T0 = Instant.parse("2026-11-22T10:15:30.123456Z");
 
+  protected RunStoreContract() {}
+
   /** A new, empty store. */
   protected abstract RunStore open() throws Exception;
 

@@ -4,6 +4,7 @@ import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
 import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
+import com.hubspot.jinjava.interpret.MissingEndTagException;
 import com.hubspot.jinjava.interpret.TemplateError;
 import com.hubspot.jinjava.el.JinjavaELContext;
 import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
@@ -250,60 +251,56 @@ final class Jinja {
     try {
       JINJAVA.getExpressionFactory().createValueExpression(el, "#{" + e + "}", Object.class);
     } catch (TreeBuilderException t) {
-      String m = String.valueOf(t.getMessage());
-      int at = m.indexOf("': ");
-      String reason = at < 0 ? m : m.substring(at + 3);
-      throw new TemplateSyntaxException(explainSyntax("Error parsing '" + e + "': " + reason), Math.max(0, line));
+      throw new TemplateSyntaxException(explainExpression(e, t), Math.max(0, line));
     } catch (RuntimeException bindLater) {
       // It parsed; binding its function names (macros are defined while rendering) is left to run time.
     }
   }
 
+  /**
+   * Fails on the first syntax error the parser recorded. Every problem Jinjava's parser finds in a template's
+   * structure (an unknown or unclosed tag, a missing or mismatched end tag, an unclosed '{{' or comment) is recorded
+   * with reason SYNTAX_ERROR, some of them as warnings only; the parser records nothing else.
+   */
   private static void syntaxErrors(List<TemplateError> errors) {
     for (TemplateError e : errors) {
-      if (e.getReason() == TemplateError.ErrorReason.SYNTAX_ERROR
-          || e.getReason() == TemplateError.ErrorReason.UNKNOWN
-          || e.getReason() == TemplateError.ErrorReason.MISSING) {
-        String msg = cleanMessage(e.getMessage());
-        if (isSyntax(msg)) {
-          throw new TemplateSyntaxException(explainSyntax(msg), Math.max(0, e.getLineno()));
-        }
+      if (e.getReason() == TemplateError.ErrorReason.SYNTAX_ERROR) {
+        throw new TemplateSyntaxException(explainSyntax(e), Math.max(0, e.getLineno()));
       }
     }
   }
 
-  private static boolean isSyntax(String msg) {
-    String m = msg.toLowerCase(java.util.Locale.ROOT);
-    return m.contains("syntax error") || m.contains("missing end tag") || m.contains("error parsing")
-        || m.contains("unclosed") || m.contains("unknown tag") || m.contains("tag not found")
-        || m.contains("missing") && m.contains("tag") || m.contains("unexpected");
-  }
-
-  private static final Pattern EL_SYNTAX = Pattern.compile(
-      "(?s)Error parsing '(.*)': syntax error at position \\d+, encountered '(.*?)', expected (.*)");
-  private static final Pattern MISSING_END = Pattern.compile(
-      "(?s)(?:Syntax error in '.*?': )?Missing end tag: (\\w+) for tag defined as: (.*)");
-
   /*
    * Jinjava's parser messages talk about its internals: positions count the "#{" it wraps expressions in,
-   * the end of an expression is "encountered '}'", and expected tokens are grammar names. Rephrase the common
-   * ones in the user's terms.
+   * the end of an expression is "encountered '}'", and expected tokens are grammar names. The common errors are
+   * put in the user's terms from what the parser reports about them.
    */
-  static String explainSyntax(String msg) {
-    Matcher el = EL_SYNTAX.matcher(msg);
-    if (el.matches()) {
-      String expr = el.group(1).strip();
-      String found = el.group(2);
-      String expected = el.group(3).strip();
-      String what = found.equals("}") ? "the expression ends too early" : "unexpected '" + found + "'";
-      String want = expected.contains("<IDENTIFIER>") ? ", expected a value"
-          : expected.equals("'}'") ? "" : ", expected " + expected.replace("|", " or ");
-      return "syntax error in '" + expr + "': " + what + want;
+
+  /** An expression that does not parse, from the parser's account: what it found and what it expected instead. */
+  static String explainExpression(String expr, TreeBuilderException t) {
+    String found = String.valueOf(t.getEncountered());
+    String expected = t.getExpected() == null ? "" : t.getExpected().strip();
+    String what;
+    if (found.equals("'}'")) {
+      what = "the expression ends too early"; // the '}' is the end of the "#{...}" the expression is parsed in
+    } else if (found.length() > 1 && found.startsWith("'") && found.endsWith("'")) {
+      what = "unexpected " + found;
+    } else {
+      what = found; // not a token: the scanner names what it could not read ("unterminated string")
     }
-    Matcher end = MISSING_END.matcher(msg);
-    if (end.matches()) {
-      return "'" + end.group(2).strip() + "' is never closed (missing {% " + end.group(1) + " %})";
+    String want = expected.contains("<IDENTIFIER>") ? ", expected a value"
+        : expected.isEmpty() || expected.equals("'}'") ? "" : ", expected " + expected.replace("|", " or ");
+    return "syntax error in '" + expr + "': " + what + want;
+  }
+
+  /** A syntax error of the template's structure, as the parser recorded it. */
+  static String explainSyntax(TemplateError e) {
+    if (e.getException() instanceof MissingEndTagException m) {
+      return "'" + abbreviate(m.getStartDefinition().strip()) + "' is never closed (missing {% " + m.getEndTag()
+          + " %})";
     }
+    // The two errors below have no exception to tell them by; their messages are fixed texts of Jinjava's parser.
+    String msg = cleanMessage(e.getMessage());
     if (msg.equals("Unclosed token")) {
       return "a '{{' or '{%' is never closed (missing '}}' or '%}')";
     }

@@ -1,11 +1,17 @@
 package dev.loopflow.core.expr;
 
-/** A template or expression that does not parse; the offset is into the template text, or -1. */
-public final class TemplateSyntaxException extends RuntimeException {
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+
+/**
+ * A template or condition that does not parse. Its code is {@link ErrorCode#WORKFLOW_INVALID}: templates are part of
+ * a workflow, and loading one reports this as a problem at the template's place in the file.
+ */
+public final class TemplateSyntaxException extends LoopflowException {
   private final int line;
 
   public TemplateSyntaxException(String message, int line) {
-    super(message);
+    super(ErrorCode.WORKFLOW_INVALID, message);
     this.line = line;
   }
 

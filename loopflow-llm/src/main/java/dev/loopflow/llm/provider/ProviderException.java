@@ -1,5 +1,7 @@
 package dev.loopflow.llm.provider;
 
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -7,11 +9,13 @@ import java.util.OptionalInt;
  * A chat call that failed for good: the error was permanent, or every attempt allowed by the
  * {@link RetryPolicy} failed.
  *
- * <p>{@link #kind()} is stable and meant for programmatic handling (routing to a fallback model, failing a
- * workflow step with a specific status); the message is for humans and reads like
+ * <p>{@link #code()} and {@link #kind()} are stable and meant for programmatic handling (routing to a fallback model,
+ * failing a workflow step with a specific status): the code is {@link ErrorCode#TIMEOUT} when no answer came in
+ * time, {@link ErrorCode#CANCELLED} when the calling thread was interrupted, and {@link ErrorCode#NODE_FAILED} for
+ * every other kind; the kind tells those apart. The message is for humans and reads like
  * {@code openai returned HTTP 500 after 3 attempts: The server had an error}.
  */
-public final class ProviderException extends RuntimeException {
+public final class ProviderException extends LoopflowException {
 
     /** Why a call failed; {@link #retryable()} tells which kinds the client retries. */
     public enum Kind {
@@ -55,8 +59,8 @@ public final class ProviderException extends RuntimeException {
      */
     public ProviderException(
             Kind kind, String provider, Integer httpStatus, int attempts, String message, Throwable cause) {
-        super(message, cause);
-        this.kind = Objects.requireNonNull(kind, "kind must not be null");
+        super(codeOf(Objects.requireNonNull(kind, "kind must not be null")), message, null, cause);
+        this.kind = kind;
         this.provider = Objects.requireNonNull(provider, "provider must not be null");
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be >= 1 but was " + attempts);
@@ -67,6 +71,15 @@ public final class ProviderException extends RuntimeException {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** The error code of a failure of this kind (see the class comment). */
+    static ErrorCode codeOf(Kind kind) {
+        return switch (kind) {
+            case TIMEOUT -> ErrorCode.TIMEOUT;
+            case CANCELLED -> ErrorCode.CANCELLED;
+            default -> ErrorCode.NODE_FAILED;
+        };
     }
 
     /** The provider id, e.g. {@code anthropic}. */

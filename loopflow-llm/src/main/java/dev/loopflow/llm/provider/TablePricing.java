@@ -3,6 +3,8 @@ package dev.loopflow.llm.provider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -56,14 +58,22 @@ final class TablePricing implements Pricing {
     public Pricing withOverrides(Path file) {
         Objects.requireNonNull(file, "file must not be null");
         boolean json = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".json");
+        // Read first, then parse: the parser reports a failed read (a directory, an I/O error) as malformed content.
+        byte[] content;
+        try {
+            content = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new LoopflowException(ErrorCode.USAGE, "cannot read pricing file " + file + ": " + e.getMessage(),
+                    null, e);
+        }
         JsonNode root;
-        try (InputStream in = Files.newInputStream(file)) {
-            root = (json ? JSON : YAML).readTree(in);
+        try {
+            root = (json ? JSON : YAML).readTree(content);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException("pricing file " + file + " is not valid "
                     + (json ? "JSON" : "YAML") + ": " + e.getOriginalMessage(), e);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read pricing file " + file, e);
+            throw new UncheckedIOException(e); // reading from a byte array does no I/O
         }
         return withOverrides(parse(root, file.toString()));
     }

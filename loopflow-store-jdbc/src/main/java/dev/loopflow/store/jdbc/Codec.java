@@ -92,7 +92,7 @@ final class Codec {
     try {
       return JSON.readValue(json, Object.class);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+      throw StoreFailures.of("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -103,7 +103,7 @@ final class Codec {
     try {
       return JSON.readValue(json, MAP);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+      throw StoreFailures.of("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -114,7 +114,7 @@ final class Codec {
     try {
       return JSON.readValue(json, SESSIONS);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
+      throw StoreFailures.of("corrupt JSON in the journal: " + e.getOriginalMessage(), e);
     }
   }
 
@@ -191,7 +191,7 @@ final class Codec {
       }
       return new NodePosition(frames, nodeId);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("corrupt loop path in the journal: " + e.getOriginalMessage(), e);
+      throw StoreFailures.of("corrupt loop path in the journal: " + e.getOriginalMessage(), e);
     }
   }
 

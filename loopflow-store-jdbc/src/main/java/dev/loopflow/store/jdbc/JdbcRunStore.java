@@ -1,6 +1,7 @@
 package dev.loopflow.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.run.NodeStatus;
@@ -118,7 +119,7 @@ final class JdbcRunStore implements RunStore {
         setRest(c, ps, 2, r);
         ps.setString(10, r.runId());
         if (ps.executeUpdate() != 1) {
-          throw new IllegalStateException("no run '" + r.runId() + "' in " + description);
+          throw StoreFailures.of("no run '" + r.runId() + "' in " + description, null);
         }
       }
     });
@@ -255,7 +256,7 @@ final class JdbcRunStore implements RunStore {
         synchronized (pending) {
           pending.addAll(0, events);
         }
-        throw new IllegalStateException("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+        throw StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
       } catch (RuntimeException ex) {
         synchronized (pending) {
           pending.addAll(0, events);
@@ -357,7 +358,8 @@ final class JdbcRunStore implements RunStore {
   @Override
   public Optional<RunRecord> findRun(String runId) {
     List<RawRun> raw = query("SELECT " + RUN_COLUMNS + " FROM lf_runs WHERE run_id = ?", runId, JdbcRunStore::rawRuns);
-    return raw.isEmpty() ? Optional.empty() : Optional.of(raw.get(0).record(new Parts(raw.get(0).runId)));
+    return raw.isEmpty() ? Optional.empty()
+        : Optional.of(readBack(() -> raw.get(0).record(new Parts(raw.get(0).runId))));
   }
 
   @Override
@@ -366,7 +368,7 @@ final class JdbcRunStore implements RunStore {
         JdbcRunStore::rawRuns);
     List<RunRecord> out = new ArrayList<>(raw.size());
     for (RawRun r : raw) {
-      out.add(r.record(new Parts(r.runId)));
+      out.add(readBack(() -> r.record(new Parts(r.runId))));
     }
     return out;
   }
@@ -444,7 +446,7 @@ final class JdbcRunStore implements RunStore {
     Parts parts = new Parts(runId);
     List<NodeExecution> out = new ArrayList<>(raw.size());
     for (RawExecution r : raw) {
-      out.add(r.execution(parts));
+      out.add(readBack(() -> r.execution(parts)));
     }
     return out;
   }
@@ -463,8 +465,8 @@ final class JdbcRunStore implements RunStore {
     Parts parts = new Parts(runId);
     List<Event> out = new ArrayList<>(bodies.size());
     for (String body : bodies) {
-      out.add(ValueRefs.mayHoldRefs(body) ? Events.fromMap((java.util.Map<String, ?>) Codec.decode(body, parts))
-          : Codec.event(body));
+      out.add(readBack(() -> ValueRefs.mayHoldRefs(body)
+          ? Events.fromMap((java.util.Map<String, ?>) Codec.decode(body, parts)) : Codec.event(body)));
     }
     return out;
   }
@@ -490,13 +492,13 @@ final class JdbcRunStore implements RunStore {
           ps.setString(2, h);
           try (ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
-              throw new IllegalStateException("corrupt journal in " + description + ": run " + runId + " refers to "
-                  + "a stored value " + h + " that is missing");
+              throw StoreFailures.of("corrupt journal in " + description + ": run " + runId + " refers to "
+                  + "a stored value " + h + " that is missing", null);
             }
             return rs.getString(1);
           }
         } catch (SQLException ex) {
-          throw new IllegalStateException("cannot read the run store " + description + ": " + ex.getMessage(), ex);
+          throw StoreFailures.of("cannot read the run store " + description + ": " + ex.getMessage(), ex);
         }
       });
       return Codec.value(json);
@@ -535,8 +537,29 @@ final class JdbcRunStore implements RunStore {
         return reader.read(rs);
       }
     } catch (SQLException ex) {
-      throw new IllegalStateException("cannot read the run store " + description + ": " + ex.getMessage(), ex);
+      throw StoreFailures.of("cannot read the run store " + description + ": " + ex.getMessage(), ex);
+    } catch (LoopflowException ex) {
+      throw ex;
+    } catch (RuntimeException ex) {
+      throw unreadable(ex);
     }
+  }
+
+  /** What a row holds, built by {@code decode}; a row that does not read back fails as the store's own error. */
+  private <T> T readBack(java.util.function.Supplier<T> decode) {
+    try {
+      return decode.get();
+    } catch (LoopflowException ex) {
+      throw ex;
+    } catch (RuntimeException ex) {
+      throw unreadable(ex);
+    }
+  }
+
+  /** A row that is not what the engine wrote (an unknown status or event type, a broken date): edited or damaged. */
+  private LoopflowException unreadable(RuntimeException ex) {
+    return StoreFailures.of("cannot read the run store " + description + ": a journal row does not read back"
+        + (ex.getMessage() == null || ex.getMessage().isBlank() ? "" : ": " + ex.getMessage()), ex);
   }
 
   @Override

@@ -5,7 +5,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.core.secrets.PrivateFiles;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +111,7 @@ public final class JdbcStores {
       PrivateFiles.createFile(abs);
     } catch (IOException e) {
       // A FileSystemException's message is often only the path; the caller describes the cause (file and reason).
-      throw new UncheckedIOException("cannot create the store file " + abs, e);
+      throw StoreFailures.of("cannot create the store file " + abs, e);
     }
     SQLiteConfig cfg = new SQLiteConfig();
     cfg.setJournalMode(SQLiteConfig.JournalMode.WAL);
@@ -153,8 +152,7 @@ public final class JdbcStores {
     try {
       ds = new HikariDataSource(hc);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot connect to the PostgreSQL store " + pg.display + ": "
-          + rootMessage(e), e);
+      throw StoreFailures.of("cannot connect to the PostgreSQL store " + pg.display + ": " + rootMessage(e), e);
     }
     try {
       migrate(ds, pg.display);
@@ -192,7 +190,7 @@ public final class JdbcStores {
       Flyway.configure(JdbcStores.class.getClassLoader()).dataSource(ds).locations("classpath:db/loopflow")
           .table("lf_schema_history").loggers("slf4j").load().migrate();
     } catch (RuntimeException e) {
-      throw new IllegalStateException("cannot prepare the run store " + display + ": " + rootMessage(e), e);
+      throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
     }
   }
 

@@ -1,0 +1,14 @@
+/**
+ * The {@code loopflow} command line. Exports nothing: its API is the command line. The command package is opened
+ * to picocli, which reads and sets the commands' annotated fields reflectively.
+ */
+module dev.loopflow.cli {
+  requires dev.loopflow.core;
+  requires dev.loopflow.llm;
+  requires dev.loopflow.store.jdbc;
+  requires com.fasterxml.jackson.databind;
+  requires info.picocli;
+  requires jdk.unsupported;
+
+  opens dev.loopflow.cli to info.picocli;
+}
