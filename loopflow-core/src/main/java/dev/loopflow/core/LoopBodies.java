@@ -1,6 +1,6 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ public final class LoopBodies {
    */
   public static Map<String, List<String>> of(List<Node> nodes, List<Edge> edges) {
     Map<String, List<String>> out = new LinkedHashMap<>();
-    for (ExecGraph.Construct c : ExecGraph.constructs(nodes, edges, new ArrayList<>())) {
+    for (Constructs.Construct c : Constructs.find(nodes, edges, new ArrayList<>())) {
       if (c.loopNode() != null) {
         out.put(c.loopNode().id(), List.copyOf(c.inner()));
       }

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
@@ -30,10 +30,10 @@ final class CostLimits {
   /** {@code outer}: the max_usd budget around this level, described, or null when none. */
   private static void walk(List<Node> nodes, List<Edge> edges, String outer, Map<Node.Body, List<Problem>> pending,
       Problems problems) {
-    List<ExecGraph.Construct> regions = ExecGraph.constructs(nodes, edges, new ArrayList<>());
+    List<Constructs.Construct> regions = Constructs.find(nodes, edges, new ArrayList<>());
     for (Node n : nodes) {
       String limit = outer;
-      for (ExecGraph.Construct c : regions) {
+      for (Constructs.Construct c : regions) {
         if (limit == null && c.loopNode() != null && c.inner().contains(n.id())) {
           limit = ownLimit(c.loopNode());
         }

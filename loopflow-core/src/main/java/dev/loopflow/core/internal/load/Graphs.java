@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.internal.plan.GraphPlan;
 import dev.loopflow.core.model.LoopConfig;
 import java.util.ArrayList;
@@ -43,9 +43,9 @@ final class Graphs {
    * their pairings filled in.
    */
   static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, java.util.Set<String> invalidLoops) {
-    List<ExecGraph.Issue> issues = new ArrayList<>();
-    List<ExecGraph.Construct> cs = ExecGraph.constructs(nodes, edges, issues);
-    for (ExecGraph.Issue i : issues) {
+    List<Constructs.Issue> issues = new ArrayList<>();
+    List<Constructs.Construct> cs = Constructs.find(nodes, edges, issues);
+    for (Constructs.Issue i : issues) {
       // A marker whose loop node failed to load is unpaired only because of that failure, already reported.
       if (i.where() instanceof Node m && m.body() instanceof Node.Marker
           && invalidLoops.contains(m.kind().equals("exit") ? "loop" : "iterator")) {
@@ -58,7 +58,7 @@ final class Graphs {
     }
     Map<String, String> pairOf = new HashMap<>();
     Map<String, String> loopOf = new HashMap<>();
-    for (ExecGraph.Construct c : cs) {
+    for (Constructs.Construct c : cs) {
       if (c.loopNode() != null) {
         pairOf.put(c.loopNode().id(), c.pairId());
         loopOf.put(c.pairId(), c.loopNode().id());
@@ -78,7 +78,7 @@ final class Graphs {
         List<Node> body = l.body().isEmpty() ? l.body() : pair(l.body(), List.of(), problems, invalidLoops);
         b = new Node.Loop(cfg, l.maxIterations(), l.onExhausted(), l.budget(), l.input(), body);
         if (cfg instanceof LoopConfig.Refine r && r.exitCondition() == LoopConfig.ExitCondition.EVALUATOR) {
-          ExecGraph.Construct c = cs.stream().filter(x -> x.loopNode() != null && x.loopNode().id().equals(n.id()))
+          Constructs.Construct c = cs.stream().filter(x -> x.loopNode() != null && x.loopNode().id().equals(n.id()))
               .findFirst().orElse(null);
           boolean router = c != null && nodes.stream().anyMatch(x -> c.inner().contains(x.id())
               && x.body() instanceof Node.Router);

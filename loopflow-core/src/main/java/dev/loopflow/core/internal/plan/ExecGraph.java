@@ -4,7 +4,6 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -26,7 +25,7 @@ import java.util.Set;
  *     on the loop node;
  *   - while_loop and loop_group own their nested `body`/`nodes` declarations.
  * Graph-form constructs must nest (one's span inside the other's inner set) or be disjoint; anything else is a
- * load error reported by the loader through construct discovery here.
+ * load error reported by the loader through construct discovery ({@link Constructs}).
  *
  * An Incoming keeps the node it really comes from, so edge conditions and router branches are evaluated
  * against the node that produced the value, while dependency counting uses that node's owner at this level
@@ -113,211 +112,6 @@ public final class ExecGraph {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // Construct discovery (shared with the loader's validation)
-
-  /** A graph-form construct: what it occupies at its level ({@code span}) and what it owns ({@code inner}). */
-  public record Construct(String id, Edge loopEdge, Node loopNode, String pairId, Set<String> span,
-      Set<String> inner) {}
-
-  /** Why discovery could not place a construct; the loader turns these into problems with locations. */
-  public record Issue(Object where, String message) {}
-
-  /** Finds loop-edge regions and loop/iterator bodies among top-level nodes, checking pairing and nesting. */
-  public static List<Construct> constructs(List<Node> nodes, List<Edge> edges, List<Issue> issues) {
-    Map<String, List<String>> out = new HashMap<>();
-    Map<String, List<String>> in = new HashMap<>();
-    for (Edge e : forward(nodes, edges)) {
-      out.computeIfAbsent(e.from(), k -> new ArrayList<>()).add(e.to());
-      in.computeIfAbsent(e.to(), k -> new ArrayList<>()).add(e.from());
-    }
-    for (Node n : nodes) {
-      for (String d : n.dependsOn()) {
-        out.computeIfAbsent(d, k -> new ArrayList<>()).add(n.id());
-        in.computeIfAbsent(n.id(), k -> new ArrayList<>()).add(d);
-      }
-    }
-    List<Construct> found = new ArrayList<>();
-    Map<String, Node> byId = new LinkedHashMap<>();
-    nodes.forEach(n -> byId.put(n.id(), n));
-    Map<String, String> pairedBy = new HashMap<>();
-    for (Node n : nodes) {
-      if (!(n.body() instanceof Node.Loop loop)) {
-        continue;
-      }
-      String pair = switch (loop.config()) {
-        case LoopConfig.Refine r -> r.exitId();
-        case LoopConfig.Iterate it -> it.aggregatorId();
-        case LoopConfig.While w -> null;
-        case LoopConfig.Group g -> null;
-      };
-      if (pair == null) {
-        continue;
-      }
-      String marker = loop.config() instanceof LoopConfig.Refine ? "exit" : "aggregator";
-      // The paired marker: the one named by the config, else the single marker reachable without passing another.
-      Set<String> fwd = reach(n.id(), out, Set.of());
-      Set<String> candidates = new LinkedHashSet<>();
-      for (String id : fwd) {
-        Node m = byId.get(id);
-        if (m != null && m.body() instanceof Node.Marker && m.kind().equals(marker)) {
-          candidates.add(id);
-        }
-      }
-      String exit = pair.isEmpty() ? null : pair;
-      if (exit == null) {
-        // Stop at markers: the nearest ones are this loop's candidates.
-        Set<String> stops = new LinkedHashSet<>();
-        for (String c : candidates) {
-          Node m = byId.get(c);
-          stops.add(m.id());
-        }
-        Set<String> near = new LinkedHashSet<>();
-        for (String c : stops) {
-          boolean behindAnother = false;
-          for (String o : stops) {
-            if (!o.equals(c) && reach(o, out, Set.of()).contains(c)) {
-              behindAnother = true;
-            }
-          }
-          if (!behindAnother) {
-            near.add(c);
-          }
-        }
-        if (near.size() != 1) {
-          near.forEach(x -> pairedBy.putIfAbsent(x, n.id()));
-          issues.add(new Issue(n, near.isEmpty()
-              ? n.kind() + " '" + n.id() + "' has no " + marker + " node downstream of it (every " + n.kind()
-                  + " needs exactly one paired " + marker + ")"
-              : n.kind() + " '" + n.id() + "' reaches several " + marker + " nodes " + near + "; it needs exactly one"));
-          continue;
-        }
-        exit = near.iterator().next();
-      } else if (!fwd.contains(exit)) {
-        pairedBy.putIfAbsent(exit, n.id());
-        issues.add(new Issue(n, n.kind() + " '" + n.id() + "': " + marker + " '" + exit + "' is not downstream of it"));
-        continue;
-      }
-      if (pairedBy.containsKey(exit)) {
-        issues.add(new Issue(n, marker + " '" + exit + "' is paired with both '" + pairedBy.get(exit) + "' and '"
-            + n.id() + "'"));
-        continue;
-      }
-      pairedBy.put(exit, n.id());
-      // A loop's body is the nodes on paths from the loop to its exit; a dead-end branch inside it (the evaluator's
-      // `continue` path that feeds the next pass) belongs to it too: everything downstream of the loop node that
-      // is not downstream of its exit.
-      Set<String> body = new LinkedHashSet<>(reach(n.id(), out, Set.of(exit)));
-      body.removeAll(reach(exit, out, Set.of()));
-      body.remove(n.id());
-      body.remove(exit);
-      if (body.isEmpty()) {
-        issues.add(new Issue(n, n.kind() + " '" + n.id() + "' has an empty body: no node lies between it and "
-            + marker + " '" + exit + "'"));
-        continue;
-      }
-      Set<String> span = new LinkedHashSet<>(body);
-      span.add(n.id());
-      span.add(exit);
-      found.add(new Construct(n.id(), null, n, exit, order(span, nodes), order(body, nodes)));
-    }
-    for (Node n : nodes) {
-      if (n.body() instanceof Node.Marker && !pairedBy.containsKey(n.id())) {
-        String wanted = n.kind().equals("exit") ? "loop" : "iterator";
-        issues.add(new Issue(n, n.kind() + " '" + n.id() + "' has no paired " + wanted + " node upstream of it"));
-      }
-    }
-    for (Edge e : edges) {
-      if (!e.isLoop()) {
-        continue;
-      }
-      Set<String> region = new LinkedHashSet<>(reach(e.to(), out, Set.of()));
-      region.add(e.to());
-      Set<String> back = reach(e.from(), in, Set.of());
-      back.add(e.from());
-      region.retainAll(back);
-      if (!region.contains(e.from())) {
-        issues.add(new Issue(e, "loop edge " + e.from() + " -> " + e.to() + " goes forward: '" + e.from()
-            + "' is not reachable from '" + e.to() + "' by forward edges, so there is no cycle to repeat"));
-        continue;
-      }
-      Set<String> r = order(region, nodes);
-      found.add(new Construct(e.from() + "->" + e.to(), e, null, null, r, r));
-    }
-    // Nesting: spans must be disjoint or one inside the other's inner set.
-    List<Construct> ok = new ArrayList<>();
-    for (Construct c : found) {
-      boolean bad = false;
-      for (Construct o : ok) {
-        boolean disjoint = Collections.disjoint(c.span(), o.span());
-        // Checked first: two loop edges over the same region each "contain" the other, and the run would then
-        // never loop back.
-        boolean same = c.span().equals(o.span());
-        if (!same && (disjoint || o.inner().containsAll(c.span()) || c.inner().containsAll(o.span()))) {
-          continue;
-        }
-        if (same) {
-          issues.add(new Issue(c.loopEdge() != null ? c.loopEdge() : c.loopNode(), describe(c) + " repeats exactly"
-              + " the same nodes as " + describe(o) + "; merge them into one loop"));
-        } else {
-          issues.add(new Issue(c.loopEdge() != null ? c.loopEdge() : c.loopNode(), describe(c) + " overlaps "
-              + describe(o) + " without one containing the other; loops must nest or be disjoint"));
-        }
-        bad = true;
-        break;
-      }
-      if (!bad) {
-        ok.add(c);
-      }
-    }
-    return ok;
-  }
-
-  private static String describe(Construct c) {
-    return c.loopEdge() != null ? "loop edge " + c.loopEdge().from() + " -> " + c.loopEdge().to() + " "
-        + c.span() : c.loopNode().kind() + " '" + c.id() + "' " + c.inner();
-  }
-
-  private static Set<String> order(Set<String> ids, List<Node> nodes) {
-    Set<String> out = new LinkedHashSet<>();
-    for (Node n : nodes) {
-      if (ids.contains(n.id())) {
-        out.add(n.id());
-      }
-    }
-    return out;
-  }
-
-  private static Set<String> reach(String from, Map<String, List<String>> adj, Set<String> stop) {
-    Set<String> seen = new LinkedHashSet<>();
-    ArrayDeque<String> q = new ArrayDeque<>();
-    q.add(from);
-    while (!q.isEmpty()) {
-      String x = q.poll();
-      if (stop.contains(x) && !x.equals(from)) {
-        continue;
-      }
-      for (String y : adj.getOrDefault(x, List.of())) {
-        if (seen.add(y) && !stop.contains(y)) {
-          q.add(y);
-        } else if (stop.contains(y)) {
-          seen.add(y);
-        }
-      }
-    }
-    return seen;
-  }
-
-  private static List<Edge> forward(List<Node> nodes, List<Edge> edges) {
-    List<Edge> out = new ArrayList<>();
-    for (Edge e : edges) {
-      if (!e.isLoop() && !e.from().equals("__start__") && !e.to().equals("__end__")) {
-        out.add(e);
-      }
-    }
-    return out;
-  }
-
-  // ---------------------------------------------------------------------------------------------------------
   // Building
 
   /** The plan of a whole workflow's top level. Assumes the workflow was validated by the loader. */
@@ -333,25 +127,25 @@ public final class ExecGraph {
   private static ExecGraph of(List<Node> nodes, List<Edge> edges, List<Edge> deps) {
     Map<String, Node> byId = new LinkedHashMap<>();
     nodes.forEach(n -> byId.put(n.id(), n));
-    return level(new LinkedHashSet<>(byId.keySet()), null, byId, deps, constructs(nodes, edges, new ArrayList<>()));
+    return level(new LinkedHashSet<>(byId.keySet()), null, byId, deps, Constructs.find(nodes, edges, new ArrayList<>()));
   }
 
   private static ExecGraph level(Set<String> members, String entry, Map<String, Node> byId, List<Edge> deps,
-      List<Construct> all) {
+      List<Constructs.Construct> all) {
     return level(members, entry, null, byId, deps, all);
   }
 
   /** {@code self}: the region whose body this level is (it must not be found again inside itself). */
   private static ExecGraph level(Set<String> members, String entry, String self, Map<String, Node> byId,
-      List<Edge> deps, List<Construct> all) {
+      List<Edge> deps, List<Constructs.Construct> all) {
     // Maximal constructs inside this level.
-    List<Construct> here = new ArrayList<>();
-    for (Construct c : all) {
+    List<Constructs.Construct> here = new ArrayList<>();
+    for (Constructs.Construct c : all) {
       if (!members.containsAll(c.span()) || c.id().equals(entry) || c.id().equals(self)) {
         continue;
       }
       boolean maximal = true;
-      for (Construct o : all) {
+      for (Constructs.Construct o : all) {
         if (o != c && !o.id().equals(self) && members.containsAll(o.span()) && o.inner().containsAll(c.span())) {
           maximal = false;
         }
@@ -364,9 +158,9 @@ public final class ExecGraph {
     for (String id : members) {
       owner.put(id, id);
     }
-    Map<String, Construct> regionOf = new HashMap<>();
+    Map<String, Constructs.Construct> regionOf = new HashMap<>();
     Set<String> exitsOf = new java.util.HashSet<>();
-    for (Construct c : here) {
+    for (Constructs.Construct c : here) {
       String o = c.loopEdge() != null ? c.id() : c.loopNode().id();
       for (String id : c.inner()) {
         owner.put(id, o);
@@ -386,7 +180,7 @@ public final class ExecGraph {
         Node n = byId.get(id);
         units.add(new NodeUnit(n));
         if (n.body() instanceof Node.Loop loop) {
-          Construct c = here.stream().filter(x -> x.loopNode() == n).findFirst().orElse(null);
+          Constructs.Construct c = here.stream().filter(x -> x.loopNode() == n).findFirst().orElse(null);
           if (c != null) {
             ExecGraph g = level(c.inner(), n.id(), byId, deps, all);
             List<Incoming> exits = new ArrayList<>();
@@ -403,7 +197,7 @@ public final class ExecGraph {
           }
         }
       } else if (regionOf.containsKey(o) && placedRegions.add(o)) {
-        Construct c = regionOf.get(o);
+        Constructs.Construct c = regionOf.get(o);
         // The enclosing loop's entry edges stay active inside a region placed directly after the loop node.
         units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), entry, c.id(), byId, deps, all),
             c.inner()));
@@ -441,7 +235,7 @@ public final class ExecGraph {
         counted.get(toUnit).add(fromUnit);
       }
     }
-    for (Construct c : here) {
+    for (Constructs.Construct c : here) {
       if (c.loopNode() != null && members.contains(c.pairId())) {
         counted.get(c.pairId()).add(c.loopNode().id());
         incoming.get(c.pairId()).add(new Incoming(c.loopNode().id(), null, null));

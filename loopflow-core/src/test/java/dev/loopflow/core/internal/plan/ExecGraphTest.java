@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.internal.plan.ExecGraph.Construct;
+import dev.loopflow.core.internal.plan.Constructs.Construct;
 import dev.loopflow.core.internal.plan.ExecGraph.Incoming;
-import dev.loopflow.core.internal.plan.ExecGraph.Issue;
+import dev.loopflow.core.internal.plan.Constructs.Issue;
 import dev.loopflow.core.internal.plan.ExecGraph.NodeUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.RegionUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.Unit;
@@ -355,7 +355,7 @@ class ExecGraphTest {
         """);
     List<Edge> edges = new ArrayList<>(wf.edges());
     edges.addAll(List.of(loops));
-    return ExecGraph.constructs(wf.nodes(), edges, issues);
+    return Constructs.find(wf.nodes(), edges, issues);
   }
 
   @Test
@@ -421,7 +421,7 @@ class ExecGraphTest {
     edges.add(loopEdge("after", "draft"));
     List<Issue> issues = new ArrayList<>();
 
-    List<Construct> found = ExecGraph.constructs(wf.nodes(), edges, issues);
+    List<Construct> found = Constructs.find(wf.nodes(), edges, issues);
 
     assertThat(found).extracting(Construct::id).containsExactly("refine");
     assertThat(found.get(0).pairId()).isEqualTo("refine_exit");
