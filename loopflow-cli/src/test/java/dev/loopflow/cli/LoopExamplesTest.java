@@ -150,7 +150,7 @@ class LoopExamplesTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // Loop edge (001)
+  // Loop edge
 
   @Test
   void coderReviewerLoopsBackOnceThenPasses() throws IOException {
@@ -175,7 +175,7 @@ class LoopExamplesTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // loop + exit (000)
+  // loop + exit
 
   @Test
   void selfRefineRunsExactlyThreePasses() throws IOException {
@@ -201,7 +201,7 @@ class LoopExamplesTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // while_loop (003)
+  // while_loop
 
   @Test
   void whileCounterStopsWhenTheConditionTurnsFalse() throws IOException {
@@ -234,7 +234,7 @@ class LoopExamplesTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
-  // loop_group (004)
+  // loop_group
 
   @Test
   void fixUntilPassEndsOnTheSignal() throws IOException {

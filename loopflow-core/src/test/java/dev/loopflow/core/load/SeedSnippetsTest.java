@@ -20,8 +20,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The YAML snippets of seeds 001 and 003, copied under {@code src/test/resources/seeds/}. Loop constructs are not
- * run yet, so each snippet must load to exactly its "not supported yet" problems: no crash and nothing spurious.
+ * The example workflows of the loop-edge and while_loop reference designs, copied as written under
+ * {@code src/test/resources/seeds/}: each must load (or be refused) exactly as the design says, with no crash and
+ * nothing spurious, and run where the design shows a run.
  */
 class SeedSnippetsTest {
   private final Loopflow engine = Loopflow.builder().handler(new StubLlmHandler()).build();
