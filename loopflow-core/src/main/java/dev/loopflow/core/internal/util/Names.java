@@ -6,14 +6,18 @@ import java.util.Collection;
 public final class Names {
   private Names() {}
 
-  /** The closest candidate within a distance that scales with the word, or null. */
+  /**
+   * The closest candidate within a distance that scales with the word, or null. Equally close candidates are
+   * decided alphabetically, never by the collection's order: a set's order can change from one start to the next,
+   * and the same mistake must get the same suggestion every time.
+   */
   public static String closest(String word, Collection<String> candidates) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     int limit = Math.max(1, Math.min(3, word.length() / 3 + 1));
     for (String c : candidates) {
       int d = distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
-      if (d < bestDistance && d <= limit) {
+      if (d <= limit && (d < bestDistance || d == bestDistance && c.compareTo(best) < 0)) {
         best = c;
         bestDistance = d;
       }
