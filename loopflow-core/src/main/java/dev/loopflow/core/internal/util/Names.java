@@ -31,7 +31,9 @@ public final class Names {
     return c == null ? "" : " (did you mean '" + c + "'?)";
   }
 
+  /** Edit distance with adjacent transpositions (optimal string alignment): "retyr" is one edit from "retry". */
   static int distance(String a, String b) {
+    int[] prev2 = new int[b.length() + 1];
     int[] prev = new int[b.length() + 1];
     int[] cur = new int[b.length() + 1];
     for (int j = 0; j <= b.length(); j++) {
@@ -43,10 +45,11 @@ public final class Names {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
         cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
         if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
-          cur[j] = Math.min(cur[j], prev[j - 2 < 0 ? 0 : j - 2] + 1);
+          cur[j] = Math.min(cur[j], prev2[j - 2] + 1);
         }
       }
-      int[] t = prev;
+      int[] t = prev2;
+      prev2 = prev;
       prev = cur;
       cur = t;
     }

@@ -19,6 +19,14 @@ class NamesTest {
   }
 
   @Test
+  void swappedNeighboursCountAsOneEdit_bugTranspositionReadTheWrongRow() {
+    assertThat(Names.distance("retyr", "retry")).isEqualTo(1);
+    assertThat(Names.distance("ab", "ba")).isEqualTo(1);
+    assertThat(Names.distance("abcdef", "abdcef")).isEqualTo(1);
+    assertThat(Names.distance("kitten", "sitting")).isEqualTo(3);
+  }
+
+  @Test
   void nothingCloseEnoughGivesNoSuggestion() {
     assertThat(Names.closest("zzzzzz", List.of("retry", "timeout"))).isNull();
     assertThat(Names.suggest("zzzzzz", List.of("retry"))).isEmpty();
