@@ -76,6 +76,20 @@ final class Frame {
   }
 
   /**
+   * Marks a node only if nothing settled it yet (no status, or still paused), in one step: a coordinator timing a
+   * node out and the node's own thread reporting its interrupt race for the same node, and the timeout must win.
+   * Returns whether it marked.
+   */
+  synchronized boolean markIfUnsettled(String id, NodeStatus status, Map<String, Object> result) {
+    NodeStatus own = statuses.get(id);
+    if (own != null && own != NodeStatus.PAUSED) {
+      return false;
+    }
+    mark(id, status, result);
+    return true;
+  }
+
+  /**
    * Adds one field to a node's result, creating the result if the node has none (a loop edge's {@code loop} summary
    * goes on its source node, which may have failed before completing a pass). The status is left as it is.
    */

@@ -328,13 +328,15 @@ final class GraphRun {
       Node node = ((ExecGraph.NodeUnit) r.unit()).node();
       running.remove(node.id());
       settle(r);
+      String message = "node '" + frame.position(node.id()).path() + "' timed out after "
+          + Durations.format(node.timeout());
+      // Recorded before the interrupt: the node's thread, reporting that interrupt, then finds it settled as timed
+      // out and does not record it as cancelled.
+      recorder.timedOut(node, frame, message);
       r.future().cancel(true);
       if (r.slot() && r.began().compareAndSet(false, true)) {
         ctx.slots.release();
       }
-      String message = "node '" + frame.position(node.id()).path() + "' timed out after "
-          + Durations.format(node.timeout());
-      recorder.timedOut(node, frame, message);
       statuses.put(node.id(), NodeStatus.FAILED);
       if (node.allowFailure()) {
         release(node.id(), remaining, ready);

@@ -125,9 +125,7 @@ final class Recorder {
 
   /** A node its coordinator gave up on (cancelled before it began, or interrupted and never reported). */
   void cancelledUnstarted(Node node, Frame frame) {
-    NodeStatus own = frame.ownStatus(node.id());
-    if (own == null || own == NodeStatus.PAUSED) {
-      frame.mark(node.id(), NodeStatus.CANCELLED, Map.of("status", "cancelled"));
+    if (frame.markIfUnsettled(node.id(), NodeStatus.CANCELLED, Map.of("status", "cancelled"))) {
       NodePosition pos = frame.position(node.id());
       ctx.bus.publish((seq, at) -> new Event.NodeCancelled(ctx.runId, seq, at, pos, node.kind()));
     }
