@@ -15,6 +15,10 @@ final class InMemoryRunStore implements RunStore {
   private final Map<String, List<Event>> events = new ConcurrentHashMap<>();
   private final Map<String, Lease> leases = new ConcurrentHashMap<>();
   private final Map<String, String> cancels = new ConcurrentHashMap<>();
+  private final Map<String, List<RunCommand>> commands = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong commandsVersion = new java.util.concurrent.atomic.AtomicLong();
+  /** scope + NUL + namespace -> key -> entry. */
+  private final Map<String, java.util.NavigableMap<String, MemoryEntry>> memory = new ConcurrentHashMap<>();
 
   @Override
   public void createRun(RunRecord run) {
@@ -110,5 +114,87 @@ final class InMemoryRunStore implements RunStore {
   @Override
   public Optional<String> cancelRequest(String runId) {
     return Optional.ofNullable(cancels.get(runId));
+  }
+
+  @Override
+  public RunCommand appendCommand(String runId, String kind, Map<String, Object> payload, Instant at) {
+    List<RunCommand> list = commands.computeIfAbsent(runId, k -> new ArrayList<>());
+    RunCommand c;
+    synchronized (list) {
+      c = new RunCommand(runId, list.size() + 1, kind, payload, at, null, null);
+      list.add(c);
+    }
+    commandsVersion.incrementAndGet();
+    return c;
+  }
+
+  @Override
+  public List<RunCommand> pendingCommands(String runId) {
+    return commands(runId).stream().filter(RunCommand::pending).toList();
+  }
+
+  @Override
+  public List<RunCommand> commands(String runId) {
+    List<RunCommand> list = commands.get(runId);
+    if (list == null) {
+      return List.of();
+    }
+    synchronized (list) {
+      return List.copyOf(list);
+    }
+  }
+
+  @Override
+  public void respondCommand(String runId, long seq, Map<String, Object> response, Instant at) {
+    List<RunCommand> list = commands.get(runId);
+    if (list == null) {
+      return;
+    }
+    synchronized (list) {
+      if (seq >= 1 && seq <= list.size()) {
+        RunCommand c = list.get((int) seq - 1);
+        if (c.pending()) {
+          list.set((int) seq - 1, new RunCommand(runId, seq, c.kind(), c.payload(), c.createdAt(), response, at));
+        }
+      }
+    }
+  }
+
+  @Override
+  public long commandsVersion() {
+    return commandsVersion.get();
+  }
+
+  private java.util.NavigableMap<String, MemoryEntry> memoryOf(String scope, String namespace) {
+    return memory.computeIfAbsent(scope + '\0' + namespace, k -> new java.util.concurrent.ConcurrentSkipListMap<>());
+  }
+
+  @Override
+  public void putMemory(MemoryEntry entry) {
+    memoryOf(entry.scope(), entry.namespace()).put(entry.key(), entry);
+  }
+
+  @Override
+  public Optional<MemoryEntry> getMemory(String scope, String namespace, String key) {
+    return Optional.ofNullable(memoryOf(scope, namespace).get(key));
+  }
+
+  @Override
+  public List<MemoryEntry> listMemory(String scope, String namespace, String keyPrefix) {
+    return memoryOf(scope, namespace).tailMap(keyPrefix, true).values().stream()
+        .takeWhile(e -> e.key().startsWith(keyPrefix)).toList();
+  }
+
+  @Override
+  public int deleteMemory(String scope, String namespace, String keyPrefix) {
+    List<MemoryEntry> gone = listMemory(scope, namespace, keyPrefix);
+    java.util.NavigableMap<String, MemoryEntry> m = memoryOf(scope, namespace);
+    int n = 0;
+    for (MemoryEntry e : gone) {
+      if (m.remove(e.key()) != null) {
+        n++;
+      }
+    }
+    return n;
   }
 }

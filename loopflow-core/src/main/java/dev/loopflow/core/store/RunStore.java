@@ -58,6 +58,47 @@ public interface RunStore extends AutoCloseable {
   /** The reason of a pending cancel request, or empty when none is pending. */
   Optional<String> cancelRequest(String runId);
 
+  // -------------------------------------------------------------------------------------------------------
+  // The command bus: requests to the engine executing a run, from any process
+
+  /**
+   * Appends a command for a run and returns it with its sequence number. Durable when it returns. The run need not
+   * be executing; a pending command waits for the engine that next holds the run's lease.
+   */
+  RunCommand appendCommand(String runId, String kind, java.util.Map<String, Object> payload, Instant at);
+
+  /** The run's commands without a response, in sequence order. */
+  List<RunCommand> pendingCommands(String runId);
+
+  /** Every command of the run, in sequence order. */
+  List<RunCommand> commands(String runId);
+
+  /**
+   * Records the engine's answer to a command. Answering twice keeps the first answer (a resumed run that decided
+   * a command again must not change what the requester was told). Durable when it returns.
+   */
+  void respondCommand(String runId, long seq, java.util.Map<String, Object> response, Instant at);
+
+  /**
+   * A cheap token that changes whenever a command may have been appended by any process since it was last read;
+   * an engine polls it and only then asks for {@link #pendingCommands}. It may change for other reasons too.
+   */
+  long commandsVersion();
+
+  // -------------------------------------------------------------------------------------------------------
+  // Shared memory: values nodes share by namespace and key
+
+  /** Stores (or replaces) a value under its scope, namespace and key. Durable when it returns. */
+  void putMemory(MemoryEntry entry);
+
+  Optional<MemoryEntry> getMemory(String scope, String namespace, String key);
+
+  /** The entries whose key starts with {@code keyPrefix} ("" for all), ordered by key. */
+  List<MemoryEntry> listMemory(String scope, String namespace, String keyPrefix);
+
+  /** Deletes the entries whose key starts with {@code keyPrefix} ("" for all); returns how many. */
+  int deleteMemory(String scope, String namespace, String keyPrefix);
+
   /** Makes buffered events durable. */
   default void flush() {}
 

@@ -114,4 +114,50 @@ final class FaultyStore implements RunStore {
   public Optional<String> cancelRequest(String runId) {
     return journal.cancelRequest(runId);
   }
+
+  @Override
+  public dev.loopflow.core.store.RunCommand appendCommand(String runId, String kind,
+      java.util.Map<String, Object> payload, Instant at) {
+    return journal.appendCommand(runId, kind, payload, at);
+  }
+
+  @Override
+  public List<dev.loopflow.core.store.RunCommand> pendingCommands(String runId) {
+    return journal.pendingCommands(runId);
+  }
+
+  @Override
+  public List<dev.loopflow.core.store.RunCommand> commands(String runId) {
+    return journal.commands(runId);
+  }
+
+  @Override
+  public void respondCommand(String runId, long seq, java.util.Map<String, Object> response, Instant at) {
+    journal.respondCommand(runId, seq, response, at);
+  }
+
+  @Override
+  public long commandsVersion() {
+    return journal.commandsVersion();
+  }
+
+  @Override
+  public void putMemory(dev.loopflow.core.store.MemoryEntry entry) {
+    journal.putMemory(entry);
+  }
+
+  @Override
+  public Optional<dev.loopflow.core.store.MemoryEntry> getMemory(String scope, String namespace, String key) {
+    return journal.getMemory(scope, namespace, key);
+  }
+
+  @Override
+  public List<dev.loopflow.core.store.MemoryEntry> listMemory(String scope, String namespace, String keyPrefix) {
+    return journal.listMemory(scope, namespace, keyPrefix);
+  }
+
+  @Override
+  public int deleteMemory(String scope, String namespace, String keyPrefix) {
+    return journal.deleteMemory(scope, namespace, keyPrefix);
+  }
 }

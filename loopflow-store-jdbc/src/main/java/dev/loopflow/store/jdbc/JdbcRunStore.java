@@ -575,4 +575,53 @@ final class JdbcRunStore implements RunStore {
       ds.close();
     }
   }
+
+  // Command bus and shared memory: not yet on JDBC stores.
+
+  @Override
+  public dev.loopflow.core.store.RunCommand appendCommand(String runId, String kind,
+      java.util.Map<String, Object> payload, java.time.Instant at) {
+    throw new UnsupportedOperationException("run commands");
+  }
+
+  @Override
+  public java.util.List<dev.loopflow.core.store.RunCommand> pendingCommands(String runId) {
+    return java.util.List.of();
+  }
+
+  @Override
+  public java.util.List<dev.loopflow.core.store.RunCommand> commands(String runId) {
+    return java.util.List.of();
+  }
+
+  @Override
+  public void respondCommand(String runId, long seq, java.util.Map<String, Object> response,
+      java.time.Instant at) {}
+
+  @Override
+  public long commandsVersion() {
+    return 0;
+  }
+
+  @Override
+  public void putMemory(dev.loopflow.core.store.MemoryEntry entry) {
+    throw new UnsupportedOperationException("shared memory");
+  }
+
+  @Override
+  public java.util.Optional<dev.loopflow.core.store.MemoryEntry> getMemory(String scope, String namespace,
+      String key) {
+    return java.util.Optional.empty();
+  }
+
+  @Override
+  public java.util.List<dev.loopflow.core.store.MemoryEntry> listMemory(String scope, String namespace,
+      String keyPrefix) {
+    return java.util.List.of();
+  }
+
+  @Override
+  public int deleteMemory(String scope, String namespace, String keyPrefix) {
+    return 0;
+  }
 }
