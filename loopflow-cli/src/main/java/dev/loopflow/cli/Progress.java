@@ -110,7 +110,20 @@ abstract class Progress implements EventListener {
         case Event.RunFinished f -> "run " + f.status() + (f.errorCode() == null ? "" : " [" + f.errorCode() + "]")
             + "  tokens " + f.inputTokens() + "+" + f.outputTokens()
             + (f.costUsd() == null ? "" : "  " + money(f.costUsd())) + "  llm calls " + f.llmCalls();
+        case Event.NodeStep s -> null;
+        case Event.NodeStreaming s -> null;
+        case Event.RestartRequested r -> pad(r.requesterStageId()) + " requests a restart of '"
+            + r.targetStageId() + "': " + r.reason();
+        case Event.RestartAccepted r -> pad(r.targetStageId()) + " restarts (iteration " + r.iteration()
+            + "), requested by " + r.requesterStageId();
+        case Event.RestartRejected r -> pad(r.targetStageId()) + " restart refused [" + r.errorCode() + "]: "
+            + r.message();
+        case Event.StageValidationRetry v -> pad(v.node().path()) + " output did not validate, retry "
+            + v.retry() + " with a fresh session: " + v.error();
       };
+      if (line == null) {
+        return;
+      }
       err.println(t + line);
       err.flush();
     }

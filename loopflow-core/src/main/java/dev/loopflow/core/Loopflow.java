@@ -45,7 +45,10 @@ public final class Loopflow {
 
   private Loopflow(Builder b) {
     this.handlers = Map.copyOf(b.handlers);
-    this.services = Map.copyOf(b.services);
+    Map<Class<?>, Object> s = new LinkedHashMap<>(b.services);
+    s.putIfAbsent(dev.loopflow.core.internal.exec.ChildRuns.class,
+        (dev.loopflow.core.internal.exec.ChildRuns) this::runChild);
+    this.services = Map.copyOf(s);
     this.engine = new Engine(b.store, services, b.clock, this::journaledWorkflow);
     this.loader = new WorkflowLoader(handlers, services);
   }
@@ -98,6 +101,59 @@ public final class Loopflow {
   public RunHandle start(Workflow workflow, RunOptions options) {
     Map<String, Object> inputs = Inputs.resolve(workflow, options.inputs());
     return engine.start(workflow, inputs, options);
+  }
+
+  /** The run option that says how deep a child run (a workflow run as a tool) is nested. */
+  private static final String CHILD_DEPTH = "loopflow.child_depth";
+
+  /** Runs a workflow file as a child of a node's run (see {@code NodeContext.runWorkflow}). */
+  private Map<String, Object> runChild(Path file, Map<String, Object> inputs, RunOptions parent, String parentRunId,
+      dev.loopflow.core.model.NodePosition caller) throws InterruptedException {
+    int depth = parent.options().get(CHILD_DEPTH) instanceof Number n ? n.intValue() : 0;
+    if (depth >= dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflows run as tools nest at most "
+          + dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH + " deep; '" + file.getFileName()
+          + "' would be level " + (depth + 1), caller);
+    }
+    Workflow wf;
+    try {
+      wf = load(file);
+    } catch (WorkflowInvalidException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflow '" + file.getFileName() + "' is invalid: "
+          + e.getMessage(), caller);
+    }
+    RunOptions.Builder ob = RunOptions.builder()
+        .runId(parentRunId + "." + caller.nodeId() + "." + java.util.UUID.randomUUID().toString().substring(0, 8))
+        .inputs(inputs).environment(parent.environment()).workingDirectory(parent.workingDirectory());
+    parent.options().forEach(ob::option);
+    ob.option(CHILD_DEPTH, depth + 1);
+    RunHandle h;
+    try {
+      h = start(wf, ob.build());
+    } catch (LoopflowException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflow '" + file.getFileName() + "' could not start: "
+          + e.getMessage(), caller);
+    }
+    RunResult r;
+    try {
+      r = h.await();
+    } catch (InterruptedException e) {
+      h.cancel("the calling node was cancelled");
+      throw e;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("run_id", r.runId());
+    out.put("status", r.status().json());
+    out.put("output", r.output());
+    if (r.error() != null) {
+      Map<String, Object> e = new LinkedHashMap<>();
+      e.put("code", r.error().code());
+      e.put("message", r.error().message());
+      out.put("error", e);
+    } else {
+      out.put("error", null);
+    }
+    return out;
   }
 
   /** Runs to the end and returns the result (the same object {@code loopflow run --json} prints). */

@@ -149,4 +149,56 @@ public sealed interface Event {
       return "listener.failed";
     }
   }
+
+  /**
+   * A durable step inside one node execution (an agent's model round trip or tool call). {@code execution}
+   * tells the executions of one position apart, so a resumed run continues only the last one.
+   */
+  record NodeStep(String runId, long seq, Instant at, NodePosition node, String execution,
+      Map<String, Object> step) implements Event {
+    public String type() {
+      return "node.step";
+    }
+  }
+
+  /** Text a streaming model has produced so far in a node execution. */
+  record NodeStreaming(String runId, long seq, Instant at, NodePosition node, String nodeId, String tokens)
+      implements Event {
+    public String type() {
+      return "node.streaming";
+    }
+  }
+
+  /** A restart request arrived on the run's bus (from a node, the Java API, the command line or HTTP). */
+  record RestartRequested(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
+      String targetStageId, String reason, Map<String, Object> parameters, int iteration, long timestampMs)
+      implements Event {
+    public String type() {
+      return "restart.requested";
+    }
+  }
+
+  /** A restart request passed the restart policy: the run goes back to {@code targetStageId}. */
+  record RestartAccepted(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
+      String targetStageId, String reason, int iteration) implements Event {
+    public String type() {
+      return "restart.accepted";
+    }
+  }
+
+  /** A restart request was refused; {@code errorCode} says by which check. */
+  record RestartRejected(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
+      String targetStageId, String reason, String errorCode, String message, int iteration) implements Event {
+    public String type() {
+      return "restart.rejected";
+    }
+  }
+
+  /** A stage's output did not validate; the stage runs again with a fresh session. */
+  record StageValidationRetry(String runId, long seq, Instant at, NodePosition node, int retry, String sessionId,
+      String error) implements Event {
+    public String type() {
+      return "stage.validation_retry";
+    }
+  }
 }

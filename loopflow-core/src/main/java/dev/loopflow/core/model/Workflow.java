@@ -35,11 +35,13 @@ public final class Workflow {
   private final Template output;
   private final Map<String, Object> blocks;
   private final Map<String, StateMerge> stateMerge;
+  private final RestartPolicy restartPolicy;
   private final ExecGraph plan;
 
   private Workflow(String name, String description, String file, String source, Map<String, InputSpec> inputs,
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
-      Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge) {
+      Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge,
+      RestartPolicy restartPolicy) {
     this.name = name;
     this.description = description;
     this.file = file;
@@ -53,6 +55,7 @@ public final class Workflow {
     this.output = output;
     this.blocks = Collections.unmodifiableMap(new LinkedHashMap<>(blocks));
     this.stateMerge = Collections.unmodifiableMap(new LinkedHashMap<>(stateMerge));
+    this.restartPolicy = restartPolicy;
     this.plan = ExecGraph.of(this.nodes, this.edges);
   }
 
@@ -116,6 +119,11 @@ public final class Workflow {
    */
   public List<Edge> dependencies() {
     return Dependencies.of(nodes, edges);
+  }
+
+  /** The restart policy (a pipeline's, or one declared on the workflow); null when restarts are not possible. */
+  public RestartPolicy restartPolicy() {
+    return restartPolicy;
   }
 
   /** How a state key is merged; REPLACE unless declared otherwise. */

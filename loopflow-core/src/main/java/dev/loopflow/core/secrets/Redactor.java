@@ -404,6 +404,13 @@ public final class Redactor {
       // Rare events with free-form content (an answer, an exception's text): always masked through the full form.
       case Event.RunResumed x -> true;
       case Event.ListenerFailed x -> true;
+      case Event.NodeStep x -> true;
+      case Event.NodeStreaming x -> dirty(x.node(), x.runId(), x.tokens());
+      case Event.RestartRequested x -> true;
+      case Event.RestartAccepted x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason());
+      case Event.RestartRejected x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason(),
+          x.message());
+      case Event.StageValidationRetry x -> dirty(x.node(), x.runId(), x.sessionId(), x.error());
     };
   }
 

@@ -61,6 +61,43 @@ public interface NodeContext {
    */
   Conversation runLog(String name);
 
+  /**
+   * This execution's durable steps (an agent's model round trips and tool calls). {@link StepLog#record} is
+   * durable when it returns; a run resumed after a crash in the middle of this execution gives the execution that
+   * runs again the steps the interrupted one recorded, in order, so it can continue instead of repeating them.
+   */
+  StepLog steps();
+
+  /** The run's shared memory. */
+  SharedMemory sharedMemory();
+
+  /**
+   * Publishes a restart request from this node (the requester) on the run's command bus. The engine decides it
+   * after this node completes, under the workflow's restart policy; the decision is journaled and becomes the
+   * request's response. Throws {@code restart_validation_failed} when the workflow has no restart policy.
+   *
+   * @return the request's number on the bus
+   */
+  long requestRestart(String targetStageId, String reason, Map<String, String> parameters);
+
+  /** Reports text a streaming model produced so far in this execution (the {@code node.streaming} event). */
+  void streamed(String tokens);
+
+  /**
+   * Runs the workflow in {@code file} (relative to the working directory) to its end as a child run of this one,
+   * with the same engine and store, and returns its result: {@code run_id}, {@code status}, {@code output},
+   * {@code error}. Child runs nest at most a few levels deep; a deeper one fails this node.
+   */
+  Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs) throws InterruptedException;
+
+  /** A durable list of steps; see {@link NodeContext#steps()}. */
+  interface StepLog {
+    /** The steps an interrupted earlier execution of this node recorded; empty on a first execution. */
+    List<Map<String, Object>> replayed();
+
+    void record(Map<String, Object> step);
+  }
+
   /** A service registered with the engine (e.g. the LLM router's chooser), if any. */
   <T> Optional<T> service(Class<T> type);
 

@@ -80,10 +80,11 @@ public final class Engine {
     store.requestCancel(run.runId(), null);
     List<NodeExecution> rows = store.nodeExecutions(run.runId());
     long lastSeq = 0;
-    for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
+    List<dev.loopflow.core.event.Event> events = store.events(run.runId());
+    for (dev.loopflow.core.event.Event e : events) {
       lastSeq = Math.max(lastSeq, e.seq());
     }
-    RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input);
+    RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input, events);
     Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
         store, services, clock, executor, run, input, replay, lastSeq, lease);
     Thread.ofVirtual().name("loopflow-run-" + run.runId()).start(scheduler::run);

@@ -226,4 +226,73 @@ final class NodeContextImpl implements NodeContext {
   public <T> java.util.Optional<T> service(Class<T> type) {
     return java.util.Optional.ofNullable(type.cast(ctx.services.get(type)));
   }
+
+  /** Tells this execution's steps apart from an earlier execution's at the same position. */
+  private final String execution = java.util.UUID.randomUUID().toString();
+  private java.util.List<Map<String, Object>> replayedSteps;
+
+  @Override
+  public StepLog steps() {
+    return new StepLog() {
+      @Override
+      public synchronized java.util.List<Map<String, Object>> replayed() {
+        if (replayedSteps == null) {
+          replayedSteps = ctx.replay.takeSteps(position);
+        }
+        return replayedSteps;
+      }
+
+      @Override
+      public void record(Map<String, Object> step) {
+        Map<String, Object> plain = Values.plain(step) instanceof Map<?, ?> m ? castMap(m) : Map.of();
+        ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, execution, plain));
+        ctx.store.flush();
+      }
+    };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> castMap(Map<?, ?> m) {
+    return (Map<String, Object>) m;
+  }
+
+  @Override
+  public dev.loopflow.core.spi.SharedMemory sharedMemory() {
+    return ctx.memory;
+  }
+
+  @Override
+  public long requestRestart(String targetStageId, String reason, Map<String, String> parameters) {
+    if (ctx.workflow.restartPolicy() == null) {
+      throw new LoopflowException(ErrorCode.RESTART_VALIDATION_FAILED, "node '" + position.path()
+          + "' requested a restart, but the workflow has no restart_policy", position);
+    }
+    String requester = position.nodeId();
+    return ctx.commands.publish(new dev.loopflow.core.run.RestartRequest(requester, targetStageId, reason,
+        parameters, ctx.restartIteration(), ctx.clock.millis()));
+  }
+
+  /** Publishes an engine event about this execution (a stage's validation retry). */
+  void publish(EventBus.Factory factory) {
+    ctx.bus.publish(factory);
+  }
+
+  @Override
+  public void streamed(String tokens) {
+    if (tokens == null || tokens.isEmpty()) {
+      return;
+    }
+    ctx.bus.publish((seq, at) -> new Event.NodeStreaming(ctx.runId, seq, at, position, position.nodeId(), tokens));
+  }
+
+  @Override
+  public Map<String, Object> runWorkflow(java.nio.file.Path file, Map<String, Object> inputs)
+      throws InterruptedException {
+    ChildRuns runner = (ChildRuns) ctx.services.get(ChildRuns.class);
+    if (runner == null) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "this engine cannot run child workflows", position);
+    }
+    java.nio.file.Path resolved = file.isAbsolute() ? file : ctx.options.workingDirectory().resolve(file);
+    return runner.run(resolved, inputs == null ? Map.of() : inputs, ctx.options, ctx.runId, position);
+  }
 }

@@ -57,6 +57,10 @@ final class RunContext {
   volatile Runnable onFatal = () -> { };
   /** Every wait of the run (retry delays, its deadline, polling for node timeouts) goes through these. */
   final Waits waits;
+  /** The run's command bus (restart requests). */
+  final RunCommands commands;
+  /** The run's shared memory. */
+  final RunMemory memory;
 
   RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
       ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
@@ -75,6 +79,15 @@ final class RunContext {
     this.replay = replay;
     this.redactor = redactor;
     this.waits = Waits.of(clock);
+    this.commands = new RunCommands(store, runId, clock);
+    this.memory = new RunMemory(store, runId, workflow.name(), clock);
+  }
+
+  /** The run's current restart iteration (1 before any restart); set by the restart loop. */
+  volatile int restartIteration = 1;
+
+  int restartIteration() {
+    return restartIteration;
   }
 
   /** Pauses the run (the first request wins): running units finish, nothing new starts. */
@@ -178,8 +191,25 @@ final class RunContext {
     private final Usage total;
     private final String pausedAt;
     private volatile dev.loopflow.core.run.ResumeInput resumeInput;
+    /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
+    private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
     Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput) {
+      this(rows, pausedAt, resumeInput, List.of());
+    }
+
+    Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput,
+        List<dev.loopflow.core.event.Event> events) {
+      Map<String, String> lastExecution = new java.util.HashMap<>();
+      for (dev.loopflow.core.event.Event e : events) {
+        if (e instanceof dev.loopflow.core.event.Event.NodeStep s) {
+          String path = s.node().path();
+          if (!s.execution().equals(lastExecution.put(path, s.execution()))) {
+            steps.put(path, new java.util.ArrayList<>());
+          }
+          steps.get(path).add(s.step());
+        }
+      }
       Usage sum = Usage.NONE;
       for (NodeExecution r : rows) {
         // Each row holds only what its own execution spent (a loop's row none of its body's), so the rows add up
@@ -205,6 +235,15 @@ final class RunContext {
       this.total = sum;
       this.pausedAt = pausedAt;
       this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
+    }
+
+    /** The steps an interrupted execution at {@code at} recorded, handed out once (a retry starts afresh). */
+    List<Map<String, Object>> takeSteps(NodePosition at) {
+      if (steps.isEmpty()) {
+        return List.of();
+      }
+      List<Map<String, Object>> s = steps.remove(at.path());
+      return s == null ? List.of() : List.copyOf(s);
     }
 
     boolean isEmpty() {

@@ -24,9 +24,10 @@ final class ModelFactory {
   /** The loader's one way to make a {@link Workflow} (it has no public constructor; its plan is computed here). */
   static Workflow workflow(String name, String description, String file, String text, Map<String, InputSpec> inputs,
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
-      Template output, Map<String, Object> sections, Map<String, StateMerge> merges) {
+      Template output, Map<String, Object> sections, Map<String, StateMerge> merges,
+      dev.loopflow.core.model.RestartPolicy restartPolicy) {
     return dev.loopflow.core.internal.plan.ModelAccess.workflows().create(name, description, file, text, inputs,
-        defaults, budget, limits, nodes, edges, output, sections, merges);
+        defaults, budget, limits, nodes, edges, output, sections, merges, restartPolicy);
   }
 
   /** The loader's one {@code new Node(...)}. */

@@ -13,7 +13,8 @@ public final class TemplateScope {
   private TemplateScope() {}
 
   /** Root names besides node ids. {@code range} is Jinja's function. */
-  public static final Set<String> ROOTS = Set.of("input", "flow", "state", "loop", "env", "run", "range");
+  public static final Set<String> ROOTS = Set.of("input", "flow", "state", "loop", "env", "run", "range",
+      "pipeline");
 
   /** Every node result may have these, whatever its kind (error: when it failed under allow_failure). */
   public static final Set<String> COMMON_RESULT_FIELDS = Set.of("status", "output", "error");

@@ -13,7 +13,8 @@ final class TopLevel {
   private TopLevel() {}
 
   static final Set<String> FIELDS = Set.of("name", "description", "flow", "input", "defaults", "budget", "limits",
-      "nodes", "edges", "output", "mock", "version", "state", "prices");
+      "nodes", "edges", "output", "mock", "version", "state", "prices", "workflow_pattern", "agents",
+      "restart_policy");
   static final Set<String> FLOW_FIELDS = Set.of("name", "input", "description");
 
   /** What the file says the workflow is; {@code name} falls back to the file's base name. */
@@ -22,10 +23,7 @@ final class TopLevel {
   static void checkFields(YNode.YMap top, Problems problems) {
     for (YNode.YMap.Entry e : top.entries().values()) {
       if (!FIELDS.contains(e.key())) {
-        String hint = switch (e.key()) {
-          case "workflow_pattern", "agents", "restart_policy" -> " (iterative pipelines are not supported yet)";
-          default -> Names.suggest(e.key(), FIELDS);
-        };
+        String hint = Names.suggest(e.key(), FIELDS);
         problems.add(e.keyLocation(), e.key(), "unknown field '" + e.key() + "'" + hint);
       }
     }

@@ -16,6 +16,9 @@ import dev.loopflow.core.spi.NodeHandler;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.LinkedHashMap;
+import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.model.RestartPolicy;
 import java.util.Map;
 import java.util.Set;
 
@@ -85,16 +88,59 @@ public final class WorkflowLoader {
     if (top.get("prices") != null) {
       st.sections.put("prices", Prices.section(top.get("prices"), st.modelPrices, problems));
     }
-    List<Node> nodes = new NodeLoader(st).nodes(top.get("nodes"));
+    YNode nodeList = top.get("nodes");
+    Pipelines.Compiled pipeline = null;
+    RestartPolicy policy = null;
+    Map<String, InputSpec> inputs = new LinkedHashMap<>(header.inputs());
+    if (top.get("workflow_pattern") != null) {
+      for (String other : List.of("nodes", "edges", "restart_policy")) {
+        if (top.get(other) != null) {
+          problems.add(top.entries().get(other).keyLocation(), other, "a pipeline (workflow_pattern) declares its "
+              + "stages, edges and restart policy under workflow_pattern.iterative; remove '" + other + "'");
+        }
+      }
+      pipeline = Pipelines.compile(top.get("workflow_pattern"), top.get("agents"), header.inputs().keySet(),
+          problems);
+      if (pipeline == null) {
+        throw new dev.loopflow.core.WorkflowInvalidException(problems.sorted());
+      }
+      nodeList = pipeline.nodes();
+      policy = pipeline.policy();
+      pipeline.implicitInputs().forEach(inputs::putIfAbsent);
+    } else {
+      if (top.get("agents") != null) {
+        problems.add(top.entries().get("agents").keyLocation(), "agents", "'agents' configures the stages of a "
+            + "pipeline; it needs workflow_pattern.iterative");
+      }
+      if (top.get("restart_policy") != null) {
+        policy = Pipelines.workflowPolicy(top.get("restart_policy"), problems);
+      }
+    }
+    List<Node> nodes = new NodeLoader(st).nodes(nodeList);
+    if (policy != null) {
+      Set<String> ids = new java.util.LinkedHashSet<>();
+      for (Node n : nodes) {
+        ids.add(n.id());
+        if (n.id().equals(RestartPolicy.LOOP_ID)) {
+          problems.add(n.location(), "nodes", "the id '" + RestartPolicy.LOOP_ID + "' is reserved in a workflow "
+              + "with a restart policy: it names the run's restart iterations");
+        }
+      }
+      if (pipeline == null) {
+        Pipelines.checkNodeNames(policy, top.get("restart_policy"), ids, problems);
+      } else {
+        nodes = PipelineStages.wrap(nodes, pipeline, policy, problems);
+      }
+    }
     List<Edge> edges = new Edges(st).edges(top.get("edges"));
     Template output = TopLevel.output(st);
-    checkReferences(st, header.inputs().keySet(), edges);
+    checkReferences(st, inputs.keySet(), edges);
     Graphs.check(nodes, edges, st.routers, problems, st.file);
     nodes = Graphs.pair(nodes, edges, problems, st.invalidLoopKinds);
     CostLimits.check(nodes, edges, budget, st.costProblems, problems);
     Map<String, StateMerge> merges = Settings.state(top.get("state"), problems);
-    return ModelFactory.workflow(header.name(), header.description(), st.file, st.text, header.inputs(),
-        st.defaults, budget, limits, nodes, edges, output, st.sections, merges);
+    return ModelFactory.workflow(header.name(), header.description(), st.file, st.text, inputs,
+        st.defaults, budget, limits, nodes, edges, output, st.sections, merges, policy);
   }
 
   /** Checks every template's references once every id, kind and loop edge is known. */

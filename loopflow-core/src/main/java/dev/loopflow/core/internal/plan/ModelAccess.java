@@ -23,7 +23,8 @@ public final class ModelAccess {
   public interface WorkflowFactory {
     Workflow create(String name, String description, String file, String source, Map<String, InputSpec> inputs,
         Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
-        Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge);
+        Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge,
+        dev.loopflow.core.model.RestartPolicy restartPolicy);
   }
 
   private static volatile WorkflowFactory factory;

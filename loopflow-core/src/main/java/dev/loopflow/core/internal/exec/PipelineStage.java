@@ -1,0 +1,171 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.spi.SharedMemory;
+import java.util.List;
+import java.util.Map;
+
+/*
+ * Design notes.
+ *
+ * One pipeline stage around its agent node's program. Validation retry: when the policy asks for it, the stage's
+ * output must be JSON satisfying the stage's schema (by default the StageOutput shape: inputs, outputs and evidence
+ * objects). An output that does not is retried with a fresh session: every session the agent names gets the
+ * suffix -retryN, and the prompt tells the model what was wrong. After the last retry the stage fails with
+ * validation_retry_exhausted carrying the last error. The stage's full output is then written to the run's
+ * WORKFLOW shared memory as stage-N-output, before the stage completes, so a crash can only repeat the write,
+ * never lose it.
+ */
+public final class PipelineStage implements NodeProgram {
+  /** The default stage output: a JSON object with {@code inputs}, {@code outputs} and {@code evidence} objects. */
+  public static final JsonSchemas.Compiled DEFAULT_SCHEMA = JsonSchemas.compile(Map.of(
+      "type", "object",
+      "required", List.of("inputs", "outputs", "evidence"),
+      "properties", Map.of(
+          "schema_version", Map.of("type", "string"),
+          "inputs", Map.of("type", "object"),
+          "outputs", Map.of("type", "object"),
+          "evidence", Map.of("type", "object"),
+          "reasoning", Map.of("type", "string"),
+          "confidence", Map.of("type", "number", "minimum", 0, "maximum", 1))));
+
+  private final NodeProgram inner;
+  private final String agentId;
+  private final int stageNum;
+  private final int maxRetries;
+  private final JsonSchemas.Compiled schema;
+  private final String promptSource;
+
+  private PipelineStage(NodeProgram inner, String agentId, int stageNum, int maxRetries, JsonSchemas.Compiled schema,
+      String promptSource) {
+    this.inner = inner;
+    this.agentId = agentId;
+    this.stageNum = stageNum;
+    this.maxRetries = maxRetries;
+    this.schema = schema;
+    this.promptSource = promptSource;
+  }
+
+  public static NodeProgram wrap(NodeProgram inner, String agentId, int stageNum, int maxRetries,
+      JsonSchemas.Compiled schema, String promptSource) {
+    return new PipelineStage(inner, agentId, stageNum, maxRetries, schema, promptSource);
+  }
+
+  /** The shared-memory key of stage {@code n}'s full output (1-based). */
+  public static String key(int n) {
+    return "stage-" + n + "-output";
+  }
+
+  @Override
+  public boolean storesWholeResult() {
+    return inner.storesWholeResult();
+  }
+
+  @Override
+  public NodeOutcome execute(NodeContext ctx) throws Exception {
+    String lastError = null;
+    for (int retry = 0; retry <= maxRetries; retry++) {
+      NodeContext c = retry == 0 ? ctx : new RetryContext(ctx, retry, lastError);
+      NodeOutcome out = inner.execute(c);
+      String text = text(out);
+      String error = maxRetries == 0 ? null : validate(text);
+      if (error == null) {
+        store(ctx, text);
+        return out.with("validation_retries", retry).with("stage_num", stageNum);
+      }
+      lastError = error;
+      if (retry < maxRetries && ctx instanceof NodeContextImpl impl) {
+        int next = retry + 1;
+        String err = error;
+        String session = ctx.runId() + "-retry" + next;
+        impl.publish((seq, at) -> new Event.StageValidationRetry(ctx.runId(), seq, at, ctx.position(), next,
+            session, err));
+      }
+    }
+    throw new LoopflowException(ErrorCode.VALIDATION_RETRY_EXHAUSTED, "stage '" + agentId
+        + "': validation failed after " + maxRetries + " retr" + (maxRetries == 1 ? "y" : "ies") + ": "
+        + lastError, ctx.position());
+  }
+
+  /** The stage's output as text: an agent's reply text, else its output (JSON for structured values). */
+  static String text(NodeOutcome out) {
+    Object t = out.fields().get("text");
+    if (t instanceof String s) {
+      return s;
+    }
+    Object o = out.output();
+    return o == null ? "" : o instanceof String s ? s : Json.compact(o);
+  }
+
+  private String validate(String text) {
+    Object parsed;
+    try {
+      parsed = Json.parse(stripFence(text));
+    } catch (RuntimeException e) {
+      return "invalid JSON: " + oneLine(e.getMessage());
+    }
+    List<String> problems = schema.validate(parsed);
+    return problems.isEmpty() ? null : String.join("; ", problems);
+  }
+
+  /** Models often wrap JSON in a Markdown code fence; the fence is not part of the output's structure. */
+  static String stripFence(String text) {
+    String t = text.strip();
+    if (t.startsWith("```")) {
+      int nl = t.indexOf('\n');
+      int end = t.lastIndexOf("```");
+      if (nl > 0 && end > nl) {
+        return t.substring(nl + 1, end).strip();
+      }
+    }
+    return t;
+  }
+
+  private static String oneLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    String l = s.strip().lines().findFirst().orElse("");
+    return l.length() > 300 ? l.substring(0, 300) + "…" : l;
+  }
+
+  private void store(NodeContext ctx, String text) {
+    ctx.sharedMemory().put(SharedMemory.Namespace.WORKFLOW, null, key(stageNum), text, Map.of(
+        "type", "stage_output", "agent_id", agentId, "stage_num", Integer.toString(stageNum)));
+  }
+
+  /** A retry's view: sessions renamed {@code <name>-retryN}, and the prompt told what was wrong. */
+  private final class RetryContext extends ForwardingNodeContext {
+    private final int retry;
+    private final String error;
+
+    RetryContext(NodeContext delegate, int retry, String error) {
+      super(delegate);
+      this.retry = retry;
+      this.error = error;
+    }
+
+    @Override
+    public Conversation conversation(String name) {
+      return delegate.conversation(name + "-retry" + retry);
+    }
+
+    @Override
+    public String render(Template template) {
+      String s = delegate.render(template);
+      if (promptSource != null && promptSource.equals(template.source())) {
+        return s + "\n\nYour previous answer was rejected: " + error + "\nReply with only a JSON object that "
+            + "satisfies the required structure.";
+      }
+      return s;
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.store.RunCommand;
+import dev.loopflow.core.store.RunStore;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The run's end of its command bus. Requests from the run's own nodes are appended to the store and queued here at
+ * once; requests from elsewhere (another process, the Java API) are appended by their sender and noticed by
+ * {@link #poll}, which the run's lease thread calls a few times a second and which asks the store for pending
+ * commands only when the store's {@linkplain RunStore#commandsVersion version token} moved. {@link #drain} never
+ * touches the store, so the executor can drain after every node without slowing it.
+ *
+ * <p>What must stay true: every command is handed out by {@link #drain} at most once per run attempt, and every
+ * command handed out gets a response (written with {@link #respond}), also when the run ends first.
+ */
+final class RunCommands {
+  static final String RESTART = "restart";
+
+  private final RunStore store;
+  private final String runId;
+  private final Clock clock;
+  private final Set<Long> seen = ConcurrentHashMap.newKeySet();
+  private final ConcurrentLinkedQueue<RunCommand> inbox = new ConcurrentLinkedQueue<>();
+  private volatile long version = Long.MIN_VALUE;
+
+  RunCommands(RunStore store, String runId, Clock clock) {
+    this.store = store;
+    this.runId = runId;
+    this.clock = clock;
+  }
+
+  /** Appends a request from this run's own node and queues it. */
+  long publish(RestartRequest request) {
+    RunCommand c = store.appendCommand(runId, RESTART, request.toMap(), clock.instant());
+    if (seen.add(c.seq())) {
+      inbox.add(c);
+    }
+    return c.seq();
+  }
+
+  /** Picks up commands other processes appended; cheap when nothing changed. */
+  void poll() {
+    long v = store.commandsVersion();
+    if (v == version) {
+      return;
+    }
+    version = v;
+    for (RunCommand c : store.pendingCommands(runId)) {
+      if (seen.add(c.seq())) {
+        inbox.add(c);
+      }
+    }
+  }
+
+  /** Marks a command as decided by an earlier attempt of the run, so it is not handed out again. */
+  void decidedBefore(long seq) {
+    seen.add(seq);
+    inbox.removeIf(c -> c.seq() == seq);
+  }
+
+  /** The commands queued since the last drain, in sequence order; never blocks, never reads the store. */
+  List<RunCommand> drain() {
+    if (inbox.isEmpty()) {
+      return List.of();
+    }
+    List<RunCommand> out = new ArrayList<>();
+    for (RunCommand c = inbox.poll(); c != null; c = inbox.poll()) {
+      out.add(c);
+    }
+    out.sort(java.util.Comparator.comparingLong(RunCommand::seq));
+    return out;
+  }
+
+  void respond(RestartResponse response) {
+    store.respondCommand(runId, response.requestSeq(), response.toMap(), clock.instant());
+  }
+}

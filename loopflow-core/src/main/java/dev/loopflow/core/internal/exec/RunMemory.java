@@ -1,0 +1,152 @@
+package dev.loopflow.core.internal.exec;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.spi.SharedMemory;
+import dev.loopflow.core.store.MemoryEntry;
+import dev.loopflow.core.store.RunStore;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.zip.GZIPInputStream;
+import java.util.zip.GZIPOutputStream;
+
+/**
+ * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session
+ * of it ({@code <run>/session/<name>}), AGENT one agent id of the workflow across runs
+ * ({@code agent/<workflow>/<agent>}), GLOBAL everything on the store ({@code ""}). The store is the only copy, so a
+ * resumed run sees exactly what was written before the crash.
+ */
+final class RunMemory implements SharedMemory {
+  /** Values longer than this many bytes are stored gzip-compressed. */
+  static final int COMPRESS_OVER = 1024;
+  static final int MAX_KEY_CHARS = 512;
+  /** A decompressed value may not exceed this (a stored gzip bomb must not exhaust memory). */
+  static final int MAX_VALUE_BYTES = 16 << 20;
+
+  private final RunStore store;
+  private final String runId;
+  private final String workflow;
+  private final Clock clock;
+
+  RunMemory(RunStore store, String runId, String workflow, Clock clock) {
+    this.store = store;
+    this.runId = runId;
+    this.workflow = workflow;
+    this.clock = clock;
+  }
+
+  String scope(Namespace ns, String owner) {
+    return switch (ns) {
+      case WORKFLOW -> runId;
+      case SESSION -> runId + "/session/" + ownerOf(ns, owner);
+      case AGENT -> "agent/" + workflow + "/" + ownerOf(ns, owner);
+      case GLOBAL -> "";
+    };
+  }
+
+  private static String ownerOf(Namespace ns, String owner) {
+    if (owner == null || owner.isEmpty()) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the " + ns + " namespace needs the "
+          + (ns == Namespace.SESSION ? "session" : "agent") + " it belongs to");
+    }
+    return owner;
+  }
+
+  private static void checkKey(String key, boolean prefix) {
+    if (key == null || (!prefix && key.isEmpty())) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: a key must not be empty");
+    }
+    if (key.length() > MAX_KEY_CHARS) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key has " + key.length()
+          + " characters; the limit is " + MAX_KEY_CHARS);
+    }
+  }
+
+  @Override
+  public Item put(Namespace namespace, String owner, String key, String value, Map<String, String> metadata) {
+    checkKey(key, false);
+    byte[] raw = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
+    if (raw.length > MAX_VALUE_BYTES) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' has "
+          + raw.length + " bytes; the limit is " + MAX_VALUE_BYTES);
+    }
+    boolean compress = raw.length > COMPRESS_OVER;
+    Instant now = clock.instant();
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put("type", "value");
+    if (metadata != null) {
+      meta.putAll(metadata);
+    }
+    meta.put("stored_at", DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+    meta.put("full_size", Integer.toString(raw.length));
+    meta.put("compressed", compress ? "auto" : "none");
+    MemoryEntry e = new MemoryEntry(scope(namespace, owner), namespace.name(), key, compress ? gzip(raw) : raw,
+        compress, meta, now);
+    store.putMemory(e);
+    return new Item(namespace, key, value == null ? "" : value, e.metadata(), now);
+  }
+
+  @Override
+  public Item get(Namespace namespace, String owner, String key) {
+    return find(namespace, owner, key).orElseThrow(() -> new LoopflowException(
+        ErrorCode.SHARED_MEMORY_KEY_NOT_FOUND, "shared memory key not found: " + key + " (namespace "
+            + namespace.name().toLowerCase(java.util.Locale.ROOT) + ")"));
+  }
+
+  @Override
+  public Optional<Item> find(Namespace namespace, String owner, String key) {
+    checkKey(key, false);
+    return store.getMemory(scope(namespace, owner), namespace.name(), key).map(e -> item(namespace, e));
+  }
+
+  @Override
+  public List<Item> list(Namespace namespace, String owner, String prefix) {
+    checkKey(prefix == null ? "" : prefix, true);
+    return store.listMemory(scope(namespace, owner), namespace.name(), prefix == null ? "" : prefix).stream()
+        .map(e -> item(namespace, e)).toList();
+  }
+
+  @Override
+  public int delete(Namespace namespace, String owner, String prefix) {
+    checkKey(prefix == null ? "" : prefix, true);
+    return store.deleteMemory(scope(namespace, owner), namespace.name(), prefix == null ? "" : prefix);
+  }
+
+  private static Item item(Namespace ns, MemoryEntry e) {
+    byte[] raw = e.compressed() ? gunzip(e.value()) : e.value();
+    return new Item(ns, e.key(), new String(raw, StandardCharsets.UTF_8), e.metadata(), e.storedAt());
+  }
+
+  static byte[] gzip(byte[] raw) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length / 3 + 64);
+    try (GZIPOutputStream z = new GZIPOutputStream(out)) {
+      z.write(raw);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e); // in-memory streams do not fail
+    }
+    return out.toByteArray();
+  }
+
+  static byte[] gunzip(byte[] packed) {
+    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(packed))) {
+      byte[] raw = in.readNBytes(MAX_VALUE_BYTES + 1);
+      if (raw.length > MAX_VALUE_BYTES) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: a stored value decompresses to more "
+            + "than " + MAX_VALUE_BYTES + " bytes");
+      }
+      return raw;
+    } catch (IOException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: a stored value is not valid gzip data");
+    }
+  }
+}
