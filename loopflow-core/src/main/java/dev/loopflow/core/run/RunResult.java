@@ -11,10 +11,12 @@ import java.util.Map;
  * the engine or a store.
  */
 public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
-    Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting) {
+    Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting,
+    Map<String, Object> pipeline) {
 
   @SuppressWarnings("unchecked")
   public RunResult {
+    pipeline = pipeline == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(pipeline);
     java.util.Objects.requireNonNull(status, "status");
     output = dev.loopflow.core.expr.Values.frozen(output);
     state = state == null ? Map.of() : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(state);
@@ -28,7 +30,21 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
 
   public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
       Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
-    this(runId, status, output, state, nodes, usage, error, null);
+    this(runId, status, output, state, nodes, usage, error, null, null);
+  }
+
+  public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
+      Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting) {
+    this(runId, status, output, state, nodes, usage, error, waiting, null);
+  }
+
+  /**
+   * This result with the {@code pipeline} object of a run with a restart policy: {@code iterations_executed},
+   * {@code validation_retries} and {@code restart_requests} (each with {@code requester_stage_id},
+   * {@code target_stage_id}, {@code reason}, {@code iteration}, {@code success} and {@code error}).
+   */
+  public RunResult withPipeline(Map<String, Object> p) {
+    return new RunResult(runId, status, output, state, nodes, usage, error, waiting, p);
   }
 
   /**
@@ -63,6 +79,9 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
     }
     if (waiting != null) {
       m.put("waiting", waiting.toJson());
+    }
+    if (pipeline != null) {
+      m.put("pipeline", pipeline);
     }
     return m;
   }

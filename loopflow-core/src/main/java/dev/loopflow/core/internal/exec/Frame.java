@@ -103,6 +103,15 @@ final class Frame {
     results.put(id, Collections.unmodifiableMap(r));
   }
 
+  /** Forgets these nodes' results and statuses (a restart that does not preserve outputs). */
+  synchronized void forget(java.util.Set<String> ids) {
+    for (String id : ids) {
+      results.remove(id);
+      statuses.remove(id);
+      completionOrder.remove(id);
+    }
+  }
+
   /** Forget statuses (not results) so a new pass starts clean while last pass's outputs stay readable. */
   synchronized void newPass() {
     statuses.clear();

@@ -56,6 +56,15 @@ final class GraphRun {
     record Cancelled(RunError error) implements Result {}
 
     record Paused() implements Result {}
+
+    /** A restart was accepted: the units running finished, nothing more of this pass ran. */
+    record Restart() implements Result {}
+  }
+
+  /** Asked after each unit of the level completes: null to go on, or how the level ends now. */
+  @FunctionalInterface
+  interface Gate {
+    Result afterCompleted(String unitId, Frame frame);
   }
 
   /**
@@ -81,14 +90,19 @@ final class GraphRun {
   private boolean paused;
   /** For the entry node of a loop-edge region from its second pass on: the loop edge is its active incoming edge. */
   private final String loopedInto;
+  private final java.util.Set<String> carried;
+  private final Gate gate;
 
-  GraphRun(RunContext ctx, Recorder recorder, UnitExecutor units, ExecGraph graph, Frame frame, String loopedInto) {
+  GraphRun(RunContext ctx, Recorder recorder, UnitExecutor units, ExecGraph graph, Frame frame,
+      UnitExecutor.Level how) {
     this.ctx = ctx;
     this.recorder = recorder;
     this.units = units;
     this.graph = graph;
     this.frame = frame;
-    this.loopedInto = loopedInto;
+    this.loopedInto = how.loopedInto();
+    this.carried = how.carried();
+    this.gate = how.gate();
   }
 
   void poke() {
@@ -119,6 +133,14 @@ final class GraphRun {
             break;
           }
           String id = ready.peek();
+          if (!carried.isEmpty() && carried.contains(id)) {
+            // Settled before this level began (a restart carried it over): its successors may go.
+            ready.poll();
+            NodeStatus s = frame.ownStatus(id);
+            statuses.put(id, s == null ? NodeStatus.COMPLETED : s);
+            release(id, remaining, ready);
+            continue;
+          }
           ExecGraph.Unit unit = graph.unit(id);
           if (unit instanceof ExecGraph.NodeUnit nu) {
             Node node = nu.node();
@@ -190,7 +212,7 @@ final class GraphRun {
     } finally {
       ctx.slots.forget(this);
     }
-    if (stop instanceof Result.Paused) {
+    if (stop instanceof Result.Paused || stop instanceof Result.Restart) {
       return waitForRunning(stop, remaining, ready);
     }
     if (stop != null) {
@@ -292,6 +314,12 @@ final class GraphRun {
         if (done.cancelRun() != null) {
           return new Result.Cancelled(new RunError(ErrorCode.CANCELLED, done.cancelRun(), id,
               frame.position(id).path(), Map.of()));
+        }
+        if (gate != null) {
+          Result end = gate.afterCompleted(id, frame);
+          if (end != null) {
+            return end;
+          }
         }
         release(id, remaining, ready);
         return null;
@@ -429,7 +457,8 @@ final class GraphRun {
         if (r != null) {
           settle(r);
           Result other = onOutcome(c.unitId(), c.outcome(), remaining, ready);
-          if (result instanceof Result.Paused && other != null && !(other instanceof Result.Paused)) {
+          if ((result instanceof Result.Paused || result instanceof Result.Restart) && other != null
+              && !(other instanceof Result.Paused) && !(other instanceof Result.Restart)) {
             result = other;
           }
         }

@@ -122,6 +122,24 @@ abstract class LoopFront {
     return true;
   }
 
+  /** Before pass {@code st.iteration} runs in {@code body} (a restart loop carries settled nodes into it). */
+  void preparePass(State st, Frame body) {}
+
+  /** Units of the pass's level that enter it settled and are not run ({@link #preparePass} put them there). */
+  java.util.Set<String> carried(State st) {
+    return java.util.Set.of();
+  }
+
+  /** What the pass's coordinator asks after each unit completes; null for none. */
+  GraphRun.Gate gate(State st) {
+    return null;
+  }
+
+  /** The exit reason a failed pass gives the loop. */
+  ExitReason failureReason(RunError error) {
+    return error.errorCode() == dev.loopflow.core.ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET : ExitReason.ERROR;
+  }
+
   /** The {@code loop} variable of pass {@code st.iteration}. */
   Map<String, Object> vars(State st) {
     Map<String, Object> v = new LinkedHashMap<>();

@@ -101,6 +101,28 @@ final class LoopRunner {
     return st.failure != null ? new Outcome.Failed(st.failure, false) : Outcome.COMPLETED;
   }
 
+  /**
+   * Runs a restartable workflow's top level as the passes of its restart loop (see {@link RestartLoop}) and
+   * reports how the level ended, as a plain level would.
+   */
+  GraphRun.Result restartable(ExecGraph graph, Frame top) {
+    RestartLoop front = new RestartLoop(ctx, recorder, top, graph, ctx.workflow.restartPolicy());
+    LoopFront.State st;
+    try {
+      st = drive(front);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new GraphRun.Result.Cancelled(null);
+    }
+    if (st.paused && !st.cancelled && st.failure == null) {
+      return new GraphRun.Result.Paused();
+    }
+    if (st.cancelled) {
+      return new GraphRun.Result.Cancelled(st.failure);
+    }
+    return st.failure != null ? new GraphRun.Result.Failed(st.failure) : new GraphRun.Result.Completed();
+  }
+
   // ---------------------------------------------------------------------------------------------------------
   // The core
 
@@ -125,8 +147,10 @@ final class LoopRunner {
           if (!ctx.replay.covers(f.pos, st.iteration)) {
             recorder.loopPass(f.pos, f.construct, st.iteration, f.max, f.passInput(st), f.passCondition());
           }
+          f.preparePass(st, body);
           if (pool == null) {
-            settle(f, st, st.iteration, body, units.runLevel(f.graph, body, f.loopedInto(st)));
+            settle(f, st, st.iteration, body, units.runLevel(f.graph, body,
+                new UnitExecutor.Level(f.loopedInto(st), f.carried(st), f.gate(st))));
           } else {
             pool.start(st.iteration, body);
           }
@@ -210,14 +234,10 @@ final class LoopRunner {
         st.cancelled = true; // a pass that never reported: it was cancelled before it could
         keep(f, st);
       }
-      case GraphRun.Result.Completed c -> {
-        st.previousOutput = st.output;
-        st.output = f.passOutput(st, body);
-        st.outputs.add(st.output);
-        st.prev = Collections.unmodifiableMap(body.ownResults());
-        f.afterPass(st, body);
-      }
+      case GraphRun.Result.Completed c -> completedPass(f, st, body);
+      case GraphRun.Result.Restart r -> completedPass(f, st, body);
       case GraphRun.Result.Failed failed -> {
+
         if (f.forgives(failed.error())) {
           Map<String, Object> e = new LinkedHashMap<>();
           e.put("index", pass - 1);
@@ -226,8 +246,7 @@ final class LoopRunner {
           e.put("node", failed.error().node());
           st.errors.add(e);
         } else {
-          st.fail(failed.error().errorCode() == ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET
-              : ExitReason.ERROR, failed.error());
+          st.fail(f.failureReason(failed.error()), failed.error());
         }
         keep(f, st);
       }
@@ -245,6 +264,14 @@ final class LoopRunner {
     }
   }
 
+  private static void completedPass(LoopFront f, LoopFront.State st, Frame body) {
+    st.previousOutput = st.output;
+    st.output = f.passOutput(st, body);
+    st.outputs.add(st.output);
+    st.prev = Collections.unmodifiableMap(body.ownResults());
+    f.afterPass(st, body);
+  }
+
   private static void keep(LoopFront f, LoopFront.State st) {
     if (f.keepsEveryPass()) {
       st.outputs.add(null);
@@ -253,7 +280,7 @@ final class LoopRunner {
 
   /** Whether a pass's result stops a concurrent loop (so nothing more starts). */
   private static boolean stops(LoopFront f, GraphRun.Result r) {
-    return !(r instanceof GraphRun.Result.Completed)
+    return !(r instanceof GraphRun.Result.Completed) && !(r instanceof GraphRun.Result.Restart)
         && !(r instanceof GraphRun.Result.Failed fl && f.forgives(fl.error()));
   }
 
@@ -298,7 +325,7 @@ final class LoopRunner {
       futures.put(pass, ctx.executor.submit(() -> {
         GraphRun.Result r = null;
         try {
-          r = units.runLevel(f.graph, body, null);
+          r = units.runLevel(f.graph, body, UnitExecutor.Level.PLAIN);
           if (stops(f, r)) {
             st.halt.set(true);
           }

@@ -186,6 +186,37 @@ final class Recorder {
   }
 
   // ---------------------------------------------------------------------------------------------------------
+  // Restarts
+
+  void restartRequested(long requestSeq, dev.loopflow.core.run.RestartRequest r) {
+    ctx.bus.publish((seq, at) -> new Event.RestartRequested(ctx.runId, seq, at, requestSeq, r.requesterStageId(),
+        r.targetStageId(), r.reason(), new LinkedHashMap<>(r.parameters()), r.iteration(), r.timestampMs()));
+  }
+
+  void restartDecided(dev.loopflow.core.run.RestartRequest r, dev.loopflow.core.run.RestartResponse d) {
+    if (d.success()) {
+      ctx.bus.publish((seq, at) -> new Event.RestartAccepted(ctx.runId, seq, at, d.requestSeq(),
+          r.requesterStageId(), r.targetStageId(), r.reason(), d.iteration()));
+    } else {
+      ctx.bus.publish((seq, at) -> new Event.RestartRejected(ctx.runId, seq, at, d.requestSeq(),
+          r.requesterStageId(), r.targetStageId(), r.reason(), d.errorCode().code(), d.message(), d.iteration()));
+    }
+  }
+
+  /**
+   * The restart decisions made when the node before {@code at} completed, journaled as one execution at {@code at}
+   * so a resumed run replays them instead of deciding again.
+   */
+  void restartDecisions(NodePosition at, List<Map<String, Object>> decisions) {
+    Instant now = ctx.bus.now();
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("status", "completed");
+    r.put("decisions", decisions);
+    journal(new NodeExecution(ctx.runId, at, RestartLoop.KIND, NodeStatus.COMPLETED, 1, now, now, null, r,
+        Usage.NONE, null, null, null, null));
+  }
+
+  // ---------------------------------------------------------------------------------------------------------
   // Loops
 
   void loopStarted(NodePosition pos, String construct, int max) {

@@ -79,6 +79,11 @@ final class RunCommands {
     return out;
   }
 
+  /** Puts drained commands back, to be handed out by the next drain. */
+  void requeue(List<RunCommand> commands) {
+    inbox.addAll(commands);
+  }
+
   void respond(RestartResponse response) {
     store.respondCommand(runId, response.requestSeq(), response.toMap(), clock.instant());
   }

@@ -78,7 +78,7 @@ final class RunLease {
    * reason given, when another process asks the run to stop; {@code onLost} once if the lease was taken over (this
    * engine stalled past its expiry), so the run stops rather than run twice.
    */
-  void keep(java.util.function.Consumer<String> onCancel, Runnable onLost) {
+  void keep(java.util.function.Consumer<String> onCancel, Runnable onLost, Runnable onTick) {
     keeper = Thread.ofVirtual().name("loopflow-lease-" + runId).start(() -> {
       Instant nextRenew = clock.instant().plus(RENEW_EVERY);
       boolean cancelSeen = false;
@@ -93,6 +93,7 @@ final class RunLease {
             }
             nextRenew = now.plus(RENEW_EVERY);
           }
+          onTick.run();
           if (!cancelSeen) {
             Optional<String> reason = store.cancelRequest(runId);
             if (reason.isPresent()) {

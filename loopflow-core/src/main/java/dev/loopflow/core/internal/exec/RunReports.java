@@ -27,7 +27,16 @@ public final class RunReports {
 
   /** The result of a run as journaled, derived from its executions when it has not ended or paused. */
   public static RunResult of(Workflow journaled, RunRecord run, List<NodeExecution> rows) {
-    return run.nodes() != null ? result(run) : derive(journaled, run, rows);
+    RunResult r = run.nodes() != null ? result(run) : derive(journaled, run, rows);
+    return withPipeline(journaled, r, rows);
+  }
+
+  /** With the {@code pipeline} object when the workflow has a restart policy, computed from the journal. */
+  static RunResult withPipeline(Workflow wf, RunResult r, List<NodeExecution> rows) {
+    if (wf == null || wf.restartPolicy() == null) {
+      return r;
+    }
+    return r.withPipeline(RestartLoop.summary(rows, wf.restartPolicy()));
   }
 
   /** The result journaled with a run that ended or paused. */

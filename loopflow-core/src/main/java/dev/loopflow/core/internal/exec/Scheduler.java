@@ -228,7 +228,8 @@ final class Scheduler implements RunHandle {
     }
     runState.identify(runId, record.startedAt());
     lease.keep(reason -> cancel(reason.isBlank() ? "cancelled from another process" : reason),
-        () -> cancel("another process took over the run's lease; this engine stalled past its expiry"));
+        () -> cancel("another process took over the run's lease; this engine stalled past its expiry"),
+        ctx.commands::poll);
     if (resumeFrom == null) {
       bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
     } else {
@@ -258,7 +259,7 @@ final class Scheduler implements RunHandle {
     }
     GraphRun.Result top;
     try {
-      top = units.runLevel(dev.loopflow.core.internal.plan.ModelAccess.plan(workflow), runState.top, null);
+      top = units.runTop(dev.loopflow.core.internal.plan.ModelAccess.plan(workflow), runState.top);
     } finally {
       if (watchdog != null) {
         watchdog.interrupt();
@@ -272,6 +273,7 @@ final class Scheduler implements RunHandle {
       case GraphRun.Result.Completed c -> finish(RunStatus.COMPLETED, null);
       case GraphRun.Result.Failed f -> finish(RunStatus.FAILED, f.error());
       case GraphRun.Result.Paused p -> paused();
+      case GraphRun.Result.Restart r -> finish(RunStatus.COMPLETED, null);
       case GraphRun.Result.Cancelled c -> {
         if (timedOut) {
           yield finish(RunStatus.FAILED, new RunError(ErrorCode.TIMEOUT, "run timed out after "
@@ -284,6 +286,30 @@ final class Scheduler implements RunHandle {
             + (cancelReason == null ? "cancelled" : cancelReason), null));
       }
     };
+  }
+
+  /**
+   * Every request still pending on the run's bus when it ends gets its answer: nothing decides it any more. A
+   * requester waiting (loopflow signal) learns the run ended first.
+   */
+  private void answerLeftovers(RunStatus status) {
+    try {
+      ctx.commands.poll();
+      List<dev.loopflow.core.store.RunCommand> left = new ArrayList<>(ctx.commands.drain());
+      for (dev.loopflow.core.store.RunCommand c : store.pendingCommands(runId)) {
+        if (left.stream().noneMatch(x -> x.seq() == c.seq())) {
+          left.add(c);
+        }
+      }
+      for (dev.loopflow.core.store.RunCommand c : left) {
+        dev.loopflow.core.run.RestartRequest req = dev.loopflow.core.run.RestartRequest.fromMap(c.payload());
+        ctx.commands.respond(new dev.loopflow.core.run.RestartResponse(c.seq(), req.targetStageId(), false,
+            ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: the run " + status.json()
+                + " before the request was decided", null, ctx.restartIteration()));
+      }
+    } catch (RuntimeException e) {
+      // The store is failing; the run's own end is what matters now.
+    }
   }
 
   /** The answer as the run.resumed event carries it; null when none was given. */
@@ -308,7 +334,11 @@ final class Scheduler implements RunHandle {
     record = redactor.record(record.paused(clock.instant(), budgets.used(), ctx.pause(), runState.stateCopy(),
         new LinkedHashMap<>(runState.nodeReports())));
     store.updateRun(record);
-    return RunReports.result(record);
+    return RunReports.withPipeline(workflow, RunReports.result(record), pipelineRows());
+  }
+
+  private List<dev.loopflow.core.store.NodeExecution> pipelineRows() {
+    return workflow.restartPolicy() == null ? List.of() : store.nodeExecutions(runId);
   }
 
   private RunResult finish(RunStatus finalStatus, RunError finalError) {
@@ -330,7 +360,8 @@ final class Scheduler implements RunHandle {
         runState.stateCopy(), runState.nodeReports());
     store.updateRun(record);
     RunRecord ended = record;
+    answerLeftovers(status);
     bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
-    return RunReports.result(record);
+    return RunReports.withPipeline(workflow, RunReports.result(record), pipelineRows());
   }
 }

@@ -56,7 +56,7 @@ class GraphRunTest {
     }
 
     @Override
-    public GraphRun.Result runLevel(ExecGraph level, Frame frame, String loopedInto) {
+    public GraphRun.Result runLevel(ExecGraph level, Frame frame, UnitExecutor.Level how) {
       throw new AssertionError("no nested levels in these tests");
     }
   }
@@ -71,7 +71,7 @@ class GraphRunTest {
     EventBus bus = new EventBus("run_t", Clock.systemUTC(), List.of(events::add), 0, redactor);
     RunContext ctx = new RunContext("run_t", wf, RunOptions.builder().build(), RunStore.inMemory(),
         Clock.systemUTC(), executor, state, bus, budgets, Map.of(), RunContext.Replay.NONE, redactor);
-    return new Level(new GraphRun(ctx, new Recorder(ctx), script, ModelAccess.plan(wf), state.top, null), ctx);
+    return new Level(new GraphRun(ctx, new Recorder(ctx), script, ModelAccess.plan(wf), state.top, UnitExecutor.Level.PLAIN), ctx);
   }
 
   @Test
