@@ -156,6 +156,58 @@ public final class Loopflow {
     return out;
   }
 
+  /**
+   * Sends a restart request to a run from outside it (another thread, another process on the same store): it goes
+   * on the run's durable command bus and the engine executing the run decides it after the node running now
+   * completes. Returns the request's number on the bus; {@link #restartResponse} reads the answer. Throws
+   * {@code usage} when the run does not exist or has ended, and answers at once (without queueing) a run whose
+   * workflow has no restart policy.
+   */
+  public long requestRestart(String runId, dev.loopflow.core.run.RestartRequest request) {
+    RunRecord run = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
+        "no run '" + runId + "' in this store"));
+    if (run.status().isTerminal()) {
+      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' has ended (" + run.status().json()
+          + "); a restart request needs a running or paused run");
+    }
+    dev.loopflow.core.store.RunCommand c = store().appendCommand(runId, "restart", request.toMap(),
+        java.time.Instant.now());
+    Workflow wf = journaledWorkflow(run);
+    if (wf != null && wf.restartPolicy() == null) {
+      store().respondCommand(runId, c.seq(), new dev.loopflow.core.run.RestartResponse(c.seq(),
+          request.targetStageId(), false, ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: "
+              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap(), java.time.Instant.now());
+    }
+    return c.seq();
+  }
+
+  /** The engine's answer to restart request {@code seq} of the run, once it decided. */
+  public java.util.Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
+    for (dev.loopflow.core.store.RunCommand c : store().commands(runId)) {
+      if (c.seq() == seq && c.response() != null) {
+        return java.util.Optional.of(dev.loopflow.core.run.RestartResponse.fromMap(c.response()));
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * {@link #requestRestart} and waits up to {@code wait} for the answer; empty when the run has not decided by
+   * then (it may still, later).
+   */
+  public java.util.Optional<dev.loopflow.core.run.RestartResponse> signalRestart(String runId,
+      dev.loopflow.core.run.RestartRequest request, java.time.Duration wait) throws InterruptedException {
+    long seq = requestRestart(runId, request);
+    long until = System.nanoTime() + wait.toNanos();
+    for (;;) {
+      java.util.Optional<dev.loopflow.core.run.RestartResponse> r = restartResponse(runId, seq);
+      if (r.isPresent() || System.nanoTime() >= until) {
+        return r;
+      }
+      Thread.sleep(50);
+    }
+  }
+
   /** Runs to the end and returns the result (the same object {@code loopflow run --json} prints). */
   public RunResult run(Workflow workflow, RunOptions options) {
     RunHandle h = start(workflow, options);

@@ -53,7 +53,15 @@ class EventsJsonTest {
         new Event.RunResumed(RUN, 16, AT, "review", "paused", "fix[2].ask",
             Map.of("decision", "rejected", "comment", "not yet")),
         new Event.ListenerFailed(RUN, 17, AT, "listener 2 (com.example.Dashboard)", "node.completed",
-            "IllegalStateException: socket closed"));
+            "IllegalStateException: socket closed"),
+        new Event.NodeStep(RUN, 18, AT, NESTED, "e1", Map.of("kind", "model", "text", "hi")),
+        new Event.NodeStreaming(RUN, 19, AT, TOP, "draft", "Once upon"),
+        new Event.RestartRequested(RUN, 20, AT, 3, "build", "discover", "missing events",
+            Map.of("filter", "purchase%"), 2, 1700000000000L),
+        new Event.RestartAccepted(RUN, 21, AT, 3, "build", "discover", "missing events", 3),
+        new Event.RestartRejected(RUN, 22, AT, 4, "external", "build", "again", "restart_cooldown_not_elapsed",
+            "cooldown not elapsed (4s remaining)", 3),
+        new Event.StageValidationRetry(RUN, 23, AT, TOP, 1, "run-1-retry1", "invalid JSON"));
   }
 
   @ParameterizedTest

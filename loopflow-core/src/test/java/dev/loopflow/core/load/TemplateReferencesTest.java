@@ -153,7 +153,7 @@ class TemplateReferencesTest {
         Arguments.of("{{ inner.output }}", "inner", "unknown reference 'inner'"),
         Arguments.of("{{ item }}", "item", "unknown reference 'item': no node or variable has that name (in an "
             + "iterator's body the current item is loop.item)"),
-        Arguments.of("{{ previous }}", "previous", "(iterative pipelines are not supported yet)"),
+        Arguments.of("{{ previous }}", "previous", "(previous is a pipeline placeholder"),
         Arguments.of("{{ value }}", "value", "unknown reference 'value'"),
         // scope variables
         Arguments.of("{{ run.idd }}", "run.idd", "unknown field 'idd' (did you mean 'id'?); 'run' has file, id, "

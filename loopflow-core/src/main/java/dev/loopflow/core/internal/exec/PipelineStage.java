@@ -112,7 +112,9 @@ public final class PipelineStage implements NodeProgram {
     } catch (RuntimeException e) {
       return "invalid JSON: " + oneLine(e.getMessage());
     }
-    List<String> problems = schema.validate(parsed);
+    List<String> problems = schema.validate(parsed).stream()
+        .map(p -> p.startsWith(": ") ? p.substring(2) : p) // a problem of the whole output has no location
+        .toList();
     return problems.isEmpty() ? null : String.join("; ", problems);
   }
 

@@ -65,6 +65,9 @@ final class RunState {
     if (loop != null) {
       scope.put("loop", loop);
     }
+    if (workflow.restartPolicy() != null && workflow.restartPolicy().isPipeline()) {
+      scope.put("pipeline", PipelineScope.of(frame, workflow.restartPolicy()));
+    }
     return Collections.unmodifiableMap(scope);
   }
 

@@ -312,6 +312,19 @@ final class Scheduler implements RunHandle {
     }
   }
 
+  /** The run's WORKFLOW shared-memory namespace ends with it, unless its restart policy keeps it. */
+  private void clearWorkflowMemory() {
+    dev.loopflow.core.model.RestartPolicy p = workflow.restartPolicy();
+    if (p != null && p.keepWorkflowMemory()) {
+      return;
+    }
+    try {
+      ctx.memory.delete(dev.loopflow.core.spi.SharedMemory.Namespace.WORKFLOW, null, "");
+    } catch (RuntimeException e) {
+      // The store is failing; leftovers are only disk space.
+    }
+  }
+
   /** The answer as the run.resumed event carries it; null when none was given. */
   private static Map<String, Object> answerJson(ResumeInput in) {
     if (in == null || in.isEmpty() && in.comment() == null) {
@@ -361,6 +374,7 @@ final class Scheduler implements RunHandle {
     store.updateRun(record);
     RunRecord ended = record;
     answerLeftovers(status);
+    clearWorkflowMemory();
     bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
     return RunReports.withPipeline(workflow, RunReports.result(record), pipelineRows());
   }

@@ -67,7 +67,7 @@ final class ReferenceCheck {
         candidates.addAll(ref.locals());
         String hint = switch (root) {
           case "item" -> " (in an iterator's body the current item is loop.item)";
-          case "previous" -> " (iterative pipelines are not supported yet)";
+          case "previous" -> " (previous is a pipeline placeholder: it names the stage before in a workflow_pattern stage's prompt_template)";
           default -> Names.suggest(root, candidates);
         };
         problems.add(locate(ref, r, 0), ref.path(), "unknown reference '" + root + "': no node or variable has "

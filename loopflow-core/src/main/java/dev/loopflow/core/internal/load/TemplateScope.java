@@ -47,7 +47,7 @@ public final class TemplateScope {
 
   /** The fields of {@code loop} inside a loop body ({@code parent} is the enclosing loop's {@code loop}). */
   public static final Set<String> LOOP_VARIABLE_FIELDS = Set.of("iteration", "index", "max", "input", "prev",
-      "user_input", "id", "parent", "item");
+      "user_input", "id", "parent", "item", "restart");
 
   /** The fields of {@code run}. */
   public static final Set<String> RUN_FIELDS = Set.of("id", "workflow", "file", "started_at");
