@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code loopflow} command. */
 @Command(name = "loopflow", mixinStandardHelpOptions = true, version = "loopflow 0.1.0",
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
-    subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, RunsCommand.class, ShowCommand.class,
+    subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, SignalCommand.class, RunsCommand.class,
+        ShowCommand.class,
         EventsCommand.class, ValidateCommand.class, GraphCommand.class, CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunInfo;
@@ -118,10 +119,13 @@ final class ShowCommand implements Callable<Integer> {
       StringBuilder key = new StringBuilder();
       for (NodePosition.LoopFrame f : e.position().loops()) {
         key.append(f.loopId());
-        at = at.child(f.loopId(), f.loopId());
-        at = at.child("#" + f.iteration(), "pass " + f.iteration());
+        boolean restarts = f.loopId().equals(RestartPolicy.LOOP_ID) && key.length() == f.loopId().length();
+        at = at.child(f.loopId(), restarts ? "iterations" : f.loopId());
+        at = at.child("#" + f.iteration(), (restarts ? "iteration " : "pass ") + f.iteration());
       }
-      Item leaf = at.child(e.position().nodeId(), e.position().nodeId());
+      String id = e.position().nodeId();
+      Item leaf = at.child(id, "restart".equals(e.kind()) && id.endsWith("~restart")
+          ? "restart requests after " + id.substring(0, id.length() - "~restart".length()) : id);
       leaf.row = e; // a later execution at the same position (a resumed gate, a re-run) replaces the earlier
     }
     print(out, root, "");
@@ -141,6 +145,25 @@ final class ShowCommand implements Callable<Integer> {
     NodeExecution e = k.row;
     if (e == null) {
       return k.label;
+    }
+    if ("restart".equals(e.kind()) && e.result() != null && e.result().get("decisions") instanceof List<?> ds) {
+      StringBuilder sb = new StringBuilder(k.label);
+      for (Object o : ds) {
+        if (o instanceof Map<?, ?> d) {
+          sb.append("\n      ").append(d.get("requester_stage_id")).append(" -> ").append(d.get("target_stage_id"))
+              .append(": ");
+          if (Boolean.TRUE.equals(d.get("success"))) {
+            sb.append("accepted, iteration ").append(d.get("iteration"));
+          } else if (d.get("error") instanceof Map<?, ?> err) {
+            sb.append("rejected [").append(err.get("code")).append("] ")
+                .append(firstLine(String.valueOf(err.get("message")), 100));
+          }
+          if (d.get("reason") instanceof String why && !why.isBlank()) {
+            sb.append(" (").append(firstLine(why, 80)).append(")");
+          }
+        }
+      }
+      return sb.toString();
     }
     StringBuilder sb = new StringBuilder(k.label).append("  ").append(e.status().json());
     Map<String, Object> res = e.result() == null ? Map.of() : e.result();

@@ -405,11 +405,11 @@ public final class Redactor {
       case Event.RunResumed x -> true;
       case Event.ListenerFailed x -> true;
       case Event.NodeStep x -> true;
-      case Event.NodeStreaming x -> dirty(x.node(), x.runId(), x.tokens());
+      case Event.NodeStreaming x -> dirty(x.node(), x.runId(), x.nodeId(), x.tokens());
       case Event.RestartRequested x -> true;
       case Event.RestartAccepted x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason());
       case Event.RestartRejected x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason(),
-          x.message());
+          x.errorCode(), x.message());
       case Event.StageValidationRetry x -> dirty(x.node(), x.runId(), x.sessionId(), x.error());
     };
   }

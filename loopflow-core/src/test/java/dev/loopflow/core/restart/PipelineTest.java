@@ -348,6 +348,21 @@ class PipelineTest {
   }
 
   @Test
+  void theRestartedPassSeesWhoAskedAndWhyAsLoopRestart() {
+    String yaml = """
+        workflow_pattern:
+          iterative:
+            pipeline:
+              stages:
+                - {agent_id: a, prompt_template: "a [{{ loop.restart.reason }}] [{{ loop.restart.requester_stage_id }}] {{ loop.iteration }}"}
+                - {agent_id: b, prompt_template: "b"}
+            restart_policy: {enabled: true}
+        """;
+    run(yaml, Map.of("b", List.of("@restart a the plan was wrong", V)), Map.of());
+    assertThat(agent.promptsOf("a")).containsExactly("a [] [] 1", "a [the plan was wrong] [b] 2");
+  }
+
+  @Test
   void aNodeOfAWorkflowWithoutRestartPolicyCannotRequestARestart() {
     RunResult r = run("""
         name: plain

@@ -298,9 +298,13 @@ final class RestartLoop extends LoopFront {
       return;
     }
     Object json = r.get("json");
-    if (json == null && r.get("text") instanceof String text) {
+    if (json == null && r.get("output") instanceof Map<?, ?> m) {
+      json = m; // a script's returned map
+    }
+    Object text = r.get("text") instanceof String t ? t : r.get("output");
+    if (json == null && text instanceof String s && s.strip().startsWith("{")) {
       try {
-        json = Json.parse(PipelineStage.stripFence(text));
+        json = Json.parse(PipelineStage.stripFence(s));
       } catch (RuntimeException e) {
         json = null;
       }
