@@ -19,15 +19,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request_restart tool does) and answers a valid stage output. Rendered prompts and the session names used are
  * recorded.
  */
-final class ScriptedAgent implements NodeHandler {
-  static final String VALID = "{\"inputs\": {}, \"outputs\": {\"ok\": true}, \"evidence\": {\"tool_calls\": []}}";
+public final class ScriptedAgent implements NodeHandler {
+  public static final String VALID = "{\"inputs\": {}, \"outputs\": {\"ok\": true}, \"evidence\": {\"tool_calls\": []}}";
   private static final ObjectMapper JSON = new ObjectMapper();
   private final Map<String, List<String>> replies;
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
   final List<Map.Entry<String, String>> prompts = Collections.synchronizedList(new ArrayList<>());
   final List<String> sessions = Collections.synchronizedList(new ArrayList<>());
 
-  ScriptedAgent(Map<String, List<String>> replies) {
+  public ScriptedAgent(Map<String, List<String>> replies) {
     this.replies = Map.copyOf(replies);
   }
 
@@ -58,9 +58,12 @@ final class ScriptedAgent implements NodeHandler {
         ctx.conversation(session).append(new dev.loopflow.core.spi.NodeContext.Conversation.Turn("user", rendered));
         sessions.add(session + ":" + ctx.conversation(session).turns().size());
       }
-      List<String> script = replies.getOrDefault(id, List.of(VALID));
       int n = calls.computeIfAbsent(id, k -> new AtomicInteger()).getAndIncrement();
-      String text = script.get(Math.min(n, script.size() - 1));
+      // "id@k": the reply for restart iteration k, whatever ran before (a resumed run repeats nothing twice).
+      Object iteration = ctx.scope().get("loop") instanceof Map<?, ?> loop ? loop.get("iteration") : null;
+      List<String> byIteration = replies.get(id + "@" + iteration);
+      List<String> script = byIteration != null ? byIteration : replies.getOrDefault(id, List.of(VALID));
+      String text = byIteration != null ? byIteration.get(0) : script.get(Math.min(n, script.size() - 1));
       if (text.startsWith("@restart ")) {
         String[] p = text.split(" ", 3);
         ctx.requestRestart(p[1], p.length > 2 ? p[2] : "", Map.of());
@@ -77,7 +80,7 @@ final class ScriptedAgent implements NodeHandler {
     };
   }
 
-  int calls(String id) {
+  public int calls(String id) {
     AtomicInteger n = calls.get(id);
     return n == null ? 0 : n.get();
   }

@@ -269,7 +269,7 @@ final class NodeContextImpl implements NodeContext {
     }
     String requester = position.nodeId();
     return ctx.commands.publish(new dev.loopflow.core.run.RestartRequest(requester, targetStageId, reason,
-        parameters, ctx.restartIteration(), ctx.clock.millis()));
+        parameters, ctx.restartIteration(), ctx.clock.millis()), position.path());
   }
 
   /** Publishes an engine event about this execution (a stage's validation retry). */

@@ -64,6 +64,8 @@ final class RestartLoop extends LoopFront {
   /** The accepted restart that started the current pass; null on the first. */
   private Accepted current;
   private Set<String> carry = Set.of();
+  /** Position paths of the top-level executions that completed in this attempt (restored ones included). */
+  private final Set<String> completedPaths = new HashSet<>();
   private RunError failure;
 
   private record Accepted(RestartRequest request, long seq, Set<String> rerun, Set<String> carry) {}
@@ -165,6 +167,12 @@ final class RestartLoop extends LoopFront {
         || carry.contains(unitId)) {
       return null;
     }
+    completedPaths.add(frame.position(unitId).path());
+    if (ctx.stopRequested) {
+      // The run is stopping (cancelled, failed, or a journal write was refused): nothing more is decided, so no
+      // decision is journaled after a node whose own completion may not be.
+      return null;
+    }
     NodePosition at = frame.position(unitId + SUFFIX);
     NodeExecution journaled = ctx.replay.row(at);
     if (journaled != null) {
@@ -183,7 +191,7 @@ final class RestartLoop extends LoopFront {
       if (!RunCommands.RESTART.equals(c.kind())) {
         continue;
       }
-      if (end != null) {
+      if (end != null || !originCompleted(c)) {
         later.add(c); // decided after the next node, in the new pass
         continue;
       }
@@ -229,8 +237,42 @@ final class RestartLoop extends LoopFront {
       return null;
     }
     recorder.restartDecisions(at, decisions);
+    if (ctx.fatal() != null) {
+      // The decisions did not reach the journal: nobody is told, and a resumed run decides these requests again.
+      pending = null;
+      failure = null;
+      return null;
+    }
     responses.forEach(ctx.commands::respond);
     return end;
+  }
+
+  /** A request from a node is decided once that node's execution completed; one from outside at once. */
+  private boolean originCompleted(RunCommand c) {
+    if (!(c.payload().get(RunCommands.ORIGIN) instanceof String origin)) {
+      return true;
+    }
+    for (String p : completedPaths) {
+      if (origin.equals(p) || origin.startsWith(p + "[") || origin.startsWith(p + ".")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The seqs of requests whose decisions an earlier attempt journaled. */
+  static Set<Long> decidedIn(List<NodeExecution> rows) {
+    Set<Long> out = new HashSet<>();
+    for (NodeExecution row : rows) {
+      if (KIND.equals(row.kind()) && row.position().nodeId().endsWith(SUFFIX)) {
+        for (Map<String, Object> d : decisions(row)) {
+          if (d.get("request_seq") instanceof Number n) {
+            out.add(n.longValue());
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /** A drain point an earlier attempt decided: the same decisions again, without asking the bus. */
@@ -317,7 +359,7 @@ final class RestartLoop extends LoopFront {
       }
       ctx.commands.publish(new RestartRequest(unitId, rs.get("target_stage_id") == null ? ""
           : String.valueOf(rs.get("target_stage_id")), rs.get("reason") == null ? "" : String.valueOf(
-              rs.get("reason")), params, iteration, ctx.clock.millis()));
+              rs.get("reason")), params, iteration, ctx.clock.millis()), frame.position(unitId).path());
     }
   }
 

@@ -7,6 +7,7 @@ import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -37,13 +38,44 @@ final class RunCommands {
     this.clock = clock;
   }
 
-  /** Appends a request from this run's own node and queues it. */
-  long publish(RestartRequest request) {
-    RunCommand c = store.appendCommand(runId, RESTART, request.toMap(), clock.instant());
+  /** The payload key naming the node execution (position path) that published a request; absent from outside. */
+  static final String ORIGIN = "origin";
+
+  /** Appends a request from this run's own node (at {@code origin}, a position path) and queues it. */
+  long publish(RestartRequest request, String origin) {
+    Map<String, Object> payload = new java.util.LinkedHashMap<>(request.toMap());
+    if (origin != null) {
+      payload.put(ORIGIN, origin);
+    }
+    RunCommand c = store.appendCommand(runId, RESTART, payload, clock.instant());
     if (seen.add(c.seq())) {
       inbox.add(c);
     }
     return c.seq();
+  }
+
+  /**
+   * Before a resumed run starts: requests an earlier attempt decided (their decisions are journaled) are never
+   * handed out again; a pending request that a node published from an execution that did not complete is answered
+   * as superseded, since that node runs again and asks again if it still wants to; the rest is queued.
+   */
+  void prepareResume(Set<Long> decided, java.util.function.Predicate<String> completed, int iteration) {
+    seen.addAll(decided);
+    for (RunCommand c : store.pendingCommands(runId)) {
+      if (seen.contains(c.seq())) {
+        continue;
+      }
+      Object origin = c.payload().get(ORIGIN);
+      if (origin instanceof String path && !completed.test(path)) {
+        seen.add(c.seq());
+        respond(new RestartResponse(c.seq(), String.valueOf(c.payload().get("target_stage_id")), false,
+            dev.loopflow.core.ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: superseded: the "
+                + "requesting node's execution was interrupted and runs again", null, iteration));
+      } else if (seen.add(c.seq())) {
+        inbox.add(c);
+      }
+    }
+    version = store.commandsVersion();
   }
 
   /** Picks up commands other processes appended; cheap when nothing changed. */

@@ -191,6 +191,8 @@ final class RunContext {
     private final Usage total;
     private final String pausedAt;
     private volatile dev.loopflow.core.run.ResumeInput resumeInput;
+    /** Restart requests whose decisions are journaled. */
+    private final Set<Long> decidedRestarts;
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
@@ -233,6 +235,7 @@ final class RunContext {
         }
       }
       this.total = sum;
+      this.decidedRestarts = RestartLoop.decidedIn(rows);
       this.pausedAt = pausedAt;
       this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
     }
@@ -244,6 +247,16 @@ final class RunContext {
       }
       List<Map<String, Object>> s = steps.remove(at.path());
       return s == null ? List.of() : List.copyOf(s);
+    }
+
+    Set<Long> decidedRestarts() {
+      return decidedRestarts;
+    }
+
+    /** Whether an execution at {@code path} completed in an earlier attempt. */
+    boolean completedAt(String path) {
+      NodeExecution r = done.get(path);
+      return r != null && r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED;
     }
 
     boolean isEmpty() {

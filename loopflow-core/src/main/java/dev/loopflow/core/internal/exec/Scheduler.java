@@ -257,6 +257,9 @@ final class Scheduler implements RunHandle {
         }
       });
     }
+    if (resumeFrom != null) {
+      ctx.commands.prepareResume(ctx.replay.decidedRestarts(), ctx.replay::completedAt, ctx.restartIteration());
+    }
     GraphRun.Result top;
     try {
       top = units.runTop(dev.loopflow.core.internal.plan.ModelAccess.plan(workflow), runState.top);
@@ -289,10 +292,13 @@ final class Scheduler implements RunHandle {
   }
 
   /**
-   * Every request still pending on the run's bus when it ends gets its answer: nothing decides it any more. A
-   * requester waiting (loopflow signal) learns the run ended first.
+   * Every request still pending on the run's bus when it completes or is cancelled gets its answer: nothing decides
+   * it any more. A requester waiting (loopflow signal) learns the run ended first.
    */
   private void answerLeftovers(RunStatus status) {
+    if (status == RunStatus.FAILED) {
+      return; // a failed run may be resumed, and its resumed run decides what is still pending
+    }
     try {
       ctx.commands.poll();
       List<dev.loopflow.core.store.RunCommand> left = new ArrayList<>(ctx.commands.drain());
