@@ -124,7 +124,9 @@ abstract class Progress implements EventListener {
       if (line == null) {
         return;
       }
-      err.println(t + line);
+      // Node ids, messages and reasons may come from a workflow, a model or another process: one line, no control
+      // codes that could move the terminal's cursor or forge output.
+      err.println(t + Errors.oneLine(line));
       err.flush();
     }
 

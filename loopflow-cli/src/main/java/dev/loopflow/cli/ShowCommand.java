@@ -150,8 +150,8 @@ final class ShowCommand implements Callable<Integer> {
       StringBuilder sb = new StringBuilder(k.label);
       for (Object o : ds) {
         if (o instanceof Map<?, ?> d) {
-          sb.append("\n      ").append(d.get("requester_stage_id")).append(" -> ").append(d.get("target_stage_id"))
-              .append(": ");
+          sb.append("\n      ").append(firstLine(String.valueOf(d.get("requester_stage_id")), 80)).append(" -> ")
+              .append(firstLine(String.valueOf(d.get("target_stage_id")), 80)).append(": ");
           if (Boolean.TRUE.equals(d.get("success"))) {
             sb.append("accepted, iteration ").append(d.get("iteration"));
           } else if (d.get("error") instanceof Map<?, ?> err) {
@@ -201,6 +201,7 @@ final class ShowCommand implements Callable<Integer> {
     String t = s.strip();
     int nl = t.indexOf('\n');
     String line = nl < 0 ? t : t.substring(0, nl) + " …";
-    return line.length() <= max ? line : line.substring(0, max - 1) + "…";
+    // A journaled text may hold terminal control codes (a model's reply, a hostile reason): shown as escapes.
+    return Errors.oneLine(line.length() <= max ? line : line.substring(0, max - 1) + "…");
   }
 }

@@ -18,11 +18,35 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
   /** The requester of a request from outside the run. */
   public static final String EXTERNAL = "external";
 
+  /** Ids longer than this are cut (no node id is this long, so such a target is never found). */
+  public static final int MAX_ID_CHARS = 256;
+  /** Reasons longer than this are cut, ending with an ellipsis. */
+  public static final int MAX_TEXT_CHARS = 4096;
+  /** Parameter values longer than this are cut, ending with an ellipsis. */
+  public static final int MAX_VALUE_CHARS = 1024;
+  /** Parameters beyond this many are dropped (all of them together stay far below a command's size limit). */
+  public static final int MAX_PARAMETERS = 32;
+
+  /*
+   * A request may come from a model's reply or another process: it is bounded here, once, so that a hostile one
+   * cannot fill the bus, the journal or a terminal. Cutting keeps the request decidable and the cut visible.
+   */
   public RestartRequest {
-    requesterStageId = requesterStageId == null || requesterStageId.isBlank() ? EXTERNAL : requesterStageId;
-    targetStageId = targetStageId == null ? "" : targetStageId;
-    reason = reason == null ? "" : reason;
-    parameters = parameters == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(parameters));
+    requesterStageId = requesterStageId == null || requesterStageId.isBlank() ? EXTERNAL
+        : cut(requesterStageId, MAX_ID_CHARS);
+    targetStageId = targetStageId == null ? "" : cut(targetStageId, MAX_ID_CHARS);
+    reason = reason == null ? "" : cut(reason, MAX_TEXT_CHARS);
+    Map<String, String> p = new LinkedHashMap<>();
+    if (parameters != null) {
+      for (Map.Entry<String, String> e : parameters.entrySet()) {
+        if (p.size() == MAX_PARAMETERS) {
+          break;
+        }
+        p.put(cut(String.valueOf(e.getKey()), MAX_ID_CHARS), e.getValue() == null ? ""
+            : cut(e.getValue(), MAX_VALUE_CHARS));
+      }
+    }
+    parameters = java.util.Collections.unmodifiableMap(p);
     if (iteration < 0) {
       throw new IllegalArgumentException("iteration must be >= 0 but was " + iteration);
     }
@@ -49,6 +73,10 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
     return new RestartRequest(str(m.get("requester_stage_id")), str(m.get("target_stage_id")),
         str(m.get("reason")), params, m.get("iteration") instanceof Number n ? Math.max(0, n.intValue()) : 0,
         m.get("timestamp_ms") instanceof Number n ? n.longValue() : 0L);
+  }
+
+  private static String cut(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max - 1) + "…";
   }
 
   private static String str(Object o) {

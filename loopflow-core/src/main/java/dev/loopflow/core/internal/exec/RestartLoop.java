@@ -357,9 +357,19 @@ final class RestartLoop extends LoopFront {
         p.forEach((k, v) -> params.put(String.valueOf(k), v == null ? "" : v instanceof String s ? s
             : Json.compact(v)));
       }
-      ctx.commands.publish(new RestartRequest(unitId, rs.get("target_stage_id") == null ? ""
+      publishFrom(frame, new RestartRequest(unitId, rs.get("target_stage_id") == null ? ""
           : String.valueOf(rs.get("target_stage_id")), rs.get("reason") == null ? "" : String.valueOf(
               rs.get("reason")), params, iteration, ctx.clock.millis()), frame.position(unitId).path());
+    }
+  }
+
+  /** A store that cannot take the request fails the run (as any refused journal write does). */
+  private void publishFrom(Frame frame, RestartRequest request, String origin) {
+    try {
+      ctx.commands.publish(request, origin);
+    } catch (RuntimeException e) {
+      ctx.failRun("the run store could not take the restart request of '" + origin + "': "
+          + RunContext.describe(e));
     }
   }
 
