@@ -139,7 +139,8 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public List<RunCommand> commands(String runId) {
-    List<RunCommand> list = commands.get(java.util.Objects.requireNonNull(runId, "runId"));
+    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
+    List<RunCommand> list = commands.get(runId);
     if (list == null) {
       return List.of();
     }
@@ -150,7 +151,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public void respondCommand(String runId, long seq, Map<String, Object> response, Instant at) {
-    java.util.Objects.requireNonNull(runId, "runId");
+    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
     java.util.Objects.requireNonNull(at, "at");
     if (response == null) {
       throw new IllegalArgumentException("command response is missing (a command without one stays pending)");
@@ -300,7 +301,9 @@ final class InMemoryRunStore implements RunStore {
           throw new IllegalArgumentException(field + " is " + json.length + " bytes as JSON; the limit is "
               + MAX_DOCUMENT_BYTES);
         }
-        return dev.loopflow.core.expr.Json.mapper().readValue(json, java.util.LinkedHashMap.class);
+        // Read from text, as a durable store reads its JSON column.
+        return dev.loopflow.core.expr.Json.mapper().readValue(
+            new String(json, java.nio.charset.StandardCharsets.UTF_8), java.util.LinkedHashMap.class);
       } catch (java.io.IOException e) {
         throw new IllegalArgumentException(field + " cannot be written as JSON: " + e.getMessage(), e);
       }

@@ -88,7 +88,7 @@ final class CommandBus implements AutoCloseable {
 
   /** First answer wins: the update only touches a command still without one. */
   void respond(String runId, long seq, Map<String, Object> response, Instant at) {
-    Objects.requireNonNull(runId, "runId");
+    StoreLimits.name("run id", runId, StoreLimits.MAX_NAME_BYTES, false);
     Objects.requireNonNull(at, "at");
     if (response == null) {
       throw new IllegalArgumentException("command response is missing (a command without one stays pending)");
@@ -110,8 +110,12 @@ final class CommandBus implements AutoCloseable {
     return watch.version();
   }
 
+  CommandsWatch watch() {
+    return watch;
+  }
+
   private List<RunCommand> select(String runId, String condition) {
-    Objects.requireNonNull(runId, "runId");
+    StoreLimits.name("run id", runId, StoreLimits.MAX_NAME_BYTES, false);
     return tx.read(c -> {
       try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lf_run_commands WHERE run_id = ?"
           + condition + " ORDER BY seq")) {

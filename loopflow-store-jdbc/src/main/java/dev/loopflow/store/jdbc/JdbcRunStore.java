@@ -86,6 +86,11 @@ final class JdbcRunStore implements RunStore, Transactions {
     return dialect;
   }
 
+  /** For tests that look at how appends by other processes are noticed. */
+  CommandsWatch commandsWatch() {
+    return commands.watch();
+  }
+
   @Override
   public String toString() {
     return description;

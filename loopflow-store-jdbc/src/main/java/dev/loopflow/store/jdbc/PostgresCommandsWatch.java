@@ -43,6 +43,8 @@ final class PostgresCommandsWatch implements CommandsWatch {
   private volatile long aliveAtNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(STALE_MILLIS) - 1;
   private volatile int backendPid;
   private volatile boolean closed;
+  /** The listening connection, for close() to abort a wait in progress. */
+  private volatile Connection connection;
   private final Thread thread;
 
   PostgresCommandsWatch(Connector connector, String description) {
@@ -83,6 +85,10 @@ final class PostgresCommandsWatch implements CommandsWatch {
   private void listen() {
     while (!closed) {
       try (Connection c = connector.connect()) {
+        connection = c;
+        if (closed) {
+          return;
+        }
         try (Statement st = c.createStatement()) {
           st.execute("LISTEN " + CHANNEL);
         }
@@ -105,6 +111,8 @@ final class PostgresCommandsWatch implements CommandsWatch {
       } catch (SQLException | RuntimeException e) {
         // Down or refused: readers fall back to polling (see version) until the listener is back.
         pause();
+      } finally {
+        connection = null;
       }
     }
   }
@@ -114,6 +122,9 @@ final class PostgresCommandsWatch implements CommandsWatch {
   }
 
   private void pause() {
+    if (closed) {
+      return;
+    }
     try {
       Thread.sleep(RETRY_MILLIS);
     } catch (InterruptedException e) {
@@ -122,13 +133,25 @@ final class PostgresCommandsWatch implements CommandsWatch {
     }
   }
 
-  /** Stops the listener: it sees the flag within one wait and closes its connection itself. */
+  /**
+   * Stops the listener and waits for it to end. A wait for notifications in progress is cut short by aborting its
+   * connection (pgjdbc's abort is meant to be called from another thread); otherwise the listener sees the flag
+   * within one wait.
+   */
   @Override
   public void close() {
     closed = true;
+    Connection c = connection;
+    if (c != null) {
+      try {
+        c.abort(Runnable::run);
+      } catch (SQLException | RuntimeException e) {
+        // Already closed or broken: the listener ends on its own.
+      }
+    }
     thread.interrupt();
     try {
-      thread.join(TimeUnit.MILLISECONDS.toMillis(WAIT_MILLIS * 3));
+      thread.join(WAIT_MILLIS * 3);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
