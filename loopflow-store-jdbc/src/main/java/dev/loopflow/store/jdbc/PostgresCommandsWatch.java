@@ -11,7 +11,7 @@ import org.postgresql.PGNotification;
 /**
  * PostgreSQL: a connection of its own that {@code LISTEN}s on {@link #CHANNEL}, on which every append notifies in its
  * transaction (so a notification arrives only for a committed command, from any process on the database). A daemon
- * thread waits for notifications and bumps the version for each batch.
+ * thread, started by the first read, waits for notifications and bumps the version for each batch.
  *
  * <p>What must stay true: no append is missed. So the version also changes
  * <ul>
@@ -43,6 +43,7 @@ final class PostgresCommandsWatch implements CommandsWatch {
   private volatile long aliveAtNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(STALE_MILLIS) - 1;
   private volatile int backendPid;
   private volatile boolean closed;
+  private volatile boolean started;
   /** The listening connection, for close() to abort a wait in progress. */
   private volatile Connection connection;
   private final Thread thread;
@@ -51,11 +52,17 @@ final class PostgresCommandsWatch implements CommandsWatch {
     this.connector = connector;
     this.thread = new Thread(this::listen, "loopflow-store-commands " + description);
     thread.setDaemon(true);
-    thread.start();
   }
 
+  /**
+   * The listener starts with the first read: a process that never asks (a CLI command listing runs) opens no
+   * connection for it. Until it listens, every read reports a change.
+   */
   @Override
   public long version() {
+    if (!started) {
+      start();
+    }
     if (System.nanoTime() - aliveAtNanos > TimeUnit.MILLISECONDS.toNanos(STALE_MILLIS)) {
       return version.incrementAndGet();
     }
@@ -65,6 +72,13 @@ final class PostgresCommandsWatch implements CommandsWatch {
   @Override
   public void appended() {
     version.incrementAndGet();
+  }
+
+  private synchronized void start() {
+    if (!started && !closed) {
+      started = true;
+      thread.start();
+    }
   }
 
   /** Notification batches received so far: lets tests tell a notification from the fallbacks. */
@@ -140,7 +154,12 @@ final class PostgresCommandsWatch implements CommandsWatch {
    */
   @Override
   public void close() {
-    closed = true;
+    synchronized (this) {
+      closed = true;
+      if (!started) {
+        return;
+      }
+    }
     Connection c = connection;
     if (c != null) {
       try {

@@ -46,6 +46,14 @@ class CommandsWatchTest {
     return (PostgresCommandsWatch) ((JdbcRunStore) store).commandsWatch();
   }
 
+  /** The store's listener, started (by a first read of the version) and listening. */
+  private static PostgresCommandsWatch listening(RunStore store) throws InterruptedException {
+    PostgresCommandsWatch watch = watch(store);
+    store.commandsVersion();
+    await(() -> watch.listens() >= 1, "the listener did not start listening");
+    return watch;
+  }
+
   private static void await(BooleanSupplier condition, String what) throws InterruptedException {
     long end = System.nanoTime() + LIMIT.toNanos();
     while (!condition.getAsBoolean()) {
@@ -71,8 +79,7 @@ class CommandsWatchTest {
   void aPostgresStoreIsNotifiedOfAnotherStoresAppend() throws Exception {
     String url = postgresDatabase();
     try (RunStore engine = JdbcStores.open(url); RunStore cli = JdbcStores.open(url)) {
-      PostgresCommandsWatch watch = watch(engine);
-      await(() -> watch.listens() >= 1, "the listener did not start listening");
+      PostgresCommandsWatch watch = listening(engine);
       for (int round = 0; round < 3; round++) {
         long notified = watch.notifications();
         long version = engine.commandsVersion();
@@ -88,8 +95,7 @@ class CommandsWatchTest {
   void theListenerComesBackAfterItsConnectionIsCut() throws Exception {
     String url = postgresDatabase();
     try (RunStore engine = JdbcStores.open(url); RunStore cli = JdbcStores.open(url)) {
-      PostgresCommandsWatch watch = watch(engine);
-      await(() -> watch.listens() >= 1, "the listener did not start listening");
+      PostgresCommandsWatch watch = listening(engine);
       int pid = watch.backendPid();
       long version = engine.commandsVersion();
       try (Connection c = DriverManager.getConnection(url);
@@ -129,8 +135,11 @@ class CommandsWatchTest {
     String url = postgresDatabase();
     RunStore a = JdbcStores.open(url);
     RunStore b = JdbcStores.open(url);
-    await(() -> watch(a).listens() >= 1 && watch(b).listens() >= 1, "the listeners did not start");
-    assertThat(listeners(url)).isEqualTo(2);
+    RunStore idle = JdbcStores.open(url);
+    listening(a);
+    listening(b);
+    assertThat(listeners(url)).as("a store that never read the version has no listener").isEqualTo(2);
+    idle.close();
     a.close();
     b.close();
     await(() -> {
