@@ -4,19 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.testkit.PostgresServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,20 +24,24 @@ import org.junit.jupiter.api.io.TempDir;
  * listen; on SQLite by the data version, at once.
  */
 class CommandsWatchTest {
-  private static final AtomicInteger DATABASES = new AtomicInteger();
   private static final Instant T0 = Instant.parse("2026-11-22T10:15:30Z");
   private static final Duration LIMIT = Duration.ofSeconds(30);
 
   @TempDir
   Path dir;
 
-  private static String postgresDatabase() throws SQLException {
-    PostgresServer pg = PostgresServer.shared();
-    String db = "watch_" + DATABASES.incrementAndGet();
-    try (Connection c = DriverManager.getConnection(pg.jdbcUrl()); Statement st = c.createStatement()) {
-      st.execute("CREATE DATABASE " + db);
+  private String database;
+
+  @AfterEach
+  void dropDatabase() throws SQLException {
+    if (database != null) {
+      PostgresDatabases.drop(database);
     }
-    return pg.jdbcUrl(db);
+  }
+
+  private String postgresDatabase() throws SQLException {
+    database = PostgresDatabases.create("watch", "");
+    return PostgresDatabases.url(database);
   }
 
   private static PostgresCommandsWatch watch(RunStore store) {

@@ -7,11 +7,9 @@ import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.store.MemoryEntry;
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.testkit.PostgresServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.List;
@@ -30,18 +28,12 @@ class SharedMemoryOnDatabasesTest {
   @TempDir
   static Path dir;
 
-  private static void createDatabase(String sql) throws SQLException {
-    try (Connection c = DriverManager.getConnection(PostgresServer.shared().jdbcUrl());
-        Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
-  }
-
   /** A collation that sorts "a" before "B" must not change the order keys are listed in. */
   @Test
   void keysAreListedInCodePointOrderWhateverTheDatabaseCollation_bugOrderFollowedTheCollation() throws Exception {
-    createDatabase("CREATE DATABASE memory_icu TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'");
-    String url = PostgresServer.shared().jdbcUrl("memory_icu");
+    String database = PostgresDatabases.create("memory_icu", "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE "
+        + "'en-US'");
+    String url = PostgresDatabases.url(database);
     try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement();
         java.sql.ResultSet rs = st.executeQuery("SELECT 'a' < 'B'")) {
       rs.next();
@@ -54,6 +46,8 @@ class SharedMemoryOnDatabasesTest {
       }
       assertThat(store.listMemory("s", "GLOBAL", "")).extracting(MemoryEntry::key).containsExactlyElementsOf(order);
       assertThat(store.listMemory("s", "GLOBAL", "b")).extracting(MemoryEntry::key).containsExactly("b");
+    } finally {
+      PostgresDatabases.drop(database);
     }
   }
 
