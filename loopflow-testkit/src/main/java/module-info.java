@@ -5,6 +5,7 @@
 open module dev.loopflow.testkit {
   requires transitive dev.loopflow.core;
   requires transitive org.junit.jupiter.api;
+  requires transitive org.junit.jupiter.params;
   requires transitive org.assertj.core;
   requires jdk.httpserver;
 

@@ -30,9 +30,10 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to
  * open a store (and, for durable stores, how to open the same store again as a new process would). The engine
- * relies on nothing a store does that is not pinned here.
+ * relies on nothing a store does that is not pinned here. The command bus and shared memory parts are in
+ * {@link RunCommandsContract} and {@link SharedMemoryContract}, which this suite runs too.
  */
-public abstract class RunStoreContract {
+public abstract class RunStoreContract implements RunCommandsContract, SharedMemoryContract {
   protected RunStore store;
   private static final Instant T0 = Instant.parse("2026-11-22T10:15:30.123456Z");
 
@@ -44,6 +45,16 @@ public abstract class RunStoreContract {
   /** The same store opened again (a new process reading the same file or database); null when not durable. */
   protected RunStore reopen() throws Exception {
     return null;
+  }
+
+  @Override
+  public final RunStore storeUnderTest() {
+    return store;
+  }
+
+  @Override
+  public final RunStore sameDatabaseAgain() throws Exception {
+    return reopen();
   }
 
   @BeforeEach

@@ -17,7 +17,7 @@ final class InMemoryRunStore implements RunStore {
   private final Map<String, String> cancels = new ConcurrentHashMap<>();
   private final Map<String, List<RunCommand>> commands = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong commandsVersion = new java.util.concurrent.atomic.AtomicLong();
-  /** scope + NUL + namespace -> key -> entry. */
+  /** scope + NUL + namespace -> key -> entry, keys in code point order. */
   private final Map<String, java.util.NavigableMap<String, MemoryEntry>> memory = new ConcurrentHashMap<>();
 
   @Override
@@ -118,10 +118,14 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public RunCommand appendCommand(String runId, String kind, Map<String, Object> payload, Instant at) {
+    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
+    Limits.name("command kind", kind, Limits.MAX_SHORT_NAME_BYTES, false);
+    java.util.Objects.requireNonNull(at, "at");
+    Map<String, Object> stored = Limits.document("command payload", payload == null ? Map.of() : payload);
     List<RunCommand> list = commands.computeIfAbsent(runId, k -> new ArrayList<>());
     RunCommand c;
     synchronized (list) {
-      c = new RunCommand(runId, list.size() + 1, kind, payload, at, null, null);
+      c = new RunCommand(runId, list.size() + 1, kind, stored, at, null, null);
       list.add(c);
     }
     commandsVersion.incrementAndGet();
@@ -135,6 +139,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public List<RunCommand> commands(String runId) {
+    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
     List<RunCommand> list = commands.get(runId);
     if (list == null) {
       return List.of();
@@ -146,6 +151,12 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public void respondCommand(String runId, long seq, Map<String, Object> response, Instant at) {
+    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
+    java.util.Objects.requireNonNull(at, "at");
+    if (response == null) {
+      throw new IllegalArgumentException("command response is missing (a command without one stays pending)");
+    }
+    Map<String, Object> stored = Limits.document("command response", response);
     List<RunCommand> list = commands.get(runId);
     if (list == null) {
       return;
@@ -154,7 +165,7 @@ final class InMemoryRunStore implements RunStore {
       if (seq >= 1 && seq <= list.size()) {
         RunCommand c = list.get((int) seq - 1);
         if (c.pending()) {
-          list.set((int) seq - 1, new RunCommand(runId, seq, c.kind(), c.payload(), c.createdAt(), response, at));
+          list.set((int) seq - 1, new RunCommand(runId, seq, c.kind(), c.payload(), c.createdAt(), stored, at));
         }
       }
     }
@@ -165,36 +176,183 @@ final class InMemoryRunStore implements RunStore {
     return commandsVersion.get();
   }
 
-  private java.util.NavigableMap<String, MemoryEntry> memoryOf(String scope, String namespace) {
-    return memory.computeIfAbsent(scope + '\0' + namespace, k -> new java.util.concurrent.ConcurrentSkipListMap<>());
+  private static String place(String scope, String namespace) {
+    Limits.name("shared memory scope", scope, Limits.MAX_NAME_BYTES, true);
+    Limits.name("shared memory namespace", namespace, Limits.MAX_SHORT_NAME_BYTES, true);
+    return scope + '\0' + namespace; // neither may hold NUL, so this names one place
+  }
+
+  /** The value array is copied in and out: a caller changing its array afterwards changes nothing stored. */
+  private static MemoryEntry copy(MemoryEntry e) {
+    return new MemoryEntry(e.scope(), e.namespace(), e.key(), e.value().clone(), e.compressed(), e.metadata(),
+        e.storedAt());
   }
 
   @Override
   public void putMemory(MemoryEntry entry) {
-    memoryOf(entry.scope(), entry.namespace()).put(entry.key(), entry);
+    String place = place(entry.scope(), entry.namespace());
+    Limits.name("shared memory key", entry.key(), Limits.MAX_NAME_BYTES, true);
+    Limits.value("shared memory value", entry.value());
+    Limits.document("shared memory metadata", entry.metadata());
+    memory.computeIfAbsent(place, k -> new java.util.concurrent.ConcurrentSkipListMap<>(Limits.CODE_POINT_ORDER))
+        .put(entry.key(), copy(entry));
   }
 
   @Override
   public Optional<MemoryEntry> getMemory(String scope, String namespace, String key) {
-    return Optional.ofNullable(memoryOf(scope, namespace).get(key));
+    String place = place(scope, namespace);
+    Limits.name("shared memory key", key, Limits.MAX_NAME_BYTES, true);
+    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place);
+    return Optional.ofNullable(m == null ? null : m.get(key)).map(InMemoryRunStore::copy);
   }
 
   @Override
   public List<MemoryEntry> listMemory(String scope, String namespace, String keyPrefix) {
-    return memoryOf(scope, namespace).tailMap(keyPrefix, true).values().stream()
-        .takeWhile(e -> e.key().startsWith(keyPrefix)).toList();
+    return withPrefix(scope, namespace, keyPrefix).stream().map(InMemoryRunStore::copy).toList();
+  }
+
+  private List<MemoryEntry> withPrefix(String scope, String namespace, String keyPrefix) {
+    String place = place(scope, namespace);
+    Limits.name("shared memory key prefix", keyPrefix, Limits.MAX_NAME_BYTES, true);
+    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place);
+    if (m == null) {
+      return List.of();
+    }
+    // In code point order the keys with a prefix are contiguous, starting at the prefix itself.
+    return m.tailMap(keyPrefix, true).values().stream().takeWhile(e -> e.key().startsWith(keyPrefix)).toList();
   }
 
   @Override
   public int deleteMemory(String scope, String namespace, String keyPrefix) {
-    List<MemoryEntry> gone = listMemory(scope, namespace, keyPrefix);
-    java.util.NavigableMap<String, MemoryEntry> m = memoryOf(scope, namespace);
+    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place(scope, namespace));
     int n = 0;
-    for (MemoryEntry e : gone) {
+    for (MemoryEntry e : withPrefix(scope, namespace, keyPrefix)) {
       if (m.remove(e.key()) != null) {
         n++;
       }
     }
     return n;
+  }
+
+  /**
+   * What the command bus and shared memory accept: the limits and checks durable stores apply (the store contract
+   * suite pins them on every store), so that what works in memory works on a durable store. A refusal is an
+   * {@link IllegalArgumentException} naming the field, its size and the limit.
+   */
+  private static final class Limits {
+    static final int MAX_VALUE_BYTES = 16 * 1024 * 1024;
+    static final int MAX_DOCUMENT_BYTES = 64 * 1024;
+    static final int MAX_NAME_BYTES = 1024;
+    static final int MAX_SHORT_NAME_BYTES = 256;
+    static final int MAX_DEPTH = 256;
+
+    /** Unicode code point order: the order of UTF-8 bytes, which durable stores sort keys by. */
+    static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
+      int i = 0;
+      int j = 0;
+      while (i < a.length() && j < b.length()) {
+        int x = a.codePointAt(i);
+        int y = b.codePointAt(j);
+        if (x != y) {
+          return Integer.compare(x, y);
+        }
+        i += Character.charCount(x);
+        j += Character.charCount(y);
+      }
+      return Integer.compare(a.length() - i, b.length() - j);
+    };
+
+    private Limits() {}
+
+    /** Names durable stores keep exactly: no NUL, no unpaired surrogate, within {@code maxBytes} of UTF-8. */
+    static void name(String field, String value, int maxBytes, boolean mayBeEmpty) {
+      if (value == null) {
+        throw new IllegalArgumentException(field + " is missing");
+      }
+      if (value.isEmpty() && !mayBeEmpty) {
+        throw new IllegalArgumentException(field + " is empty");
+      }
+      for (int i = 0; i < value.length(); i++) {
+        char ch = value.charAt(i);
+        if (ch == 0) {
+          throw new IllegalArgumentException(field + " contains a NUL character at index " + i);
+        }
+        if (Character.isHighSurrogate(ch) && i + 1 < value.length()
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++;
+        } else if (Character.isSurrogate(ch)) {
+          throw new IllegalArgumentException(field + " contains an unpaired surrogate at index " + i);
+        }
+      }
+      int bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      if (bytes > maxBytes) {
+        throw new IllegalArgumentException(field + " is " + bytes + " bytes as UTF-8; the limit is " + maxBytes);
+      }
+    }
+
+    /** The document as a durable store reads it back: JSON data, written to UTF-8 JSON and parsed again. */
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> document(String field, Map<String, ?> document) {
+      plain(field, Where.ROOT, document, 0);
+      byte[] json;
+      try {
+        json = dev.loopflow.core.expr.Json.mapper().writeValueAsBytes(document);
+        if (json.length > MAX_DOCUMENT_BYTES) {
+          throw new IllegalArgumentException(field + " is " + json.length + " bytes as JSON; the limit is "
+              + MAX_DOCUMENT_BYTES);
+        }
+        // Read from text, as a durable store reads its JSON column.
+        return dev.loopflow.core.expr.Json.mapper().readValue(
+            new String(json, java.nio.charset.StandardCharsets.UTF_8), java.util.LinkedHashMap.class);
+      } catch (java.io.IOException e) {
+        throw new IllegalArgumentException(field + " cannot be written as JSON: " + e.getMessage(), e);
+      }
+    }
+
+    static void value(String field, byte[] value) {
+      if (value.length > MAX_VALUE_BYTES) {
+        throw new IllegalArgumentException(field + " is " + value.length + " bytes; the limit is "
+            + MAX_VALUE_BYTES);
+      }
+    }
+
+    /** Refuses what would not read back as written: non-JSON objects, non-finite numbers, BigDecimal. */
+    private static void plain(String field, Where where, Object v, int depth) {
+      if (depth > MAX_DEPTH) {
+        throw new IllegalArgumentException(field + " is nested deeper than " + MAX_DEPTH + " levels at " + where);
+      }
+      if (v == null || v instanceof String || v instanceof Boolean || v instanceof Integer || v instanceof Long
+          || v instanceof Short || v instanceof Byte || v instanceof java.math.BigInteger
+          || v instanceof Double d && Double.isFinite(d) || v instanceof Float f && Float.isFinite(f)) {
+        return;
+      }
+      if (v instanceof Map<?, ?> m) {
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          if (!(e.getKey() instanceof String)) {
+            throw new IllegalArgumentException(field + " has a key that is not a string at " + where);
+          }
+          plain(field, new Where(where, (String) e.getKey(), -1), e.getValue(), depth + 1);
+        }
+        return;
+      }
+      if (v instanceof List<?> l) {
+        for (int i = 0; i < l.size(); i++) {
+          plain(field, new Where(where, null, i), l.get(i), depth + 1);
+        }
+        return;
+      }
+      throw new IllegalArgumentException(field + " holds a " + v.getClass().getName() + " at " + where
+          + "; only JSON data (maps with string keys, lists, strings, finite numbers, booleans, null) can be stored");
+    }
+
+    /** Where in a document a value is, spelled only when an error names it ({@code $.a[2].b}). */
+    private record Where(Where parent, String key, int index) {
+      static final Where ROOT = new Where(null, null, -1);
+
+      @Override
+      public String toString() {
+        return parent == null ? "$" : parent + (key != null ? "." + key : "[" + index + "]");
+      }
+    }
   }
 }

@@ -6,7 +6,9 @@ import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.MemoryEntry;
 import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import java.sql.Connection;
@@ -40,14 +42,15 @@ import java.util.concurrent.TimeUnit;
  * Large values are written once per run (lf_values, see ValueRefs): the documents that hold one (a result's output
  * and body, the run's output and node reports, a state key) hold a reference to it.
  *
- * Why this is one class of about 550 lines: it is the RunStore contract over one schema, and its parts share what
- * must stay consistent between them — the write lock and the buffer of pending events (every write flushes the
+ * Why the journal is one class of about 550 lines: it is the RunStore contract over one schema, and its parts share
+ * what must stay consistent between them — the write lock and the buffer of pending events (every write flushes the
  * buffer in its own transaction), the column lists that the INSERT, UPDATE and SELECT statements of a table must
  * agree on, and the run-scoped reader of large values that every read uses. What has no such coupling already
  * lives apart: JSON encoding in Codec, large-value references in ValueRefs, opening a store and its schema in
- * JdbcStores.
+ * JdbcStores, the command bus (CommandBus, with a CommandsWatch per database) and shared memory (SharedMemory),
+ * which keep their own tables and reach them through this store's transactions (Transactions).
  */
-final class JdbcRunStore implements RunStore {
+final class JdbcRunStore implements RunStore, Transactions {
   static final long FLUSH_MILLIS = 200;
 
   enum Dialect { SQLITE, POSTGRESQL }
@@ -59,13 +62,18 @@ final class JdbcRunStore implements RunStore {
   private final Object writeLock = new Object();
   private final List<Event> pending = new ArrayList<>();
   private final ScheduledExecutorService flusher;
+  private final CommandBus commands;
+  private final SharedMemory memory;
   private volatile boolean closed;
 
-  JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description) {
+  /** {@code watch} tells when another process may have appended a command; the store closes it. */
+  JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description, CommandsWatch watch) {
     this.ds = ds;
     this.dialect = dialect;
     this.codec = codec;
     this.description = description;
+    this.commands = new CommandBus(this, dialect, watch);
+    this.memory = new SharedMemory(this, dialect);
     this.flusher = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "loopflow-store-flush");
       t.setDaemon(true);
@@ -76,6 +84,11 @@ final class JdbcRunStore implements RunStore {
 
   Dialect dialect() {
     return dialect;
+  }
+
+  /** For tests that look at how appends by other processes are noticed. */
+  CommandsWatch commandsWatch() {
+    return commands.watch();
   }
 
   @Override
@@ -226,12 +239,9 @@ final class JdbcRunStore implements RunStore {
     }
   }
 
-  private interface Work {
-    void run(Connection c) throws SQLException;
-  }
-
   /** One transaction: the buffered events, then {@code work}. Events are put back if it fails. */
-  private void write(Work work) {
+  @Override
+  public void write(Work work) {
     synchronized (writeLock) {
       List<Event> events;
       synchronized (pending) {
@@ -529,13 +539,22 @@ final class JdbcRunStore implements RunStore {
   }
 
   private <T> T query(String sql, String runId, Reader<T> reader) {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-      if (runId != null) {
-        ps.setString(1, runId);
+    return read(c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        if (runId != null) {
+          ps.setString(1, runId);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          return reader.read(rs);
+        }
       }
-      try (ResultSet rs = ps.executeQuery()) {
-        return reader.read(rs);
-      }
+    });
+  }
+
+  @Override
+  public <T> T read(Read<T> read) {
+    try (Connection c = ds.getConnection()) {
+      return read.read(c);
     } catch (SQLException ex) {
       throw StoreFailures.of("cannot read the run store " + description + ": " + ex.getMessage(), ex);
     } catch (LoopflowException ex) {
@@ -572,56 +591,59 @@ final class JdbcRunStore implements RunStore {
       flush();
     } finally {
       closed = true;
-      ds.close();
+      try {
+        commands.close();
+      } finally {
+        ds.close();
+      }
     }
   }
 
-  // Command bus and shared memory: not yet on JDBC stores.
+  // ---------------------------------------------------------------------------------------------------------
+  // The command bus and shared memory: their own tables, in their own classes, through this store's transactions.
 
   @Override
-  public dev.loopflow.core.store.RunCommand appendCommand(String runId, String kind,
-      java.util.Map<String, Object> payload, java.time.Instant at) {
-    throw new UnsupportedOperationException("run commands");
+  public RunCommand appendCommand(String runId, String kind, java.util.Map<String, Object> payload, Instant at) {
+    return commands.append(runId, kind, payload, at);
   }
 
   @Override
-  public java.util.List<dev.loopflow.core.store.RunCommand> pendingCommands(String runId) {
-    return java.util.List.of();
+  public List<RunCommand> pendingCommands(String runId) {
+    return commands.pending(runId);
   }
 
   @Override
-  public java.util.List<dev.loopflow.core.store.RunCommand> commands(String runId) {
-    return java.util.List.of();
+  public List<RunCommand> commands(String runId) {
+    return commands.all(runId);
   }
 
   @Override
-  public void respondCommand(String runId, long seq, java.util.Map<String, Object> response,
-      java.time.Instant at) {}
+  public void respondCommand(String runId, long seq, java.util.Map<String, Object> response, Instant at) {
+    commands.respond(runId, seq, response, at);
+  }
 
   @Override
   public long commandsVersion() {
-    return 0;
+    return commands.version();
   }
 
   @Override
-  public void putMemory(dev.loopflow.core.store.MemoryEntry entry) {
-    throw new UnsupportedOperationException("shared memory");
+  public void putMemory(MemoryEntry entry) {
+    memory.put(entry);
   }
 
   @Override
-  public java.util.Optional<dev.loopflow.core.store.MemoryEntry> getMemory(String scope, String namespace,
-      String key) {
-    return java.util.Optional.empty();
+  public Optional<MemoryEntry> getMemory(String scope, String namespace, String key) {
+    return memory.get(scope, namespace, key);
   }
 
   @Override
-  public java.util.List<dev.loopflow.core.store.MemoryEntry> listMemory(String scope, String namespace,
-      String keyPrefix) {
-    return java.util.List.of();
+  public List<MemoryEntry> listMemory(String scope, String namespace, String keyPrefix) {
+    return memory.list(scope, namespace, keyPrefix);
   }
 
   @Override
   public int deleteMemory(String scope, String namespace, String keyPrefix) {
-    return 0;
+    return memory.delete(scope, namespace, keyPrefix);
   }
 }

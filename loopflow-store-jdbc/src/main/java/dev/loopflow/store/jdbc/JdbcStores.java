@@ -129,8 +129,9 @@ public final class JdbcStores {
     hc.setMinimumIdle(1);
     hc.setPoolName("loopflow-sqlite");
     hc.setConnectionTimeout(120_000);
+    // The commands watch reads PRAGMA data_version on a connection outside the pool (see SqliteCommandsWatch).
     return new JdbcRunStore(new HikariDataSource(hc), JdbcRunStore.Dialect.SQLITE, new Codec(),
-        "sqlite:" + abs);
+        "sqlite:" + abs, new SqliteCommandsWatch(raw));
   }
 
   /** A PostgreSQL store; the schema is created in the connection's default schema. */
@@ -160,7 +161,28 @@ public final class JdbcStores {
       ds.close();
       throw e;
     }
-    return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(), pg.display);
+    return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(), pg.display,
+        new PostgresCommandsWatch(() -> listenerConnection(pg), pg.display));
+  }
+
+  /**
+   * The commands listener's own connection: bounded connect and socket timeouts and TCP keep-alive, so that a
+   * database that went away is noticed and the listener reconnects (see PostgresCommandsWatch).
+   */
+  private static java.sql.Connection listenerConnection(Pg pg) throws java.sql.SQLException {
+    org.postgresql.ds.PGSimpleDataSource source = new org.postgresql.ds.PGSimpleDataSource();
+    source.setURL(pg.jdbcUrl);
+    if (pg.user != null) {
+      source.setUser(pg.user);
+    }
+    if (pg.password != null) {
+      source.setPassword(pg.password);
+    }
+    source.setConnectTimeout(10);
+    source.setSocketTimeout(30);
+    source.setTcpKeepAlive(true);
+    source.setApplicationName("loopflow commands listener");
+    return source.getConnection();
   }
 
   /**
@@ -168,7 +190,7 @@ public final class JdbcStores {
    * starting Flyway, which costs a few hundred milliseconds of a CLI command's start-up. JdbcStoresTest checks this
    * constant against the migration files, so a new migration cannot be skipped.
    */
-  static final String LATEST_MIGRATION = "3";
+  static final String LATEST_MIGRATION = "4";
 
   static boolean current(DataSource ds) {
     try (java.sql.Connection c = ds.getConnection();

@@ -1,25 +1,29 @@
 package dev.loopflow.store.jdbc;
 
 import dev.loopflow.core.store.RunStore;
-import dev.loopflow.testkit.PostgresServer;
 import dev.loopflow.testkit.RunStoreContract;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class PostgresStoreContractTest extends RunStoreContract {
-  private static final AtomicInteger DATABASES = new AtomicInteger();
-  private String url;
+  private String database;
+
+  /** Runs after the contract's own @AfterEach has closed the store. */
+  @RegisterExtension
+  final AfterEachCallback dropDatabase = context -> {
+    if (database != null) {
+      PostgresDatabases.drop(database);
+    }
+  };
 
   @Override
-  protected RunStore open() {
-    PostgresServer pg = PostgresServer.shared();
-    String db = "contract_" + DATABASES.incrementAndGet();
-    pg.createDatabase(db);
-    url = pg.jdbcUrl(db);
-    return JdbcStores.open(url);
+  protected RunStore open() throws Exception {
+    database = PostgresDatabases.create("contract", "");
+    return JdbcStores.open(PostgresDatabases.url(database));
   }
 
   @Override
   protected RunStore reopen() {
-    return JdbcStores.open(url);
+    return JdbcStores.open(PostgresDatabases.url(database));
   }
 }

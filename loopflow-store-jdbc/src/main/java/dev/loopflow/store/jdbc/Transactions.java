@@ -1,0 +1,27 @@
+package dev.loopflow.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * How the parts of a store that keep their own tables (the command bus, shared memory) reach the database: through
+ * the store's own transactions, so they share its write lock, its single SQLite connection and its error reporting.
+ */
+interface Transactions {
+  /** One write transaction, committed when {@code work} returns; driver errors become the store's own error. */
+  void write(Work work);
+
+  /**
+   * Reads on one connection; driver errors, and rows that do not read back (what {@code read} throws), become the
+   * store's own error.
+   */
+  <T> T read(Read<T> read);
+
+  interface Work {
+    void run(Connection c) throws SQLException;
+  }
+
+  interface Read<T> {
+    T read(Connection c) throws SQLException;
+  }
+}
