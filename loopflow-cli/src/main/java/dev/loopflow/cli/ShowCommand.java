@@ -136,7 +136,12 @@ final class ShowCommand implements Callable<Integer> {
     for (int i = 0; i < kids.size(); i++) {
       Item k = kids.get(i);
       boolean last = i == kids.size() - 1;
-      out.println(indent + (last ? "└─ " : "├─ ") + describe(k));
+      String[] lines = describe(k).split("\n");
+      out.println(indent + (last ? "└─ " : "├─ ") + lines[0]);
+      for (int l = 1; l < lines.length; l++) {
+        // further lines of one item (each restart decision) hang under it
+        out.println(indent + (last ? "   " : "│  ") + "   " + lines[l]);
+      }
       print(out, k, indent + (last ? "   " : "│  "));
     }
   }
@@ -150,7 +155,7 @@ final class ShowCommand implements Callable<Integer> {
       StringBuilder sb = new StringBuilder(k.label);
       for (Object o : ds) {
         if (o instanceof Map<?, ?> d) {
-          sb.append("\n      ").append(firstLine(String.valueOf(d.get("requester_stage_id")), 80)).append(" -> ")
+          sb.append("\n").append(firstLine(String.valueOf(d.get("requester_stage_id")), 80)).append(" -> ")
               .append(firstLine(String.valueOf(d.get("target_stage_id")), 80)).append(": ");
           if (Boolean.TRUE.equals(d.get("success"))) {
             sb.append("accepted, iteration ").append(d.get("iteration"));

@@ -179,6 +179,9 @@ final class RestartLoop extends LoopFront {
       return replay(st, unitId, journaled);
     }
     publishStructured(frame, unitId, st.iteration);
+    // Cheap unless something was appended (a version token read): a request sent before this node completed is
+    // decided now, not at a later node depending on when the lease thread last looked.
+    ctx.commands.poll();
     List<RunCommand> drained = ctx.commands.drain();
     if (drained.isEmpty()) {
       return null;
