@@ -103,7 +103,7 @@ class CrashResumeTest {
   }
 
   static Stream<String> workflows() {
-    return Stream.of("while-drafting", "edge-coder-reviewer", "group-sessions");
+    return Stream.of("while-drafting", "edge-coder-reviewer", "group-sessions", "pipeline-restarts");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -300,6 +300,9 @@ class CrashResumeTest {
         case "draft", "coder", "write" -> "take " + iteration + " (" + messages.size() + " messages, " + digest + ")";
         case "review", "reviewer", "critic" -> approves(prompt) ? "verdict " + digest + "\nAPPROVED"
             : "revise take " + iteration + " (" + digest + ")";
+        // A pipeline stage: its JSON output restarts the writer until the third iteration.
+        case "judge" -> Integer.parseInt(iteration) < 3 ? "{\"restart\": {\"target_stage_id\": \"write\", "
+            + "\"reason\": \"take " + iteration + " is weak (" + digest + ")\"}}" : "accepted " + digest;
         default -> node + " " + digest;
       };
       return Reply.text(reply).after(LATENCY);
@@ -348,6 +351,9 @@ class CrashResumeTest {
     view.set("status", result.path("status"));
     view.set("output", result.path("output"));
     view.set("state", result.path("state"));
+    if (result.has("pipeline")) {
+      view.set("pipeline", result.get("pipeline"));
+    }
     ObjectNode nodes = view.putObject("nodes");
     result.path("nodes").properties().forEach(e -> {
       ObjectNode node = nodes.putObject(e.getKey());

@@ -119,6 +119,10 @@ final class Pipelines {
       }
     }
     Map<String, YNode.YMap> agentConfigs = agents(agents, numbers.keySet(), problems);
+    RestartPolicy policy = policy(it.get("restart_policy"), it, base, List.copyOf(numbers.keySet()), problems);
+    // Every stage can read the full outputs the truncation notice points to; with restarts on, it can ask for one.
+    List<String> builtins = policy.enabled() ? List.of("shared_memory_read", "request_restart")
+        : List.of("shared_memory_read");
     Map<String, InputSpec> implicit = new LinkedHashMap<>();
     List<YNode> nodes = new ArrayList<>();
     for (int i = 0; i < stages.items().size(); i++) {
@@ -145,9 +149,8 @@ final class Pipelines {
             base + ".pipeline.initial_prompt", problems) + "\n\n" + prompt;
       }
       nodes.add(stageNode(ids.get(i), prompt, sm, tplAt, agentConfigs.get(ids.get(i)), i > 0 ? ids.get(i - 1)
-          : null));
+          : null, builtins));
     }
-    RestartPolicy policy = policy(it.get("restart_policy"), it, base, List.copyOf(numbers.keySet()), problems);
     return new Compiled(new YNode.YSeq(stages.location(), nodes), policy, implicit, numbers);
   }
 
@@ -194,7 +197,7 @@ final class Pipelines {
 
   /** The stage's node: {@code id}, {@code type: agent}, {@code prompt}, then the agent's own settings. */
   private static YNode stageNode(String id, String prompt, YNode.YMap stage, Location promptAt, YNode.YMap agent,
-      String previousStage) {
+      String previousStage, List<String> builtins) {
     Map<String, YNode.YMap.Entry> e = new LinkedHashMap<>();
     Location at = stage.location();
     put(e, "id", new YNode.YScalar(stage.get("agent_id").location(), id, false), at);
@@ -213,7 +216,29 @@ final class Pipelines {
         }
       }
     }
+    e.put("tools", tools(e.get("tools"), builtins, at));
     return new YNode.YMap(at, e);
+  }
+
+  /** The agent's own tools (kept as written, so their problems point at them) plus the stage built-ins. */
+  private static YNode.YMap.Entry tools(YNode.YMap.Entry declared, List<String> builtins, Location at) {
+    List<YNode> items = new ArrayList<>();
+    Location listAt = at;
+    if (declared != null && declared.value() instanceof YNode.YSeq seq) {
+      items.addAll(seq.items());
+      listAt = seq.location();
+    } else if (declared != null) {
+      return declared; // not a list: the agent node reports it
+    }
+    for (String b : builtins) {
+      boolean present = items.stream().anyMatch(i -> i instanceof YNode.YScalar sc && b.equals(sc.value())
+          || i instanceof YNode.YMap m && m.has(b));
+      if (!present) {
+        items.add(new YNode.YScalar(listAt, b, false));
+      }
+    }
+    return new YNode.YMap.Entry("tools", declared == null ? at : declared.keyLocation(),
+        new YNode.YSeq(listAt, items));
   }
 
   private static void put(Map<String, YNode.YMap.Entry> e, String key, YNode value, Location at) {
