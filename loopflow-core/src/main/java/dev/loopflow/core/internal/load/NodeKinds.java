@@ -23,12 +23,12 @@ final class NodeKinds {
   static final Set<String> COMMON_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
       "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
   /** Node kinds the language defines but this version does not run yet. */
-  static final Set<String> NOT_YET = Set.of("agent");
+  static final Set<String> NOT_YET = Set.of();
   /**
    * Kinds that an optional module provides, and that module: without it on the class path a node of such a kind
    * is reported as needing the module, not as unknown.
    */
-  static final Map<String, String> OPTIONAL_KINDS = Map.of("llm", "loopflow-llm");
+  static final Map<String, String> OPTIONAL_KINDS = Map.of("llm", "loopflow-llm", "agent", "loopflow-llm");
   static final Map<String, String> ALIASES = Map.of("llm.call", "llm", "claude.agent", "llm", "bash", "shell",
       "lua", "script", "python", "script", "code", "script");
   /** Shorthand keys and the kind each implies, in the order they are tried. */
