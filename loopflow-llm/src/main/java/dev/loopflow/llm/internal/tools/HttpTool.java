@@ -161,7 +161,7 @@ final class HttpTool implements Tool {
       throw e;
     } catch (TimeoutException e) {
       f.cancel(true);
-      throw new ToolError(method + " " + uri + ": no complete response within " + timeout.toSeconds() + " seconds");
+      throw new ToolError(method + " " + uri + ": no complete response within " + Toolbox.human(timeout));
     } catch (ExecutionException e) {
       Throwable c = e.getCause();
       throw new ToolError(method + " " + uri + ": " + c.getClass().getSimpleName()

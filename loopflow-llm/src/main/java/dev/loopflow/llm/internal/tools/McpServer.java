@@ -152,12 +152,16 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
         return r.resultText() == null ? "" : r.resultText();
       } catch (TimeoutException e) {
         worker.interrupt();
-        throw new ToolError("the MCP server " + server + " did not answer within " + timeout.toMillis() + " ms");
+        throw new ToolError("the MCP server " + server + " did not answer within " + Toolbox.human(timeout));
       } catch (InterruptedException e) {
         worker.interrupt();
         throw e;
       } catch (ExecutionException e) {
-        throw new ToolError(deepest(e.getCause()));
+        // The server's own refusal (isError, a JSON-RPC error) is its message; anything else also says what failed.
+        Throwable cause = e.getCause();
+        boolean refusal = cause instanceof dev.langchain4j.exception.ToolExecutionException
+            || cause instanceof dev.langchain4j.exception.ToolArgumentsException;
+        throw new ToolError(refusal && cause.getMessage() != null ? cause.getMessage() : deepest(cause));
       }
     }
   }

@@ -34,7 +34,7 @@ final class ShellTool implements Tool {
     this.timeout = timeout;
     this.maxOutputBytes = maxOutputBytes;
     this.spec = new ToolSpec(NAME, "Runs a bash command in the working directory and returns its exit code, stdout "
-        + "and stderr. Commands are killed after " + timeout.toSeconds() + " seconds.", PARAMETERS);
+        + "and stderr. Commands are killed after " + Toolbox.human(timeout) + ".", PARAMETERS);
   }
 
   @Override
@@ -79,7 +79,7 @@ final class ShellTool implements Tool {
     to.join(Duration.ofSeconds(5));
     te.join(Duration.ofSeconds(5));
     if (!finished) {
-      throw new ToolError("the command did not finish within " + timeout.toSeconds() + " seconds and was killed; "
+      throw new ToolError("the command did not finish within " + Toolbox.human(timeout) + " and was killed; "
           + "stdout so far: " + out.text());
     }
     Map<String, Object> result = new LinkedHashMap<>();

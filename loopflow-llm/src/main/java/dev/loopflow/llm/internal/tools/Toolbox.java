@@ -79,7 +79,8 @@ public final class Toolbox implements AutoCloseable {
       if (Thread.currentThread().isInterrupted()) {
         throw new InterruptedException("cancelled while '" + call.name() + "' ran");
       }
-      return ToolOutcome.failed(e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage());
+      // Not a failure the tool describes itself: its type says more than its message alone.
+      return ToolOutcome.failed(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
     }
   }
 
@@ -131,6 +132,19 @@ public final class Toolbox implements AutoCloseable {
       }
     });
     return sb.append(name.codePointCount(0, name.length()) > 80 ? "...'" : "'").toString();
+  }
+
+  /** A duration for a message: {@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1m30s}. */
+  static String human(java.time.Duration d) {
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + "ms";
+    }
+    if (ms < 60_000) {
+      return ms % 1000 == 0 ? ms / 1000 + "s" : String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
+    }
+    long s = ms / 1000;
+    return s / 60 + "m" + (s % 60 == 0 ? "" : s % 60 + "s");
   }
 
   static String abbreviate(String s, int max) {
