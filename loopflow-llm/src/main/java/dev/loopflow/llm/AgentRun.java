@@ -82,7 +82,7 @@ final class AgentRun {
       if (m == null) {
         ctx.checkCancelled();
         LlmCalls.Result r = LlmCalls.call(ctx, o.spec(), settings.pricing(),
-            settings.request(o, conversation, box.specs()), fresh, settings.mock());
+            settings.request(ctx, o, conversation, box.specs()), fresh, settings.mock());
         m = steps.recordModel(turn, r, conversationCalls(r.toolCalls(), turn, ids));
       } else {
         m.calls().forEach(c -> ids.add(c.id()));

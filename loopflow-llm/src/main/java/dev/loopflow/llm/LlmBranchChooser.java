@@ -32,7 +32,8 @@ public final class LlmBranchChooser implements BranchChooser {
     ModelSpec spec = ModelSpec.parse(model, null, ctx.environment());
     List<ChatMessage> question = List.of(new ChatMessage(ChatMessage.Role.USER, prompt.toString()));
     LlmCalls.Result r = LlmCalls.call(ctx, spec, WorkflowPrices.pricing(ctx.workflowBlock("prices")),
-        new ChatCall(spec.model(), null, question, 0.0, 200, null, null), question, null);
+        LlmCalls.request(ctx, spec, () -> new ChatCall(spec.model(), null, question, 0.0, 200, null, null)), question,
+        null);
     // With no mock script the mock echoes its prompt; for a router that means "take the first branch".
     String text = r.mock() && r.text().startsWith("[mock]")
         ? routes.keySet().iterator().next() + "\n(mock: first branch)" : r.text();

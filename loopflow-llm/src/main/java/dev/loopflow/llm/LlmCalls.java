@@ -140,6 +140,18 @@ final class LlmCalls {
     }
   }
 
+  /**
+   * Builds a request, failing the node ({@code node_failed}, naming the provider) when the request is not one a
+   * provider could be sent (a value out of range), as a provider's refusal would.
+   */
+  static ChatCall request(NodeContext ctx, ModelSpec spec, java.util.function.Supplier<ChatCall> build) {
+    try {
+      return build.get();
+    } catch (IllegalArgumentException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, spec.provider() + ": " + e.getMessage(), ctx.position(), e);
+    }
+  }
+
   /** Whether calls to {@code spec} go to the mock provider in this run. */
   static boolean isMock(NodeContext ctx, ModelSpec spec) {
     return "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);

@@ -79,6 +79,10 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     } else if (spec.provider() == null) {
       cfg.error("model", "cannot tell the provider of model '" + model + "'; write it as provider:model, e.g. "
           + "\"ollama:" + model + "\"");
+    } else if (spec.model().isBlank()) {
+      cfg.error(cfg.has("model") ? "model" : null, "model '" + model + "' names no model after the provider; "
+          + "write e.g. \"" + spec.provider() + ":" + (spec.provider().equals("anthropic") ? ModelSpec.DEFAULT_ANTHROPIC
+          : "gpt-4o-mini") + "\"");
     }
     Pricing pricing = WorkflowPrices.pricing(cfg.workflowSection("prices"));
     String unpriced = WorkflowPrices.unpriced(pricing, spec);
@@ -143,8 +147,9 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
   }
 
   /** The request for {@code conversation}, offering {@code tools}. */
-  ChatCall request(Opening o, List<ChatMessage> conversation, List<ToolSpec> tools) {
-    return new ChatCall(o.spec().model(), o.system(), conversation, temperature, maxTokens, schemaText, null, tools);
+  ChatCall request(NodeContext ctx, Opening o, List<ChatMessage> conversation, List<ToolSpec> tools) {
+    return LlmCalls.request(ctx, o.spec(), () -> new ChatCall(o.spec().model(), o.system(), conversation,
+        temperature, maxTokens, schemaText, null, tools));
   }
 
   /**

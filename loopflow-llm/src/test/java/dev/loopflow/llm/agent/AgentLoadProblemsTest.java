@@ -94,6 +94,13 @@ class AgentLoadProblemsTest {
         Arguments.of("max_turns over the limit", agent("max_turns: 101 #<"), "max_turns"),
         Arguments.of("max_turns as words", agent("max_turns: ten #<"), "max_turns"),
         Arguments.of("unknown field", agent("tool: [http] #<"), "unknown field 'tool'"),
+        Arguments.of("a provider without a model", """
+            nodes:
+              - id: a
+                type: agent
+                model: "openai:" #<
+                prompt: hi
+            """, "names no model after the provider"),
         Arguments.of("missing prompt", """
             nodes:
               - id: a #<

@@ -133,4 +133,23 @@ class ProviderToolCallsTest {
       assertThat(AgentRuns.toolCalls(r, "agent")).allMatch(c -> c.containsKey("error"));
     }
   }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("providers")
+  void toolsAndOutputSchemaGoTogetherAndTheAnswerIsChecked(Provider p) {
+    try (FakeServer server = p.start().get()) {
+      server.enqueue(Reply.toolCalls(Reply.call("shared_memory_read", "{\"key\":\"missing\"}")),
+          Reply.text("{\"found\": false}", 10, 4));
+
+      RunResult r = runs(p, server).run(WORKFLOW.formatted(p.model())
+          + "    output_schema: {type: object, required: [found], properties: {found: {type: boolean}}}\n");
+
+      assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
+      assertThat(r.nodes().get("agent").get("output")).isEqualTo(Map.of("found", false));
+      RecordedRequest first = server.requests().stream().filter(q -> q.method().equals("POST")).findFirst()
+          .orElseThrow();
+      assertThat(first.toolNames()).isNotEmpty();
+      assertThat(first.body()).contains("found");
+    }
+  }
 }

@@ -73,7 +73,7 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
           .build();
     } catch (RuntimeException e) {
       closeQuietly(transport);
-      throw failed("did not start", e, transport);
+      throw failed(ctx, "did not start", e, transport);
     }
     try {
       List<Tool> tools = new ArrayList<>();
@@ -93,15 +93,15 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
       throw e;
     } catch (RuntimeException e) {
       closeQuietly(client);
-      throw failed("did not list its tools", e, transport);
+      throw failed(ctx, "did not list its tools", e, transport);
     }
   }
 
-  private LoopflowException failed(String what, RuntimeException e, McpTransport transport) {
+  private LoopflowException failed(NodeContext ctx, String what, RuntimeException e, McpTransport transport) {
     String why = deepest(e);
     String stderr = transport instanceof StdioTransport s ? s.stderrTail() : "";
     return new LoopflowException(ErrorCode.NODE_FAILED, "MCP server " + label() + " " + what + ": " + why + stderr,
-        null, e);
+        ctx.position(), e);
   }
 
   private static String deepest(Throwable e) {

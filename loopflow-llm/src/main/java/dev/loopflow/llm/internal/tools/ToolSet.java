@@ -319,10 +319,8 @@ public final class ToolSet {
         }
       }
     } catch (RuntimeException e) {
-      new Toolbox(List.of(), clients).close();
-      throw e instanceof LoopflowException le && le.position() != null ? le
-          : e instanceof LoopflowException le ? new LoopflowException(le.code(), le.getMessage(), ctx.position(), le)
-          : e;
+      new Toolbox(List.of(), clients).close(); // the servers already started must not outlive the failure
+      throw e;
     }
     return new Toolbox(all, clients);
   }
