@@ -11,6 +11,7 @@ import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ToolSpec;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +32,73 @@ import java.util.concurrent.TimeoutException;
  * starts it for one execution through LangChain4j's MCP client and lists its tools.
  */
 record McpServer(List<String> command, Map<String, String> env, String url, Duration timeout) {
+  /** How long a tool call may take when the entry gives no {@code timeout}. */
+  static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
   /** How long a server may take to start and answer {@code initialize}. */
   static final Duration STARTUP = Duration.ofSeconds(30);
+
+  /** The server an {@code mcp:} entry describes, or null after reporting what is wrong with it. */
+  static McpServer parse(NodeConfig cfg, Object entry, String at) {
+    if (!(entry instanceof Map<?, ?> m)) {
+      cfg.error("mcp", at + "expected {command: [program, args...]} or {url: ...}, found "
+          + ToolOptions.describe(entry));
+      return null;
+    }
+    if (!ToolOptions.known(cfg, m, Set.of("command", "env", "url", "timeout"), "an MCP server", at, "mcp")) {
+      return null;
+    }
+    Duration timeout = ToolOptions.duration(cfg, m.get("timeout"), DEFAULT_TIMEOUT, "timeout", at, "mcp");
+    if (timeout == null) {
+      return null;
+    }
+    if (m.containsKey("command") == m.containsKey("url")) {
+      cfg.error("mcp", at + "give exactly one of command: (a server process) or url: (a streamable HTTP server)");
+      return null;
+    }
+    if (m.containsKey("url")) {
+      if (m.containsKey("env")) {
+        cfg.error("mcp", at + "env: applies to a server process (command:), not to a server at a url");
+        return null;
+      }
+      if (!(m.get("url") instanceof String url) || !url.matches("(?i)https?://[^\\s/?#]+.*")) {
+        cfg.error("mcp", at + "url must be an http:// or https:// URL, found "
+            + ToolOptions.describe(m.get("url")));
+        return null;
+      }
+      return new McpServer(null, Map.of(), url, timeout);
+    }
+    List<String> command = new ArrayList<>();
+    if (m.get("command") instanceof List<?> argv && !argv.isEmpty()) {
+      for (Object a : argv) {
+        if (!(a instanceof String s) || s.isEmpty()) {
+          cfg.error("mcp", at + "command must be a list of non-empty strings (the program and its arguments), "
+              + "found " + ToolOptions.describe(a) + " in it");
+          return null;
+        }
+        command.add(s);
+      }
+    } else {
+      cfg.error("mcp", at + "command must be a list: the program and its arguments, e.g. [npx, -y, "
+          + "some-mcp-server]; found " + ToolOptions.describe(m.get("command")));
+      return null;
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    if (m.get("env") instanceof Map<?, ?> e) {
+      for (Map.Entry<?, ?> kv : e.entrySet()) {
+        if (!(kv.getValue() instanceof String || kv.getValue() instanceof Number || kv.getValue() instanceof Boolean)) {
+          cfg.error("mcp", at + "env." + kv.getKey() + " must be text, found "
+              + ToolOptions.describe(kv.getValue()));
+          return null;
+        }
+        env.put(String.valueOf(kv.getKey()), String.valueOf(kv.getValue()));
+      }
+    } else if (m.get("env") != null) {
+      cfg.error("mcp", at + "env must be a mapping of variable name to value, found "
+          + ToolOptions.describe(m.get("env")));
+      return null;
+    }
+    return new McpServer(command, env, null, timeout);
+  }
 
   /** How the server is named in messages: its program, or its URL. */
   String label() {
