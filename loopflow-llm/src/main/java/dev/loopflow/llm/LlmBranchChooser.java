@@ -6,6 +6,7 @@ import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.BranchChooser;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.Usage;
+import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.llm.provider.ChatMessage;
 import java.util.List;
 import java.util.Map;
@@ -30,8 +31,9 @@ public final class LlmBranchChooser implements BranchChooser {
         + "line, then a short reason.");
     ModelSpec spec = ModelSpec.parse(model, null, ctx.environment());
     List<ChatMessage> question = List.of(new ChatMessage(ChatMessage.Role.USER, prompt.toString()));
-    LlmCalls.Result r = LlmCalls.call(ctx, spec, WorkflowPrices.pricing(ctx.workflowBlock("prices")), null, question,
-        question, 0.0, 200, null, null);
+    LlmCalls.Result r = LlmCalls.call(ctx, spec, WorkflowPrices.pricing(ctx.workflowBlock("prices")),
+        LlmCalls.request(ctx, spec, () -> new ChatCall(spec.model(), null, question, 0.0, 200, null, null)), question,
+        null);
     // With no mock script the mock echoes its prompt; for a router that means "take the first branch".
     String text = r.mock() && r.text().startsWith("[mock]")
         ? routes.keySet().iterator().next() + "\n(mock: first branch)" : r.text();

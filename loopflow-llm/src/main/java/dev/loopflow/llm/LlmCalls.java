@@ -10,6 +10,8 @@ import dev.loopflow.llm.provider.ChatReply;
 import dev.loopflow.llm.provider.Pricing;
 import dev.loopflow.llm.provider.ProviderException;
 import dev.loopflow.llm.provider.Providers;
+import dev.loopflow.llm.provider.ToolCall;
+import dev.loopflow.llm.provider.ToolSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -28,42 +30,51 @@ final class LlmCalls {
   static final int MESSAGE_OVERHEAD_TOKENS = 8;
   /** Tokens a provider may add for structured output beyond the schema's own text (a tool-use preamble). */
   static final int SCHEMA_OVERHEAD_TOKENS = 512;
+  /**
+   * Tokens a provider may add per offered tool beyond its name, description and schema text (the framing of the
+   * tool list; Anthropic also adds a tool-use system prompt of a few hundred tokens once per request, which this
+   * covers for any request with at least one tool).
+   */
+  static final int TOOL_OVERHEAD_TOKENS = 400;
 
   private static final Map<String, ChatClient> CLIENTS = new ConcurrentHashMap<>();
 
   private LlmCalls() {}
 
-  /** The answer with what it cost; {@code mock} says whether the mock provider gave it. */
+  /**
+   * The answer with what it cost; {@code mock} says whether the mock provider gave it. {@code toolCalls} are the
+   * tools the model asked for (empty when it answered, always empty when the call offered none).
+   */
   record Result(String text, String provider, String model, long inputTokens, long outputTokens, Double costUsd,
-      boolean mock) {}
+      boolean mock, List<ToolCall> toolCalls) {}
 
   /**
+   * Sends one call: {@code request} says what a real provider gets (the whole conversation, tools, limits; its
+   * timeout is set here from the run's deadline).
+   *
    * @param pricing the workflow's price table
    * @param fresh the messages new in this call (what the mock provider answers to)
-   * @param messages the whole conversation sent to a real provider (session history + fresh)
    * @param nodeMock the node's own mock script, or null
    */
-  static Result call(NodeContext ctx, ModelSpec spec, Pricing pricing, String system, List<ChatMessage> messages,
-      List<ChatMessage> fresh, Double temperature, Integer maxTokens, String jsonSchema, Object nodeMock) {
-    boolean mock = "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
+  static Result call(NodeContext ctx, ModelSpec spec, Pricing pricing, ChatCall request, List<ChatMessage> fresh,
+      Object nodeMock) {
+    boolean mock = isMock(ctx, spec);
     String provider = mock ? "mock" : spec.provider();
     NodeContext.TokenPrice price = mock ? WorkflowPrices.FREE : WorkflowPrices.price(pricing, spec);
     // Everything that can fail without contacting the provider fails before the reservation, so it is no call.
     ChatClient client = null;
-    ChatCall request = null;
     if (!mock) {
       try {
         client = client(provider, ctx.environment());
         Duration remaining = ctx.remaining();
-        request = new ChatCall(spec.model(), system, messages, temperature, maxTokens, jsonSchema,
-            remaining == null ? null : remaining.isNegative() || remaining.isZero() ? Duration.ofMillis(1)
-                : remaining);
+        request = request.withTimeout(remaining == null ? null
+            : remaining.isNegative() || remaining.isZero() ? Duration.ofMillis(1) : remaining);
       } catch (IllegalArgumentException | IllegalStateException e) {
         throw new LoopflowException(ErrorCode.NODE_FAILED, provider + ": " + e.getMessage(), ctx.position(), e);
       }
     }
     NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(provider, spec.model(),
-        promptTokensAtMost(system, messages, jsonSchema), maxTokens, price));
+        promptTokensAtMost(request), request.maxTokens(), price));
     try {
       long t0 = System.nanoTime();
       String text;
@@ -71,6 +82,7 @@ final class LlmCalls {
       long out;
       int attempts = 1;
       String model = spec.model();
+      List<ToolCall> calls;
       if (mock) {
         // The mock reports its script's token counts and ignores max_tokens, so a script can play a provider that
         // overshoots the reply limit it was sent.
@@ -86,11 +98,11 @@ final class LlmCalls {
         text = a.text();
         in = a.inputTokens();
         out = a.outputTokens();
+        calls = a.toolCalls();
       } else {
         Integer cap = reservation.maxOutputTokens();
         if (cap != null && !cap.equals(request.maxTokens())) {
-          request = new ChatCall(request.model(), request.system(), request.messages(), request.temperature(), cap,
-              request.jsonSchema(), request.timeout());
+          request = request.withMaxTokens(cap);
         }
         if (Thread.currentThread().isInterrupted()) {
           reservation.cancel(); // cancelled before the request left
@@ -111,6 +123,7 @@ final class LlmCalls {
         in = reply.inputTokens();
         out = reply.outputTokens();
         attempts = reply.attempts();
+        calls = reply.toolCalls();
         if (reply.model() != null && !reply.model().isBlank()) {
           model = reply.model();
         }
@@ -119,10 +132,46 @@ final class LlmCalls {
       Double cost = price == null ? null : price.cost(in, out).doubleValue();
       reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
           (System.nanoTime() - t0) / 1_000_000));
-      return new Result(text, provider, model, in, out, cost, mock);
+      return new Result(text, provider, model, in, out, cost, mock, calls);
     } finally {
       // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its
       // whole reservation. Nothing when the call ended above.
+      reservation.charge();
+    }
+  }
+
+  /**
+   * Builds a request, failing the node ({@code node_failed}, naming the provider) when the request is not one a
+   * provider could be sent (a value out of range), as a provider's refusal would.
+   */
+  static ChatCall request(NodeContext ctx, ModelSpec spec, java.util.function.Supplier<ChatCall> build) {
+    try {
+      return build.get();
+    } catch (IllegalArgumentException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, spec.provider() + ": " + e.getMessage(), ctx.position(), e);
+    }
+  }
+
+  /** Whether calls to {@code spec} go to the mock provider in this run. */
+  static boolean isMock(NodeContext ctx, ModelSpec spec) {
+    return "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
+  }
+
+  /**
+   * Counts a call an interrupted earlier execution of this node made and journaled as a step, but whose usage no
+   * journaled node execution holds: reserved and settled like a new call (so it counts against every budget, and a
+   * budget it no longer fits fails the node), without contacting the provider. The call appears again as an
+   * {@code llm.called} event, with no duration.
+   */
+  static void recount(NodeContext ctx, ModelSpec spec, Pricing pricing, Result earlier) {
+    NodeContext.TokenPrice price = earlier.mock() ? WorkflowPrices.FREE : WorkflowPrices.price(pricing, spec);
+    NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(earlier.provider(),
+        earlier.model(), earlier.inputTokens(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, earlier.outputTokens())),
+        price));
+    try {
+      reservation.settle(new NodeContext.LlmCall(earlier.provider(), earlier.model(), earlier.inputTokens(),
+          earlier.outputTokens(), earlier.costUsd(), earlier.mock(), 1, 0));
+    } finally {
       reservation.charge();
     }
   }
@@ -133,16 +182,26 @@ final class LlmCalls {
    * overheads stand for what the provider adds around it. For other tokenizers it is an estimate, which the check
    * after the call backs (a call that reports more than it reserved and passes a limit fails).
    */
-  static long promptTokensAtMost(String system, List<ChatMessage> messages, String jsonSchema) {
+  static long promptTokensAtMost(ChatCall call) {
     long tokens = REQUEST_OVERHEAD_TOKENS;
-    if (system != null && !system.isEmpty()) {
-      tokens += MESSAGE_OVERHEAD_TOKENS + bytes(system);
+    if (call.system() != null && !call.system().isEmpty()) {
+      tokens += MESSAGE_OVERHEAD_TOKENS + bytes(call.system());
     }
-    for (ChatMessage m : messages) {
+    for (ChatMessage m : call.messages()) {
       tokens += MESSAGE_OVERHEAD_TOKENS + bytes(m.content());
+      for (ToolCall c : m.toolCalls()) {
+        tokens += MESSAGE_OVERHEAD_TOKENS + bytes(c.id()) + bytes(c.name()) + bytes(c.arguments());
+      }
+      if (m.role() == ChatMessage.Role.TOOL) {
+        tokens += bytes(m.toolCallId()) + bytes(m.toolName());
+      }
     }
-    if (jsonSchema != null) {
-      tokens += SCHEMA_OVERHEAD_TOKENS + bytes(jsonSchema);
+    if (call.jsonSchema() != null) {
+      tokens += SCHEMA_OVERHEAD_TOKENS + bytes(call.jsonSchema());
+    }
+    for (ToolSpec t : call.tools()) {
+      tokens += TOOL_OVERHEAD_TOKENS + bytes(t.name()) + bytes(t.description())
+          + bytes(dev.loopflow.core.expr.Json.compact(t.parameters()));
     }
     return tokens;
   }

@@ -10,7 +10,7 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
-import dev.loopflow.llm.provider.ChatMessage;
+import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.testkit.FakeOllamaServer;
 import dev.loopflow.testkit.FakeOpenAiServer;
 import dev.loopflow.testkit.FakeServer;
@@ -73,7 +73,7 @@ class BudgetConcurrencyTest {
 
   /** The prompt bound reserved for {@code x <letter>} (one user message, no system prompt). */
   private static long promptBound() {
-    return LlmCalls.promptTokensAtMost(null, List.of(new ChatMessage(ChatMessage.Role.USER, "x a")), null);
+    return LlmCalls.promptTokensAtMost(ChatCall.of("m", "x a"));
   }
 
   private RunResult run(String yaml, FakeServer server, Consumer<Event> listener) {
@@ -297,7 +297,7 @@ class BudgetConcurrencyTest {
 
   @Test
   void underATokenBudgetACallWithoutMaxTokensIsSentWhatTheBudgetLeaves() {
-    long bound = LlmCalls.promptTokensAtMost(null, List.of(new ChatMessage(ChatMessage.Role.USER, "hi")), null);
+    long bound = LlmCalls.promptTokensAtMost(ChatCall.of("m", "hi"));
     try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
       server.defaultReply(Reply.text("ok", 5, 5));
       run("budget: {max_tokens: 300}\nnodes:\n  - {id: a, model: \"openai:gpt-4o-mini\", prompt: \"hi\"}\n", server,

@@ -38,7 +38,7 @@ class NamedModulesTest {
   void theLlmHandlerAndServicesAreFoundThroughTheModuleDescriptor() {
     assertThat(LlmHandler.class.getModule().getDescriptor().provides())
         .anyMatch(p -> p.service().equals("dev.loopflow.core.spi.NodeHandler"));
-    assertThat(Loopflow.create().handlers()).containsKey("llm");
+    assertThat(Loopflow.create().handlers()).containsKey("llm").containsKey("agent");
   }
 
   @Test

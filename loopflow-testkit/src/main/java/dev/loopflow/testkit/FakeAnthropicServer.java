@@ -1,6 +1,7 @@
 package dev.loopflow.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -11,10 +12,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@code content: [{type: text, text}]}, {@code stop_reason: end_turn} and
  * {@code usage.input_tokens/output_tokens}.
  *
- * <p>Clients may obtain structured output through tool use. When the request carries a non-empty
- * {@code tools} array, the scripted text is parsed as JSON and returned as the {@code input} of a
- * {@code tool_use} block (named by a {@code tool_choice} of type {@code tool}, else the first tool) with
- * {@code stop_reason: tool_use}; text that is not a JSON object is wrapped as {@code {"value": ...}}.
+ * <p>Clients may obtain structured output through forced tool use. When the request carries a non-empty
+ * {@code tools} array and a {@code tool_choice} of type {@code tool} or {@code any}, the scripted text is parsed as
+ * JSON and returned as the {@code input} of a {@code tool_use} block (named by a {@code tool_choice} of type
+ * {@code tool}, else the first tool) with {@code stop_reason: tool_use}; text that is not a JSON object is wrapped
+ * as {@code {"value": ...}}. Without such a {@code tool_choice}, tools are only offered and a text reply is text.
+ *
+ * <p>A {@link Reply.ToolCalls} reply carries its text (if any) as a {@code text} block followed by one
+ * {@code tool_use} block per call ({@code id}, {@code name}, {@code input} object), with {@code stop_reason:
+ * tool_use}; the results come back in the next request as {@code tool_result} blocks of a user message (see
+ * {@link RecordedRequest#toolResults()}).
  *
  * <p>{@link #baseUrl()} is {@code http://127.0.0.1:PORT/v1/}, matching the LangChain4j convention
  * ({@code https://api.anthropic.com/v1/}, to which {@code messages} is appended). Anthropic's own SDKs
@@ -49,11 +56,12 @@ public final class FakeAnthropicServer extends FakeServerBase {
         root.put("model", modelOf(request));
         JsonNode tools = request.json().path("tools");
         ObjectNode block = root.putArray("content").addObject();
-        if (tools.isArray() && !tools.isEmpty()) {
+        String choice = request.json().path("tool_choice").path("type").asText("");
+        if (tools.isArray() && !tools.isEmpty() && (choice.equals("tool") || choice.equals("any"))) {
             block.put("type", "tool_use");
             block.put("id", "toolu_fake_" + id);
             block.put("name", toolName(request.json(), tools));
-            block.set("input", toolInput(text.text()));
+            block.set("input", objectArguments(text.text()));
             root.put("stop_reason", "tool_use");
         } else {
             block.put("type", "text");
@@ -61,10 +69,39 @@ public final class FakeAnthropicServer extends FakeServerBase {
             root.put("stop_reason", "end_turn");
         }
         root.putNull("stop_sequence");
-        ObjectNode usage = root.putObject("usage");
-        usage.put("input_tokens", text.inputTokens());
-        usage.put("output_tokens", text.outputTokens());
+        usage(root, text.inputTokens(), text.outputTokens());
         return Json.write(root);
+    }
+
+    @Override
+    String render(RecordedRequest request, Reply.ToolCalls calls, long id) {
+        ObjectNode root = Json.MAPPER.createObjectNode();
+        root.put("id", "msg_fake_" + id);
+        root.put("type", "message");
+        root.put("role", "assistant");
+        root.put("model", modelOf(request));
+        ArrayNode content = root.putArray("content");
+        if (!calls.text().isEmpty()) {
+            content.addObject().put("type", "text").put("text", calls.text());
+        }
+        for (int i = 0; i < calls.calls().size(); i++) {
+            Reply.Call call = calls.calls().get(i);
+            ObjectNode block = content.addObject();
+            block.put("type", "tool_use");
+            block.put("id", callId(call, "toolu_fake_", id, i));
+            block.put("name", call.name());
+            block.set("input", objectArguments(call.arguments()));
+        }
+        root.put("stop_reason", "tool_use");
+        root.putNull("stop_sequence");
+        usage(root, calls.inputTokens(), calls.outputTokens());
+        return Json.write(root);
+    }
+
+    private static void usage(ObjectNode root, long input, long output) {
+        ObjectNode usage = root.putObject("usage");
+        usage.put("input_tokens", input);
+        usage.put("output_tokens", output);
     }
 
     private static String toolName(JsonNode request, JsonNode tools) {
@@ -73,19 +110,5 @@ public final class FakeAnthropicServer extends FakeServerBase {
             return choice.path("name").asText();
         }
         return tools.get(0).path("name").asText("tool");
-    }
-
-    private static JsonNode toolInput(String text) {
-        JsonNode parsed = Json.parseOrMissing(text);
-        if (parsed.isObject()) {
-            return parsed;
-        }
-        ObjectNode wrapped = Json.MAPPER.createObjectNode();
-        if (parsed.isMissingNode()) {
-            wrapped.put("value", text);
-        } else {
-            wrapped.set("value", parsed);
-        }
-        return wrapped;
     }
 }

@@ -1,7 +1,9 @@
 package dev.loopflow.testkit;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -9,7 +11,9 @@ import java.util.Map;
  *
  * <p>Answers {@code POST /api/chat} with a final chat object: the requested {@code model},
  * {@code message: {role: assistant, content}}, {@code done: true}, {@code done_reason: stop},
- * {@code prompt_eval_count} and {@code eval_count}. A request with {@code "stream": true} receives that same
+ * {@code prompt_eval_count} and {@code eval_count}. A {@link Reply.ToolCalls} reply adds {@code message.tool_calls}
+ * ({@code function.name}, {@code function.arguments} as an object; an {@code id} only when the script gives one)
+ * with {@code done_reason: stop}, as Ollama does; the results come back as messages of role {@code tool}. A request with {@code "stream": true} receives that same
  * object as a one-line NDJSON stream. {@code GET /api/tags} lists one model, {@code fake-model:latest}, and
  * {@code GET /api/version} answers a version, so health checks pass.
  *
@@ -54,17 +58,39 @@ public final class FakeOllamaServer extends FakeServerBase {
 
     @Override
     String render(RecordedRequest request, Reply.Text text, long id) {
+        return render(request, text.text(), null, text.inputTokens(), text.outputTokens(), id);
+    }
+
+    @Override
+    String render(RecordedRequest request, Reply.ToolCalls calls, long id) {
+        return render(request, calls.text(), calls.calls(), calls.inputTokens(), calls.outputTokens(), id);
+    }
+
+    private static String render(RecordedRequest request, String text, List<Reply.Call> calls, long input,
+            long output, long id) {
         ObjectNode root = Json.MAPPER.createObjectNode();
         root.put("model", modelOf(request));
         root.put("created_at", Instant.now().toString());
         ObjectNode message = root.putObject("message");
         message.put("role", "assistant");
-        message.put("content", text.text());
+        message.put("content", text);
+        if (calls != null) {
+            ArrayNode toolCalls = message.putArray("tool_calls");
+            for (Reply.Call call : calls) {
+                ObjectNode c = toolCalls.addObject();
+                if (call.id() != null) {
+                    c.put("id", call.id());
+                }
+                ObjectNode function = c.putObject("function");
+                function.put("name", call.name());
+                function.set("arguments", objectArguments(call.arguments())); // an object, as Ollama sends it
+            }
+        }
         root.put("done", true);
         root.put("done_reason", "stop");
         root.put("total_duration", 0);
-        root.put("prompt_eval_count", text.inputTokens());
-        root.put("eval_count", text.outputTokens());
+        root.put("prompt_eval_count", input);
+        root.put("eval_count", output);
         String body = Json.write(root);
         // A streaming client reads newline-delimited objects; one final object with done=true is a valid stream.
         return request.json().path("stream").asBoolean(false) ? body + "\n" : body;

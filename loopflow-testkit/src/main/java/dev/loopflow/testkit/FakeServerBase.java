@@ -62,9 +62,32 @@ abstract class FakeServerBase implements FakeServer {
     /** Renders a scripted text reply in the provider's success shape. */
     abstract String render(RecordedRequest request, Reply.Text text, long id);
 
+    /** Renders a scripted tool-call reply in the provider's tool-call shape. */
+    abstract String render(RecordedRequest request, Reply.ToolCalls calls, long id);
+
     /** Answers a request that is not a completion; 404 unless the provider has more endpoints. */
     Reply.Http answerOther(RecordedRequest request) {
         return Reply.error(404, "no fake endpoint for " + request.method() + " " + request.path());
+    }
+
+    /** The id of the {@code index}-th call of reply {@code id}: the scripted one, else {@code prefix_id_index}. */
+    static String callId(Reply.Call call, String prefix, long id, int index) {
+        return call.id() != null ? call.id() : prefix + id + "_" + index;
+    }
+
+    /** The arguments as a JSON object: the scripted text when it is one, else that text as {"value": ...}. */
+    static com.fasterxml.jackson.databind.JsonNode objectArguments(String text) {
+        com.fasterxml.jackson.databind.JsonNode parsed = Json.parseOrMissing(text);
+        if (parsed.isObject()) {
+            return parsed;
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode wrapped = Json.MAPPER.createObjectNode();
+        if (parsed.isMissingNode()) {
+            wrapped.put("value", text);
+        } else {
+            wrapped.set("value", parsed);
+        }
+        return wrapped;
     }
 
     /** The model to echo back: the requested one, so clients see what they asked for. */
@@ -213,6 +236,11 @@ abstract class FakeServerBase implements FakeServer {
                     200,
                     Map.of("Content-Type", "application/json"),
                     render(request, text, ids.incrementAndGet()));
+            case Reply.ToolCalls calls -> write(
+                    exchange,
+                    200,
+                    Map.of("Content-Type", "application/json"),
+                    render(request, calls, ids.incrementAndGet()));
         }
     }
 

@@ -46,6 +46,76 @@ public record RecordedRequest(
         return model.isTextual() ? model.asText() : null;
     }
 
+    /**
+     * The names of the tools the request offers, in order, in any of the three wire formats (OpenAI and Ollama
+     * {@code tools[].function.name}, Anthropic {@code tools[].name}); empty when it offers none.
+     */
+    public List<String> toolNames() {
+        List<String> names = new java.util.ArrayList<>();
+        for (JsonNode tool : json.path("tools")) {
+            JsonNode name = tool.has("function") ? tool.path("function").path("name") : tool.path("name");
+            names.add(name.asText());
+        }
+        return names;
+    }
+
+    /** The JSON Schema of tool {@code name}'s parameters as the request sends it, or a missing node. */
+    public JsonNode toolParameters(String name) {
+        for (JsonNode tool : json.path("tools")) {
+            if (tool.has("function") && tool.path("function").path("name").asText().equals(name)) {
+                return tool.path("function").path("parameters");
+            }
+            if (tool.path("name").asText().equals(name)) {
+                return tool.path("input_schema");
+            }
+        }
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+    }
+
+    /**
+     * One tool result a request carries back to the model.
+     *
+     * @param callId  the id of the call it answers (OpenAI {@code tool_call_id}, Anthropic {@code tool_use_id});
+     *                null in Ollama's format, which has none
+     * @param content the result as text
+     * @param error   whether it is marked as an error (Anthropic {@code is_error}; the others have no such mark)
+     */
+    public record ToolResult(String callId, String content, boolean error) {}
+
+    /**
+     * The tool results the request's conversation carries, in order, in any of the three wire formats: OpenAI and
+     * Ollama messages of role {@code tool}, Anthropic {@code tool_result} blocks in user messages.
+     */
+    public List<ToolResult> toolResults() {
+        List<ToolResult> results = new java.util.ArrayList<>();
+        for (JsonNode message : json.path("messages")) {
+            if (message.path("role").asText().equals("tool")) {
+                JsonNode id = message.path("tool_call_id");
+                results.add(new ToolResult(id.isTextual() ? id.asText() : null, text(message.path("content")),
+                        false));
+            }
+            for (JsonNode block : message.path("content")) {
+                if (block.path("type").asText().equals("tool_result")) {
+                    results.add(new ToolResult(block.path("tool_use_id").asText(null), text(block.path("content")),
+                            block.path("is_error").asBoolean(false)));
+                }
+            }
+        }
+        return results;
+    }
+
+    /** A content value as text: a string, or the text blocks of a block list joined. */
+    private static String text(JsonNode content) {
+        if (content.isTextual()) {
+            return content.asText();
+        }
+        StringBuilder sb = new StringBuilder();
+        for (JsonNode block : content) {
+            sb.append(block.path("text").asText(""));
+        }
+        return sb.toString();
+    }
+
     private static List<String> concat(List<String> a, List<String> b) {
         return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
     }

@@ -2,22 +2,24 @@ package dev.loopflow.testkit;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * What a fake server answers to one request.
  *
- * <p>{@link Text} is rendered in the provider's own success shape; {@link Http} is sent verbatim (use it for
+ * <p>{@link Text} is rendered in the provider's own success shape; {@link ToolCalls} is a completion in which
+ * the model asks for tools, in the provider's own tool-call shape; {@link Http} is sent verbatim (use it for
  * errors such as 429 or 500, or for deliberately malformed bodies); {@link Delayed} waits before answering.
  */
-public sealed interface Reply permits Reply.Text, Reply.Http, Reply.Delayed {
+public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, Reply.Delayed {
 
     /**
      * A successful completion whose assistant text is {@code text}.
      *
-     * <p>When the request asks for tool use (Anthropic {@code tools}), the text is treated as the JSON
-     * arguments of the tool call instead.
+     * <p>When an Anthropic request forces tool use ({@code tool_choice} of type {@code tool} or {@code any}, the
+     * way structured output can be asked for), the text is treated as the JSON arguments of the tool call instead.
      */
     record Text(String text, long inputTokens, long outputTokens) implements Reply {
         public Text {
@@ -29,6 +31,58 @@ public sealed interface Reply permits Reply.Text, Reply.Http, Reply.Delayed {
                 throw new IllegalArgumentException("outputTokens must be >= 0 but was " + outputTokens);
             }
         }
+    }
+
+    /**
+     * A successful completion in which the model asks for {@code calls} (in that order), with {@code text} besides
+     * them ({@code ""} for none). OpenAI gets {@code message.tool_calls} with each call's arguments as a JSON string
+     * and {@code finish_reason: tool_calls}; Anthropic {@code tool_use} content blocks with {@code stop_reason:
+     * tool_use}; Ollama {@code message.tool_calls} with the arguments as an object.
+     */
+    record ToolCalls(List<Call> calls, String text, long inputTokens, long outputTokens) implements Reply {
+        public ToolCalls {
+            calls = List.copyOf(calls);
+            if (calls.isEmpty()) {
+                throw new IllegalArgumentException("a tool-call reply needs at least one call");
+            }
+            text = text == null ? "" : text;
+            if (inputTokens < 0 || outputTokens < 0) {
+                throw new IllegalArgumentException("token counts must be >= 0 but were " + inputTokens + " and "
+                        + outputTokens);
+            }
+        }
+
+        /** These calls with this text besides them. */
+        public ToolCalls withText(String besides) {
+            return new ToolCalls(calls, besides, inputTokens, outputTokens);
+        }
+    }
+
+    /**
+     * One tool call in a {@link ToolCalls} reply.
+     *
+     * @param id        the call's id; null lets the fake make one up (OpenAI {@code call_fake_N}, Anthropic
+     *                  {@code toolu_fake_N}; Ollama then sends none, as Ollama does)
+     * @param name      the tool's name, sent as written (it may name no tool)
+     * @param arguments the arguments as JSON text. OpenAI gets it verbatim, so it may be malformed on purpose;
+     *                  Anthropic and Ollama send an object, so text that is not a JSON object is wrapped as
+     *                  {@code {"value": ...}}
+     */
+    record Call(String id, String name, String arguments) {
+        public Call {
+            Objects.requireNonNull(name, "name must not be null");
+            Objects.requireNonNull(arguments, "arguments must not be null");
+        }
+    }
+
+    /** A call of tool {@code name} with {@code arguments} (JSON text). */
+    static Call call(String name, String arguments) {
+        return new Call(null, name, arguments);
+    }
+
+    /** A reply asking for {@code calls}, with 10 input tokens and 5 output tokens per call. */
+    static ToolCalls toolCalls(Call... calls) {
+        return new ToolCalls(List.of(calls), "", 10, 5L * calls.length);
     }
 
     /** A verbatim HTTP response: status, body and extra headers. */

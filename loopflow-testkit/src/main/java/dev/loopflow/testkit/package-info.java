@@ -11,6 +11,13 @@
  * a default reply. Every request is recorded as a {@link dev.loopflow.testkit.RecordedRequest} in arrival order.
  * Requests are served on virtual threads, so hundreds of concurrent (and deliberately slow) calls are cheap.
  *
+ * <p>A {@link dev.loopflow.testkit.Reply.ToolCalls} reply makes the model ask for tools in each provider's own
+ * tool-call format, and {@link dev.loopflow.testkit.RecordedRequest#toolNames()} and
+ * {@link dev.loopflow.testkit.RecordedRequest#toolResults()} read the tools offered and the results sent back.
+ * {@link dev.loopflow.testkit.StdioMcpServer} is a real MCP server process on stdin/stdout (its
+ * {@link dev.loopflow.testkit.StdioMcpServer#command() command} starts it in a new JVM) and
+ * {@link dev.loopflow.testkit.HttpMcpServer} the same tools over MCP's streamable HTTP transport.
+ *
  * <p>{@link dev.loopflow.testkit.PostgresServer} starts a throwaway PostgreSQL cluster from the machine's server
  * binaries; {@link dev.loopflow.testkit.RunStoreContract} is the behaviour every
  * {@link dev.loopflow.core.store.RunStore} must have, as a JUnit suite each implementation's test extends.

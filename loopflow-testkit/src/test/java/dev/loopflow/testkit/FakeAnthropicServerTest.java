@@ -64,7 +64,7 @@ class FakeAnthropicServerTest {
         server.enqueue(Reply.text("plain words"));
 
         JsonNode json = Http.json(Http.post(server.rootUri() + "/messages",
-                "{\"model\":\"m\",\"tools\":[{\"name\":\"emit\"}],\"messages\":[]}"));
+                "{\"model\":\"m\",\"tools\":[{\"name\":\"emit\"}],\"tool_choice\":{\"type\":\"any\"},\"messages\":[]}"));
 
         assertThat(json.at("/content/0/name").asText()).isEqualTo("emit");
         assertThat(json.at("/content/0/input/value").asText()).isEqualTo("plain words");

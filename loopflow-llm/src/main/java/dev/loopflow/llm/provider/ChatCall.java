@@ -21,6 +21,8 @@ import java.util.List;
  *                    and {@link ChatReply#text()} is the JSON document; nullable
  * @param timeout     per-attempt limit on waiting for the provider's answer; {@code null} uses the client's
  *                    {@link ProviderSettings#timeout()}. Retries may make a call take longer than this.
+ * @param tools       the tools the model may call, with unique names; empty for none. When the model calls some,
+ *                    {@link ChatReply#toolCalls()} holds the calls.
  */
 public record ChatCall(
         String model,
@@ -29,7 +31,8 @@ public record ChatCall(
         Double temperature,
         Integer maxTokens,
         String jsonSchema,
-        Duration timeout) {
+        Duration timeout,
+        List<ToolSpec> tools) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -53,6 +56,27 @@ public record ChatCall(
         if (timeout != null && (timeout.isZero() || timeout.isNegative())) {
             throw new IllegalArgumentException("timeout must be positive but was " + timeout);
         }
+        tools = tools == null ? List.of() : List.copyOf(tools);
+        if (tools.stream().map(ToolSpec::name).distinct().count() != tools.size()) {
+            throw new IllegalArgumentException("tool names must be unique but were "
+                    + tools.stream().map(ToolSpec::name).toList());
+        }
+    }
+
+    /** A call offering no tools. */
+    public ChatCall(String model, String system, List<ChatMessage> messages, Double temperature, Integer maxTokens,
+            String jsonSchema, Duration timeout) {
+        this(model, system, messages, temperature, maxTokens, jsonSchema, timeout, List.of());
+    }
+
+    /** This call with another reply limit. */
+    public ChatCall withMaxTokens(Integer cap) {
+        return new ChatCall(model, system, messages, temperature, cap, jsonSchema, timeout, tools);
+    }
+
+    /** This call with another timeout. */
+    public ChatCall withTimeout(Duration limit) {
+        return new ChatCall(model, system, messages, temperature, maxTokens, jsonSchema, limit, tools);
     }
 
     /** A single user message to {@code model}, with provider defaults for everything else. */
@@ -91,6 +115,7 @@ public record ChatCall(
         private Integer maxTokens;
         private String jsonSchema;
         private Duration timeout;
+        private final List<ToolSpec> tools = new ArrayList<>();
 
         private Builder(String model) {
             this.model = model;
@@ -139,8 +164,13 @@ public record ChatCall(
             return this;
         }
 
+        public Builder tools(List<ToolSpec> tools) {
+            this.tools.addAll(tools);
+            return this;
+        }
+
         public ChatCall build() {
-            return new ChatCall(model, system, messages, temperature, maxTokens, jsonSchema, timeout);
+            return new ChatCall(model, system, messages, temperature, maxTokens, jsonSchema, timeout, tools);
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.loopflow.llm.provider;
 
+import java.util.List;
+
 /**
  * The outcome of a successful {@link ChatCall}.
  *
@@ -10,8 +12,11 @@ package dev.loopflow.llm.provider;
  *                     requested alias), else the requested model
  * @param provider     the provider id, e.g. {@code openai}
  * @param attempts     how many HTTP attempts the call took, 1 when no retry was needed
+ * @param toolCalls    the tool calls the model asked for, in its order; empty when it answered (always empty when
+ *                     the call offered no tools)
  */
-public record ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts) {
+public record ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts,
+        List<ToolCall> toolCalls) {
 
     public ChatReply {
         if (text == null) {
@@ -26,6 +31,12 @@ public record ChatReply(String text, long inputTokens, long outputTokens, String
         if (attempts < 1) {
             throw new IllegalArgumentException("attempts must be >= 1 but was " + attempts);
         }
+        toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+    }
+
+    /** A reply with no tool calls. */
+    public ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts) {
+        this(text, inputTokens, outputTokens, model, provider, attempts, List.of());
     }
 
     public long totalTokens() {

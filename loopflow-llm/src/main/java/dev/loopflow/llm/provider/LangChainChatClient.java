@@ -3,6 +3,7 @@ package dev.loopflow.llm.provider;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
@@ -38,10 +39,13 @@ final class LangChainChatClient implements ChatClient {
     @Override
     public ChatReply chat(ChatCall call) {
         Objects.requireNonNull(call, "call must not be null");
-        ChatRequest request = ChatRequest.builder()
+        ChatRequest.Builder builder = ChatRequest.builder()
                 .messages(messages(call))
-                .parameters(parameters.apply(call))
-                .build();
+                .parameters(parameters.apply(call));
+        if (!call.tools().isEmpty()) {
+            builder.toolSpecifications(call.tools().stream().map(ToolSpecs::toLangChain).toList());
+        }
+        ChatRequest request = builder.build();
         Duration timeout = call.timeout() != null ? call.timeout() : settings.timeout();
         RetryPolicy retry = settings.retry();
         for (int attempt = 1; ; attempt++) {
@@ -79,24 +83,60 @@ final class LangChainChatClient implements ChatClient {
             messages.add(switch (message.role()) {
                 case SYSTEM -> SystemMessage.from(message.content());
                 case USER -> UserMessage.from(message.content());
-                case ASSISTANT -> AiMessage.from(message.content());
+                case ASSISTANT -> message.toolCalls().isEmpty()
+                        ? AiMessage.from(message.content())
+                        : AiMessage.builder()
+                                .text(message.content().isEmpty() ? null : message.content())
+                                .toolExecutionRequests(message.toolCalls().stream()
+                                        .map(LangChainChatClient::request)
+                                        .toList())
+                                .build();
+                case TOOL -> ToolExecutionResultMessage.builder()
+                        .id(message.toolCallId())
+                        .toolName(message.toolName())
+                        .text(message.content())
+                        .isError(message.error() ? Boolean.TRUE : null)
+                        .build();
             });
         }
         return messages;
     }
 
+    private static ToolExecutionRequest request(ToolCall call) {
+        return ToolExecutionRequest.builder().id(call.id()).name(call.name()).arguments(call.arguments()).build();
+    }
+
     private ChatReply reply(ChatCall call, ChatResponse response, int attempts) {
         TokenUsage usage = response.tokenUsage();
+        AiMessage message = response.aiMessage();
+        List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message);
         return new ChatReply(
-                text(response.aiMessage()),
+                calls.isEmpty() ? text(message) : message.text() == null ? "" : message.text(),
                 usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
                 usage == null || usage.outputTokenCount() == null ? 0 : usage.outputTokenCount(),
                 response.modelName() != null ? response.modelName() : call.model(),
                 settings.provider().id(),
-                attempts);
+                attempts,
+                calls);
     }
 
-    /** The text, or the arguments of a tool call when structured output arrived through tool use. */
+    /** The calls the model asked for; one with no id (Ollama gives none) gets its position as id. */
+    private static List<ToolCall> toolCalls(AiMessage message) {
+        if (message == null || message.toolExecutionRequests() == null) {
+            return List.of();
+        }
+        List<ToolCall> calls = new ArrayList<>();
+        for (ToolExecutionRequest r : message.toolExecutionRequests()) {
+            String id = r.id() == null || r.id().isBlank() ? "call_" + calls.size() : r.id();
+            calls.add(new ToolCall(id, r.name(), r.arguments()));
+        }
+        return calls;
+    }
+
+    /**
+     * The text, or the arguments of a tool call when structured output arrived through tool use (only for a call that
+     * offered no tools: then a tool call can only be the provider's way of delivering structured output).
+     */
     private static String text(AiMessage message) {
         if (message == null) {
             return "";

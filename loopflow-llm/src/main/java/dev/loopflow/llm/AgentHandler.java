@@ -1,0 +1,67 @@
+package dev.loopflow.llm;
+
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.llm.internal.tools.ToolSet;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * {@code agent}: an LLM that may call tools until it answers. It takes every field of {@code llm} plus
+ * {@code tools} (built-in tools), {@code mcp} (MCP servers whose tools it offers too) and {@code max_turns} (model
+ * calls at most, default 10, 1..100). Its result is an llm node's plus {@code tool_calls} (each call's
+ * {@code name}, {@code arguments}, {@code result} or {@code error}, and {@code turn}) and {@code turns}.
+ */
+public final class AgentHandler implements NodeHandler {
+  static final int DEFAULT_MAX_TURNS = 10;
+  static final int MAX_TURNS_LIMIT = 100;
+  private static final Set<String> FIELDS = with(LlmSettings.FIELDS, "tools", "mcp", "max_turns");
+  private static final Set<String> RESULT_FIELDS = with(LlmSettings.RESULT_FIELDS, "tool_calls", "turns");
+
+  /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
+  public AgentHandler() {}
+
+  private static Set<String> with(Set<String> base, String... more) {
+    Set<String> s = new HashSet<>(base);
+    s.addAll(Set.of(more));
+    return Set.copyOf(s);
+  }
+
+  @Override
+  public String kind() {
+    return "agent";
+  }
+
+  @Override
+  public Set<String> fields() {
+    return FIELDS;
+  }
+
+  @Override
+  public Set<String> resultFields() {
+    return RESULT_FIELDS;
+  }
+
+  @Override
+  public NodeProgram compile(NodeConfig cfg) {
+    LlmSettings settings = LlmSettings.compile(cfg);
+    ToolSet tools = ToolSet.compile(cfg, settings.session());
+    Integer turns = cfg.has("max_turns") ? cfg.integer("max_turns", 1, MAX_TURNS_LIMIT) : Integer.valueOf(
+        DEFAULT_MAX_TURNS);
+    int maxTurns = turns == null ? DEFAULT_MAX_TURNS : turns;
+    return new NodeProgram() {
+      @Override
+      public NodeOutcome execute(NodeContext ctx) throws InterruptedException {
+        return new AgentRun(ctx, settings, tools, maxTurns).run();
+      }
+
+      @Override
+      public boolean storesWholeResult() {
+        return true;
+      }
+    };
+  }
+}

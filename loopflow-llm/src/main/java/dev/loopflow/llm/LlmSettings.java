@@ -1,0 +1,227 @@
+package dev.loopflow.llm;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.Usage;
+import dev.loopflow.llm.provider.ChatCall;
+import dev.loopflow.llm.provider.ChatMessage;
+import dev.loopflow.llm.provider.Pricing;
+import dev.loopflow.llm.provider.ToolSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What an {@code llm} and an {@code agent} node share: the fields that say what to ask which model (compiled and
+ * checked once, at load), the conversation an execution opens with (system prompt, session history, the new
+ * messages), and the result built from the model's final answer (text, JSON checked against {@code output_schema},
+ * provider, model, usage; the session continued).
+ */
+record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, Template system, String model,
+    String provider, Double temperature, Integer maxTokens, String schemaText, JsonSchemas.Compiled schema,
+    String session, Object mock, Pricing pricing) {
+
+  static final Set<String> FIELDS = Set.of("prompt", "messages", "system", "model", "provider", "temperature",
+      "max_tokens", "output_schema", "session", "mock");
+  static final Set<String> RESULT_FIELDS = Set.of("text", "content", "json", "structuredOutput", "provider", "model",
+      "mock", "usage");
+
+  /** Checks and compiles the shared fields, reporting every problem through {@code cfg}. */
+  static LlmSettings compile(NodeConfig cfg) {
+    Template prompt = cfg.template("prompt");
+    List<Map.Entry<String, Template>> messages = new ArrayList<>();
+    List<Object> raw = cfg.list("messages");
+    if (raw != null) {
+      for (int i = 0; i < raw.size(); i++) {
+        if (!(raw.get(i) instanceof Map<?, ?> m) || !(m.get("content") instanceof String content)) {
+          cfg.error("messages", "message " + (i + 1) + " needs {role, content} with content a string");
+          continue;
+        }
+        String role = m.get("role") == null ? "user" : String.valueOf(m.get("role"));
+        if (!Set.of("user", "assistant", "system").contains(role)) {
+          cfg.error("messages", "message " + (i + 1) + " has unknown role '" + role + "'; expected user, assistant "
+              + "or system");
+          continue;
+        }
+        Template t = cfg.template("messages", content);
+        if (t != null) {
+          messages.add(Map.entry(role, t));
+        }
+      }
+    }
+    if (prompt == null && messages.isEmpty() && !cfg.has("prompt") && !cfg.has("messages")) {
+      cfg.error(null, "missing required field 'prompt' (or 'messages')");
+    }
+    Template system = cfg.has("system") ? cfg.template("system")
+        : cfg.defaults().get("system") instanceof String s ? cfg.template("system", s) : null;
+    // A loop_group's provider reaches its body's llm nodes as a default (NodeConfig.defaults()), paired with the
+    // default model: a node that names its own model does not take it.
+    boolean own = cfg.has("provider");
+    String provider = own ? cfg.string("provider")
+        : !cfg.has("model") && cfg.defaults().get("provider") instanceof String s ? s : null;
+    if (provider != null && !Set.of("openai", "anthropic", "ollama", "mock").contains(provider)) {
+      cfg.error(own ? "provider" : null, "unknown provider '" + provider + "'" + (own ? ""
+          : " (given by the enclosing loop_group)") + "; expected openai, anthropic, ollama or mock");
+    }
+    String model = cfg.has("model") ? cfg.string("model")
+        : cfg.defaults().get("model") instanceof String s ? s : null;
+    ModelSpec spec = ModelSpec.parse(model, provider, Map.of());
+    if (spec == null) {
+      cfg.error(null, "missing 'model' (set it on the node or in defaults.model, e.g. \"openai:gpt-4o-mini\")");
+    } else if (spec.provider() == null) {
+      cfg.error("model", "cannot tell the provider of model '" + model + "'; write it as provider:model, e.g. "
+          + "\"ollama:" + model + "\"");
+    } else if (spec.model().isBlank()) {
+      cfg.error(cfg.has("model") ? "model" : null, "model '" + model + "' names no model after the provider; "
+          + "write e.g. \"" + spec.provider() + ":" + (spec.provider().equals("anthropic") ? ModelSpec.DEFAULT_ANTHROPIC
+          : "gpt-4o-mini") + "\"");
+    }
+    Pricing pricing = WorkflowPrices.pricing(cfg.workflowSection("prices"));
+    String unpriced = WorkflowPrices.unpriced(pricing, spec);
+    if (unpriced != null) {
+      cfg.errorUnderCostLimit(cfg.has("model") ? "model" : null, cfg.has("model") ? unpriced
+          : unpriced + "; the model comes from defaults.model");
+    }
+    Double temperature = cfg.has("temperature") ? cfg.number("temperature")
+        : cfg.defaults().get("temperature") instanceof Number n ? n.doubleValue() : null;
+    Integer maxTokens = cfg.has("max_tokens") ? cfg.integer("max_tokens", 1, Integer.MAX_VALUE)
+        : cfg.defaults().get("max_tokens") instanceof Number n ? n.intValue() : null;
+    Object schemaRaw = cfg.plain("output_schema");
+    JsonSchemas.Compiled schema = null;
+    if (schemaRaw != null) {
+      try {
+        schema = JsonSchemas.compile(schemaRaw);
+      } catch (IllegalArgumentException e) {
+        cfg.error("output_schema", e.getMessage());
+      }
+    }
+    return new LlmSettings(prompt, messages, system, model, provider, temperature, maxTokens,
+        schemaRaw == null ? null : (schemaRaw instanceof String s ? s : Json.compact(schemaRaw)), schema,
+        cfg.string("session"), cfg.plain("mock"), pricing);
+  }
+
+  /**
+   * How one execution opens: the model, the system prompt, the session it continues (null without one) and its
+   * earlier turns, and the messages new in this execution.
+   */
+  record Opening(ModelSpec spec, String system, NodeContext.Conversation session, List<ChatMessage> history,
+      List<ChatMessage> fresh) {
+    /** The whole conversation a provider is sent first: the session's turns, then the new messages. */
+    List<ChatMessage> conversation() {
+      List<ChatMessage> all = new ArrayList<>(history);
+      all.addAll(fresh);
+      return all;
+    }
+  }
+
+  Opening open(NodeContext ctx) {
+    ModelSpec spec = ModelSpec.parse(model, provider, ctx.environment());
+    String sys = system == null ? null : ctx.render(system);
+    List<ChatMessage> history = new ArrayList<>();
+    NodeContext.Conversation conversation = session == null ? null : ctx.conversation(session);
+    if (conversation != null) {
+      for (NodeContext.Conversation.Turn t : conversation.turns()) {
+        history.add(new ChatMessage(role(t.role()), t.content()));
+      }
+    }
+    List<ChatMessage> fresh = new ArrayList<>();
+    for (Map.Entry<String, Template> m : messages) {
+      if (m.getKey().equals("system")) {
+        sys = (sys == null ? "" : sys + "\n") + ctx.render(m.getValue());
+      } else {
+        fresh.add(new ChatMessage(role(m.getKey()), ctx.render(m.getValue())));
+      }
+    }
+    if (prompt != null) {
+      fresh.add(new ChatMessage(ChatMessage.Role.USER, ctx.render(prompt)));
+    }
+    return new Opening(spec, sys, conversation, history, fresh);
+  }
+
+  /** The request for {@code conversation}, offering {@code tools}. */
+  ChatCall request(NodeContext ctx, Opening o, List<ChatMessage> conversation, List<ToolSpec> tools) {
+    return LlmCalls.request(ctx, o.spec(), () -> new ChatCall(o.spec().model(), o.system(), conversation,
+        temperature, maxTokens, schemaText, null, tools));
+  }
+
+  /**
+   * The node's result for the model's final answer {@code text}: the session gets the new messages and the answer,
+   * and the answer must be JSON matching {@code output_schema} when one is set. {@code more} are the kind's own
+   * result fields.
+   */
+  NodeOutcome outcome(NodeContext ctx, Opening o, String text, String usedProvider, String usedModel, boolean mock,
+      Usage usage, Map<String, Object> more) {
+    if (o.session() != null) {
+      o.fresh().forEach(m -> o.session().append(new NodeContext.Conversation.Turn(
+          m.role().name().toLowerCase(java.util.Locale.ROOT), m.content())));
+      o.session().append(new NodeContext.Conversation.Turn("assistant", text));
+    }
+    Object json = parseJson(text);
+    if (schema != null) {
+      if (json == null) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply is not JSON but output_schema requires "
+            + "it: " + abbreviate(text), ctx.position());
+      }
+      List<String> errors = schema.validate(json);
+      if (!errors.isEmpty()) {
+        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply does not match output_schema: "
+            + String.join("; ", errors), ctx.position());
+      }
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("text", text);
+    fields.put("content", text);
+    fields.put("json", json);
+    fields.put("structuredOutput", json);
+    fields.put("provider", usedProvider);
+    fields.put("model", usedModel);
+    fields.put("mock", mock);
+    Map<String, Object> u = new LinkedHashMap<>();
+    u.put("input_tokens", usage.inputTokens());
+    u.put("output_tokens", usage.outputTokens());
+    u.put("cost_usd", usage.costUsd());
+    fields.put("usage", u);
+    fields.putAll(more);
+    return new NodeOutcome(schema != null ? json : text, fields, usage, null);
+  }
+
+  private static ChatMessage.Role role(String r) {
+    return switch (r) {
+      case "assistant" -> ChatMessage.Role.ASSISTANT;
+      case "system" -> ChatMessage.Role.SYSTEM;
+      default -> ChatMessage.Role.USER;
+    };
+  }
+
+  /** The reply as JSON when it is JSON (a ```json fenced block counts), else null. */
+  static Object parseJson(String text) {
+    String t = text.strip();
+    if (t.startsWith("```")) {
+      int nl = t.indexOf('\n');
+      int end = t.lastIndexOf("```");
+      if (nl > 0 && end > nl) {
+        t = t.substring(nl + 1, end).strip();
+      }
+    }
+    if (!(t.startsWith("{") || t.startsWith("["))) {
+      return null;
+    }
+    try {
+      return Json.parse(t);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  static String abbreviate(String s) {
+    return s.length() > 200 ? s.substring(0, 197) + "..." : s;
+  }
+}
