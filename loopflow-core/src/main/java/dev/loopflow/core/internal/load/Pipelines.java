@@ -52,7 +52,8 @@ final class Pipelines {
       Map<String, Integer> stageNumbers) {}
 
   /** Compiles {@code workflow_pattern}; null when it is not usable (the problems say why). */
-  static Compiled compile(YNode pattern, YNode agents, Set<String> declaredInputs, Problems problems) {
+  static Compiled compile(YNode pattern, YNode agents, Set<String> declaredInputs, boolean defaultModel,
+      Problems problems) {
     if (!(pattern instanceof YNode.YMap pm)) {
       problems.add(pattern.location(), "workflow_pattern", "expected a mapping with 'iterative', found "
           + pattern.describe());
@@ -149,7 +150,7 @@ final class Pipelines {
             base + ".pipeline.initial_prompt", problems) + "\n\n" + prompt;
       }
       nodes.add(stageNode(ids.get(i), prompt, sm, tplAt, agentConfigs.get(ids.get(i)), i > 0 ? ids.get(i - 1)
-          : null, builtins));
+          : null, builtins, defaultModel));
     }
     return new Compiled(new YNode.YSeq(stages.location(), nodes), policy, implicit, numbers);
   }
@@ -197,7 +198,7 @@ final class Pipelines {
 
   /** The stage's node: {@code id}, {@code type: agent}, {@code prompt}, then the agent's own settings. */
   private static YNode stageNode(String id, String prompt, YNode.YMap stage, Location promptAt, YNode.YMap agent,
-      String previousStage, List<String> builtins) {
+      String previousStage, List<String> builtins, boolean defaultModel) {
     Map<String, YNode.YMap.Entry> e = new LinkedHashMap<>();
     Location at = stage.location();
     put(e, "id", new YNode.YScalar(stage.get("agent_id").location(), id, false), at);
@@ -217,6 +218,11 @@ final class Pipelines {
       }
     }
     e.put("tools", tools(e.get("tools"), builtins, at));
+    if (!defaultModel && !e.containsKey("model")) {
+      // A pipeline names no model unless its agents do: the first provider the environment configures, else the
+      // labelled mock.
+      put(e, "model", new YNode.YScalar(at, "auto", false), at);
+    }
     return new YNode.YMap(at, e);
   }
 

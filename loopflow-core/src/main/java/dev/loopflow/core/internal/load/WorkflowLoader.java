@@ -100,7 +100,7 @@ public final class WorkflowLoader {
         }
       }
       pipeline = Pipelines.compile(top.get("workflow_pattern"), top.get("agents"), header.inputs().keySet(),
-          problems);
+          st.defaults.containsKey("model"), problems);
       if (pipeline == null) {
         throw new dev.loopflow.core.WorkflowInvalidException(problems.sorted());
       }
