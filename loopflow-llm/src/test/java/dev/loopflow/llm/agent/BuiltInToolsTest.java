@@ -228,12 +228,15 @@ class BuiltInToolsTest {
               - "asked for a better plan"
         """);
 
-    assertThat(AgentRuns.toolCalls(r, "check").get(0)).containsKey("result").doesNotContainKey("error");
+    // The request was decided after check completed: plan and check ran again, and check's second answer ended it.
+    assertThat(r.nodes().get("check")).containsEntry("text", "asked for a better plan");
+    assertThat(r.pipeline()).containsEntry("iterations_executed", 2);
     List<RunCommand> commands = runs.engine.store().commands(r.runId());
     assertThat(commands).singleElement().satisfies(c -> {
       assertThat(c.payload()).containsEntry("requester_stage_id", "check").containsEntry("target_stage_id", "plan")
           .containsEntry("reason", "too vague");
       assertThat(c.payload().get("parameters")).isEqualTo(Map.of("hint", "be specific"));
+      assertThat(c.response()).containsEntry("success", true);
     });
   }
 
