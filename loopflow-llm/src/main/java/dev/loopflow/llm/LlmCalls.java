@@ -75,6 +75,7 @@ final class LlmCalls {
     }
     NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(provider, spec.model(),
         promptTokensAtMost(request), request.maxTokens(), price));
+    boolean stream = streams(ctx);
     try {
       long t0 = System.nanoTime();
       String text;
@@ -99,6 +100,9 @@ final class LlmCalls {
         in = a.inputTokens();
         out = a.outputTokens();
         calls = a.toolCalls();
+        if (stream) {
+          MockLlm.chunks(text).forEach(ctx::streamed);
+        }
       } else {
         Integer cap = reservation.maxOutputTokens();
         if (cap != null && !cap.equals(request.maxTokens())) {
@@ -110,7 +114,17 @@ final class LlmCalls {
         }
         ChatReply reply;
         try {
-          reply = client.chat(request);
+          reply = stream ? client.stream(request, new ChatClient.TextStream() {
+            @Override
+            public void text(String delta) {
+              ctx.streamed(delta);
+            }
+
+            @Override
+            public void restarted() {
+              ctx.streamEnded(); // the retried attempt streams as a new reply
+            }
+          }) : client.chat(request);
         } catch (ProviderException e) {
           if (e.httpStatus().isPresent() && e.kind() != ProviderException.Kind.INVALID_RESPONSE) {
             reservation.release(); // the provider answered with an error: it processed nothing
@@ -137,7 +151,18 @@ final class LlmCalls {
       // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its
       // whole reservation. Nothing when the call ended above.
       reservation.charge();
+      if (stream) {
+        ctx.streamEnded(); // each call is one reply of the node's stream
+      }
     }
+  }
+
+  /**
+   * Whether this run streams replies ({@link LlmHandler#STREAM_OPTION}): the reply's text is reported as it arrives
+   * ({@link NodeContext#streamed}); everything else about the call is as without streaming.
+   */
+  static boolean streams(NodeContext ctx) {
+    return ctx.option(LlmHandler.STREAM_OPTION).map(Boolean.TRUE::equals).orElse(false);
   }
 
   /**

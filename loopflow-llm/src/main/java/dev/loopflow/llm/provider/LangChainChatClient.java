@@ -6,6 +6,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -18,26 +19,56 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A {@link ChatClient} over a LangChain4j {@link ChatModel} whose own retries are disabled.
+ * A {@link ChatClient} over a LangChain4j {@link ChatModel} and {@link StreamingChatModel} whose own retries are
+ * disabled.
  *
  * <p>Retrying here rather than in LangChain4j lets us honour {@code Retry-After}, classify failures the same
- * way for every provider, inject the sleeper in tests and report the attempt count.
+ * way for every provider, inject the sleeper in tests and report the attempt count. Blocking and streamed calls
+ * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's.
  */
 final class LangChainChatClient implements ChatClient {
 
     private final ProviderSettings settings;
     private final ChatModel model;
+    private final StreamingChatModel streaming;
     private final Function<ChatCall, ChatRequestParameters> parameters;
 
-    LangChainChatClient(
-            ProviderSettings settings, ChatModel model, Function<ChatCall, ChatRequestParameters> parameters) {
+    LangChainChatClient(ProviderSettings settings, ChatModel model, StreamingChatModel streaming,
+            Function<ChatCall, ChatRequestParameters> parameters) {
         this.settings = settings;
         this.model = model;
+        this.streaming = streaming;
         this.parameters = parameters;
+    }
+
+    /** One attempt; {@code attempt} is 1-based. */
+    private interface Attempt {
+        ChatResponse send(ChatRequest request, Duration timeout, int attempt) throws InterruptedException;
     }
 
     @Override
     public ChatReply chat(ChatCall call) {
+        return call(call, (request, timeout, attempt) -> CallTimeout.with(timeout, () -> model.chat(request)));
+    }
+
+    @Override
+    public ChatReply stream(ChatCall call, TextStream sink) {
+        Objects.requireNonNull(sink, "sink must not be null");
+        return call(call, (request, timeout, attempt) -> {
+            try (ChatStream stream = new ChatStream()) {
+                try {
+                    return stream.run(streaming, request, timeout, sink);
+                } catch (RuntimeException e) {
+                    if (stream.streamedText()) {
+                        sink.restarted(); // nothing streamed by a failed attempt is the reply, retried or not
+                    }
+                    throw e;
+                }
+            }
+        });
+    }
+
+    private ChatReply call(ChatCall call, Attempt send) {
         Objects.requireNonNull(call, "call must not be null");
         ChatRequest.Builder builder = ChatRequest.builder()
                 .messages(messages(call))
@@ -51,10 +82,14 @@ final class LangChainChatClient implements ChatClient {
         for (int attempt = 1; ; attempt++) {
             Failure failure;
             try {
-                ChatResponse response = CallTimeout.with(timeout, () -> model.chat(request));
+                ChatResponse response = send.send(request, timeout, attempt);
                 return reply(call, response, attempt);
             } catch (RuntimeException e) {
                 failure = Failure.of(e, retry.clock());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Failure(ProviderException.Kind.CANCELLED, null, "", Optional.empty(), e)
+                        .toException(settings, attempt, timeout);
             }
             if (!failure.kind().retryable() || attempt >= retry.maxAttempts()) {
                 throw failure.toException(settings, attempt, timeout);
