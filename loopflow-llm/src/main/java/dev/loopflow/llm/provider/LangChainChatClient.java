@@ -1,5 +1,9 @@
 package dev.loopflow.llm.provider;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
@@ -144,7 +148,7 @@ final class LangChainChatClient implements ChatClient {
     private ChatReply reply(ChatCall call, ChatResponse response, int attempts) {
         TokenUsage usage = response.tokenUsage();
         AiMessage message = response.aiMessage();
-        List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message);
+        List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message, settings.provider());
         return new ChatReply(
                 calls.isEmpty() ? text(message) : message.text() == null ? "" : message.text(),
                 usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
@@ -155,17 +159,40 @@ final class LangChainChatClient implements ChatClient {
                 calls);
     }
 
-    /** The calls the model asked for; one with no id (Ollama gives none) gets its position as id. */
-    private static List<ToolCall> toolCalls(AiMessage message) {
+    /**
+     * The calls the model asked for; one with no id (Ollama gives none) gets its position as id. Anthropic sends
+     * arguments as a JSON object, which LangChain4j writes out indented from a whole reply but passes on as the
+     * provider wrote it from a stream: they are written compactly here, so a streamed reply's calls are a blocking
+     * reply's. Arguments sent as text (OpenAI) are kept exactly as written, malformed or not.
+     */
+    private static List<ToolCall> toolCalls(AiMessage message, Provider provider) {
         if (message == null || message.toolExecutionRequests() == null) {
             return List.of();
         }
         List<ToolCall> calls = new ArrayList<>();
         for (ToolExecutionRequest r : message.toolExecutionRequests()) {
             String id = r.id() == null || r.id().isBlank() ? "call_" + calls.size() : r.id();
-            calls.add(new ToolCall(id, r.name(), r.arguments()));
+            String arguments = provider == Provider.ANTHROPIC ? compact(r.arguments()) : r.arguments();
+            calls.add(new ToolCall(id, r.name(), arguments));
         }
         return calls;
+    }
+
+    // Decimals as written ("0.10" stays "0.10"), not through a double.
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    /** {@code json} without insignificant whitespace; anything that is not a JSON object as it is. */
+    private static String compact(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            JsonNode node = JSON.readTree(json);
+            return node != null && node.isObject() ? JSON.writeValueAsString(node) : json;
+        } catch (JsonProcessingException e) {
+            return json;
+        }
     }
 
     /**
