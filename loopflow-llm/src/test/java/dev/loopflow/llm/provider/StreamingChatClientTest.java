@@ -270,6 +270,34 @@ class StreamingChatClientTest {
         assertThat(server.requestCount()).isEqualTo(1);
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({
+            "overloaded_error, SERVER_ERROR, 2",
+            "api_error, SERVER_ERROR, 2",
+            "rate_limit_error, RATE_LIMITED, 2",
+            "invalid_request_error, CLIENT_ERROR, 1",
+            "authentication_error, AUTH, 1"})
+    void anAnthropicErrorEventInsideAStreamIsClassifiedLikeItsHttpStatus(String type, ProviderException.Kind kind,
+            int attempts) {
+        FakeServer server = server(FakeAnthropicServer::start);
+        ChatClient client = client(Provider.ANTHROPIC, server, 2);
+        String stream = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\","
+                + "\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m-1\",\"content\":[],"
+                + "\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n"
+                + "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"" + type
+                + "\",\"message\":\"trouble\"}}\n\n";
+        server.defaultReply(new Reply.Http(200, stream, Map.of("Content-Type", "text/event-stream")));
+
+        assertThatThrownBy(() -> client.stream(ChatCall.of("m-1", "Go"), new Sink()))
+                .asInstanceOf(type(ProviderException.class))
+                .satisfies(e -> {
+                    assertThat(e.kind()).isEqualTo(kind);
+                    assertThat(e.attempts()).isEqualTo(attempts);
+                    assertThat(e.getMessage()).contains("trouble");
+                });
+        assertThat(server.requestCount()).isEqualTo(attempts);
+    }
+
     /** The fake notices a closed connection on its next write. */
     static void awaitAbandoned(FakeServer server) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
