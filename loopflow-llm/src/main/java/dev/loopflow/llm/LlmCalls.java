@@ -142,6 +142,9 @@ final class LlmCalls {
           model = reply.model();
         }
       }
+      if (stream) {
+        ctx.streamEnded(); // the reply's last text before its llm.called event
+      }
       // The mock is free (a known zero); an unpriced real model stays null, never 0.
       Double cost = price == null ? null : price.cost(in, out).doubleValue();
       reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
@@ -152,7 +155,7 @@ final class LlmCalls {
       // whole reservation. Nothing when the call ended above.
       reservation.charge();
       if (stream) {
-        ctx.streamEnded(); // each call is one reply of the node's stream
+        ctx.streamEnded(); // a failed call's reply ends too; nothing when it ended above
       }
     }
   }
