@@ -25,6 +25,11 @@ import java.util.List;
  * tool_use}; the results come back in the next request as {@code tool_result} blocks of a user message (see
  * {@link RecordedRequest#toolResults()}).
  *
+ * <p>A request with {@code "stream": true} gets the Messages streaming events instead: {@code message_start},
+ * {@code content_block_start}/{@code content_block_delta} ({@code text_delta}, or {@code input_json_delta} for a
+ * {@code tool_use} block)/{@code content_block_stop}, {@code message_delta} with the stop reason and output tokens,
+ * and {@code message_stop} (see {@link Reply.Streamed} for pauses and broken-off streams).
+ *
  * <p>{@link #baseUrl()} is {@code http://127.0.0.1:PORT/v1/}, matching the LangChain4j convention
  * ({@code https://api.anthropic.com/v1/}, to which {@code messages} is appended). Anthropic's own SDKs
  * take {@code ANTHROPIC_BASE_URL} without {@code /v1}; use {@link #rootUri()} for that form.

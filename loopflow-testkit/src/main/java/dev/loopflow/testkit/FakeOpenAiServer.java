@@ -17,6 +17,11 @@ import java.util.List;
  * as a JSON string) with {@code finish_reason: tool_calls}; the tool results come back in the next request as
  * messages of role {@code tool} with their {@code tool_call_id} (see {@link RecordedRequest#toolResults()}).
  *
+ * <p>A request with {@code "stream": true} gets server-sent {@code chat.completion.chunk} events instead: the text
+ * in {@code delta.content} pieces, each tool call's id and name and then its arguments in pieces, the finish reason,
+ * a usage chunk when {@code stream_options.include_usage} is set, and {@code data: [DONE]} (see
+ * {@link Reply.Streamed} for pauses and broken-off streams).
+ *
  * <p>{@link #baseUrl()} is {@code http://127.0.0.1:PORT/v1}, the shape {@code OPENAI_BASE_URL} usually has
  * and that OpenAI clients append {@code chat/completions} to.
  */

@@ -169,6 +169,10 @@ class StreamedRepliesTest {
       assertThat(streamed.streamed()).isNotEmpty().allMatch(s -> s.nodeId().equals("ask") && s.reply() == 1);
       assertThat(streamed.text(1)).isEqualTo(ANSWER);
       assertThat(streamed.journaled()).noneMatch(e -> e instanceof Event.NodeStreaming);
+      // The reply's text, then its call, then the node's completion.
+      List<String> types = streamed.events().stream().map(Event::type).toList();
+      assertThat(types.lastIndexOf("node.streaming")).isLessThan(types.indexOf("llm.call"));
+      assertThat(types.indexOf("llm.call")).isLessThan(types.indexOf("node.completed"));
       if (server != null) {
         assertThat(server.streamsSent()).isEqualTo(1);
         assertThat(server.requests().get(1).json().path("stream").asBoolean()).isTrue();
