@@ -192,6 +192,7 @@ abstract class Progress implements EventListener {
             started.put(k, s.at());
           }
           row(k)[1] = "running";
+          tails.remove(k); // a new execution (a retry, the next pass) streams its own text
         }
         case Event.NodeStreaming s -> {
           String k = key(s.node());

@@ -223,6 +223,29 @@ class StreamingCliTest {
     assertThat(frame).contains("\033[2K    Paris.").doesNotContain("Looking it up.");
   }
 
+  @Test
+  void theLiveTableStartsTheTextOverForANewExecution_bugARetryAppendedToTheFailedAttemptsText() {
+    Workflow wf = Loopflow.create().parse("""
+        nodes:
+          - id: ask
+            type: llm
+            model: "mock:demo"
+            prompt: "hi"
+        """, "live.yaml");
+    StringWriter screen = new StringWriter();
+    Progress.Live live = new Progress.Live(new PrintWriter(screen), wf);
+    Instant t = Instant.parse("2026-01-01T00:00:00Z");
+    NodePosition ask = NodePosition.top("ask");
+    live.onEvent(new Event.NodeStarted("r", 1, t, ask, "llm", 1));
+    live.onEvent(new Event.NodeStreaming("r", 1, t, ask, "ask", 1, "First attempt"));
+    live.onEvent(new Event.NodeRetrying("r", 2, t, ask, "llm", 2, "timed out"));
+    live.onEvent(new Event.NodeStarted("r", 3, t, ask, "llm", 2));
+    live.onEvent(new Event.NodeStreaming("r", 3, t, ask, "ask", 1, "Second"));
+
+    String frame = lastFrame(screen.toString());
+    assertThat(frame).contains("\033[2K    Second").doesNotContain("First attempt");
+  }
+
   private static String lastFrame(String screen) {
     return screen.substring(screen.lastIndexOf("\033[2KNODE"));
   }
