@@ -45,20 +45,20 @@ final class LangChainChatClient implements ChatClient {
         this.parameters = parameters;
     }
 
-    /** One attempt; {@code attempt} is 1-based. */
+    /** One attempt of a call. */
     private interface Attempt {
-        ChatResponse send(ChatRequest request, Duration timeout, int attempt) throws InterruptedException;
+        ChatResponse send(ChatRequest request, Duration timeout) throws InterruptedException;
     }
 
     @Override
     public ChatReply chat(ChatCall call) {
-        return call(call, (request, timeout, attempt) -> CallTimeout.with(timeout, () -> model.chat(request)));
+        return call(call, (request, timeout) -> CallTimeout.with(timeout, () -> model.chat(request)));
     }
 
     @Override
     public ChatReply stream(ChatCall call, TextStream sink) {
         Objects.requireNonNull(sink, "sink must not be null");
-        return call(call, (request, timeout, attempt) -> {
+        return call(call, (request, timeout) -> {
             try (ChatStream stream = new ChatStream()) {
                 try {
                     return stream.run(streaming, request, timeout, sink);
@@ -86,7 +86,7 @@ final class LangChainChatClient implements ChatClient {
         for (int attempt = 1; ; attempt++) {
             Failure failure;
             try {
-                ChatResponse response = send.send(request, timeout, attempt);
+                ChatResponse response = send.send(request, timeout);
                 return reply(call, response, attempt);
             } catch (RuntimeException e) {
                 failure = Failure.of(e, retry.clock());
@@ -150,7 +150,7 @@ final class LangChainChatClient implements ChatClient {
         AiMessage message = response.aiMessage();
         List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message, settings.provider());
         return new ChatReply(
-                calls.isEmpty() ? text(message) : message.text() == null ? "" : message.text(),
+                calls.isEmpty() ? text(message, settings.provider()) : message.text() == null ? "" : message.text(),
                 usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
                 usage == null || usage.outputTokenCount() == null ? 0 : usage.outputTokenCount(),
                 response.modelName() != null ? response.modelName() : call.model(),
@@ -199,7 +199,7 @@ final class LangChainChatClient implements ChatClient {
      * The text, or the arguments of a tool call when structured output arrived through tool use (only for a call that
      * offered no tools: then a tool call can only be the provider's way of delivering structured output).
      */
-    private static String text(AiMessage message) {
+    private static String text(AiMessage message, Provider provider) {
         if (message == null) {
             return "";
         }
@@ -208,7 +208,7 @@ final class LangChainChatClient implements ChatClient {
         }
         List<ToolExecutionRequest> tools = message.toolExecutionRequests();
         if (tools != null && !tools.isEmpty() && tools.get(0).arguments() != null) {
-            return tools.get(0).arguments();
+            return provider == Provider.ANTHROPIC ? compact(tools.get(0).arguments()) : tools.get(0).arguments();
         }
         return message.text() == null ? "" : message.text();
     }
