@@ -36,6 +36,7 @@ final class Driver {
   private final RunOptions.Builder opts;
   private final boolean json;
   private final boolean quiet;
+  private final boolean noStream;
   private final Path eventsFile;
   private final List<String> answers;
   private final PrintWriter out;
@@ -43,13 +44,14 @@ final class Driver {
   /** Whether the current pause's question was printed with the terminal prompt. */
   private boolean askedOnTerminal;
 
-  Driver(Loopflow engine, Workflow wf, RunOptions.Builder opts, boolean json, boolean quiet, Path eventsFile,
+  Driver(Loopflow engine, Workflow wf, RunOptions.Builder opts, ExecutionOptions execution, Path eventsFile,
       List<String> answers, PrintWriter out, PrintWriter err) {
     this.engine = engine;
     this.wf = wf;
     this.opts = opts;
-    this.json = json;
-    this.quiet = quiet;
+    this.json = execution.json;
+    this.quiet = execution.quiet;
+    this.noStream = execution.noStream;
     this.eventsFile = eventsFile;
     this.answers = answers;
     this.out = out;
@@ -80,6 +82,9 @@ final class Driver {
     if (progress != null) {
       opts.listener(progress);
     }
+    // Streamed text only feeds what watches the run: progress (on stderr, so also with --json) and the events file.
+    // Always set, so that a resume decides for itself rather than taking the journaled value.
+    opts.option(dev.loopflow.llm.LlmHandler.STREAM_OPTION, !noStream && (progress != null || eventsFile != null));
     RunHandle handle;
     try {
       handle = start.apply(opts.build());

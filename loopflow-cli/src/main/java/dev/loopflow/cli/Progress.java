@@ -60,6 +60,9 @@ abstract class Progress implements EventListener {
 
   /** One line per state change. */
   static final class Lines extends Progress {
+    /** Paths whose current execution has said that it streams; a streamed token is never printed. */
+    private final java.util.Set<String> streaming = new java.util.HashSet<>();
+
     Lines(PrintWriter err, Workflow wf) {
       super(err, wf);
     }
@@ -82,8 +85,10 @@ abstract class Progress implements EventListener {
             + dev.loopflow.core.expr.Json.compact(r.answer())) + ")";
         case Event.ListenerFailed f -> f.listener() + " failed on " + f.eventType() + " and was detached: "
             + f.message();
-        case Event.NodeStarted s -> pad(s.node().path()) + " started" + (s.attempt() > 1 ? " (attempt "
-            + s.attempt() + ")" : "");
+        case Event.NodeStarted s -> {
+          streaming.remove(s.node().path());
+          yield pad(s.node().path()) + " started" + (s.attempt() > 1 ? " (attempt " + s.attempt() + ")" : "");
+        }
         case Event.NodeCompleted c -> pad(c.node().path()) + " completed in " + c.durationMillis() + "ms"
             + (c.inputTokens() + c.outputTokens() > 0 ? "  tokens " + c.inputTokens() + "+" + c.outputTokens() : "")
             + (c.costUsd() == null ? "" : "  " + money(c.costUsd()));
@@ -111,7 +116,7 @@ abstract class Progress implements EventListener {
             + "  tokens " + f.inputTokens() + "+" + f.outputTokens()
             + (f.costUsd() == null ? "" : "  " + money(f.costUsd())) + "  llm calls " + f.llmCalls();
         case Event.NodeStep s -> null;
-        case Event.NodeStreaming s -> null;
+        case Event.NodeStreaming s -> streaming.add(s.node().path()) ? pad(s.node().path()) + " streaming" : null;
         case Event.RestartRequested r -> pad(r.requesterStageId()) + " requests a restart of '"
             + r.targetStageId() + "': " + r.reason();
         case Event.RestartAccepted r -> pad(r.targetStageId()) + " restarts (iteration " + r.iteration()
@@ -147,6 +152,8 @@ abstract class Progress implements EventListener {
     private final Map<String, Integer> running = new java.util.HashMap<>();
     /** Row keys of loops with a nested body: a frame of one of these prefixes the key of the nodes inside it. */
     private final java.util.Set<String> nested = new java.util.HashSet<>();
+    /** The text each running row's node is streaming, shown on a line under the row. */
+    private final Map<String, StreamTail> tails = new java.util.HashMap<>();
     private int drawn;
     private boolean mock;
     private long tokens;
@@ -185,6 +192,16 @@ abstract class Progress implements EventListener {
             started.put(k, s.at());
           }
           row(k)[1] = "running";
+          tails.remove(k); // a new execution (a retry, the next pass) streams its own text
+        }
+        case Event.NodeStreaming s -> {
+          String k = key(s.node());
+          StreamTail tail = tails.get(k);
+          if (tail == null || !tail.continues(s.node().path(), s.reply())) {
+            tail = new StreamTail(s.node().path(), s.reply());
+            tails.put(k, tail);
+          }
+          tail.add(s.tokens());
         }
         case Event.NodeCompleted c -> {
           String[] r = finished(key(c.node()), "completed");
@@ -218,6 +235,7 @@ abstract class Progress implements EventListener {
       int left = running.merge(key, -1, Integer::sum);
       if (left <= 0) {
         running.remove(key);
+        tails.remove(key);
         r[1] = status;
       }
       return r;
@@ -254,10 +272,17 @@ abstract class Progress implements EventListener {
         }
         sb.append(String.format(Locale.ROOT, "\033[2K%-24s %-16s %10s %12s %10s%n", r[0], r[1], elapsed, r[3], r[4]));
         lines++;
+        StreamTail tail = tails.get(r[0]);
+        if (tail != null && running.containsKey(r[0])) {
+          sb.append("\033[2K    ").append(tail.shown()).append(System.lineSeparator());
+          lines++;
+        }
       }
       sb.append(String.format(Locale.ROOT, "\033[2K%s  elapsed %s  tokens %d  cost %s%n", mock ? "[mock llm]" : "",
           secs(Duration.between(start, now)), tokens, cost == null ? "-" : money(cost)));
       lines++;
+      // The frame may be shorter than the last one (a streamed line went away): clear what is left below it.
+      sb.append("\033[J");
       drawn = lines;
       err.print(sb);
       err.flush();

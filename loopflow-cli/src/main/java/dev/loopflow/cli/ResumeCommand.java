@@ -149,7 +149,7 @@ final class ResumeCommand implements Callable<Integer> {
     }
     Support.mockWhenNoProvider(opts, wf, journaledMock || mockLlm || mockScript != null, Support.environment,
         execution.quiet ? null : err);
-    Driver d = new Driver(engine, wf, opts, execution.json, execution.quiet, eventsFile, answers, out, err);
+    Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
     return d.drive(o -> engine.resume(wf, runId, answer, o, true));
   }
 

@@ -129,7 +129,7 @@ final class RunCommand implements Callable<Integer> {
     if (runId != null) {
       opts.runId(runId);
     }
-    Driver d = new Driver(engine, wf, opts, execution.json, execution.quiet, eventsFile, answers, out, err);
+    Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
     return d.drive(o -> engine.start(wf, o));
   }
 }

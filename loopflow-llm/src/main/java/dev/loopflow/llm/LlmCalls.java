@@ -75,6 +75,7 @@ final class LlmCalls {
     }
     NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(provider, spec.model(),
         promptTokensAtMost(request), request.maxTokens(), price));
+    boolean stream = streams(ctx);
     try {
       long t0 = System.nanoTime();
       String text;
@@ -99,6 +100,9 @@ final class LlmCalls {
         in = a.inputTokens();
         out = a.outputTokens();
         calls = a.toolCalls();
+        if (stream) {
+          MockLlm.chunks(text).forEach(ctx::streamed);
+        }
       } else {
         Integer cap = reservation.maxOutputTokens();
         if (cap != null && !cap.equals(request.maxTokens())) {
@@ -110,7 +114,17 @@ final class LlmCalls {
         }
         ChatReply reply;
         try {
-          reply = client.chat(request);
+          reply = stream ? client.stream(request, new ChatClient.TextStream() {
+            @Override
+            public void text(String delta) {
+              ctx.streamed(delta);
+            }
+
+            @Override
+            public void restarted() {
+              ctx.streamEnded(); // the retried attempt streams as a new reply
+            }
+          }) : client.chat(request);
         } catch (ProviderException e) {
           if (e.httpStatus().isPresent() && e.kind() != ProviderException.Kind.INVALID_RESPONSE) {
             reservation.release(); // the provider answered with an error: it processed nothing
@@ -128,6 +142,9 @@ final class LlmCalls {
           model = reply.model();
         }
       }
+      if (stream) {
+        ctx.streamEnded(); // the reply's last text before its llm.called event
+      }
       // The mock is free (a known zero); an unpriced real model stays null, never 0.
       Double cost = price == null ? null : price.cost(in, out).doubleValue();
       reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
@@ -137,7 +154,18 @@ final class LlmCalls {
       // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its
       // whole reservation. Nothing when the call ended above.
       reservation.charge();
+      if (stream) {
+        ctx.streamEnded(); // a failed call's reply ends too; nothing when it ended above
+      }
     }
+  }
+
+  /**
+   * Whether this run streams replies ({@link LlmHandler#STREAM_OPTION}): the reply's text is reported as it arrives
+   * ({@link NodeContext#streamed}); everything else about the call is as without streaming.
+   */
+  static boolean streams(NodeContext ctx) {
+    return ctx.option(LlmHandler.STREAM_OPTION).map(Boolean.TRUE::equals).orElse(false);
   }
 
   /**

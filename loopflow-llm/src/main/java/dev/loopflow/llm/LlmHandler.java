@@ -17,6 +17,14 @@ import java.util.Set;
  * value when {@code output_schema} is set and the text otherwise.
  */
 public final class LlmHandler implements NodeHandler {
+  /**
+   * Run option: when {@code true}, llm and agent nodes (and LLM-chosen routers) ask the provider to stream each
+   * reply and report its text as it arrives ({@code node.streaming} events, which are not journaled). Results,
+   * usage, cost, retries, timeouts, budgets and tool calls are the same as without it. Off by default;
+   * {@code loopflow run} turns it on while it shows progress.
+   */
+  public static final String STREAM_OPTION = "llm.stream";
+
   /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
   public LlmHandler() {}
 

@@ -29,6 +29,21 @@ final class MockLlm {
 
   record Answer(String text, long inputTokens, long outputTokens, List<ToolCall> toolCalls) {}
 
+  /** A reply's text in (at most) four pieces, as a streaming mock sends it; a surrogate pair is never split. */
+  static List<String> chunks(String text) {
+    List<String> out = new ArrayList<>();
+    int size = Math.max(1, (text.length() + 3) / 4);
+    for (int i = 0; i < text.length(); ) {
+      int end = Math.min(text.length(), i + size);
+      if (end < text.length() && Character.isLowSurrogate(text.charAt(end))) {
+        end++;
+      }
+      out.add(text.substring(i, end));
+      i = end;
+    }
+    return out;
+  }
+
   /** The script list a node's calls answer from, and the key its position is kept under. */
   private record Script(List<?> list, String key) {}
 

@@ -3,6 +3,7 @@ package dev.loopflow.testkit;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -13,8 +14,8 @@ import java.util.Map;
  * {@code message: {role: assistant, content}}, {@code done: true}, {@code done_reason: stop},
  * {@code prompt_eval_count} and {@code eval_count}. A {@link Reply.ToolCalls} reply adds {@code message.tool_calls}
  * ({@code function.name}, {@code function.arguments} as an object; an {@code id} only when the script gives one)
- * with {@code done_reason: stop}, as Ollama does; the results come back as messages of role {@code tool}. A request with {@code "stream": true} receives that same
- * object as a one-line NDJSON stream. {@code GET /api/tags} lists one model, {@code fake-model:latest}, and
+ * with {@code done_reason: stop}, as Ollama does; the results come back as messages of role {@code tool}. A request with {@code "stream": true} receives the reply as
+ * an NDJSON stream (see {@link #renderStream}). {@code GET /api/tags} lists one model, {@code fake-model:latest}, and
  * {@code GET /api/version} answers a version, so health checks pass.
  *
  * <p>{@link #baseUrl()} is {@code http://127.0.0.1:PORT}, the shape of {@code OLLAMA_BASE_URL}.
@@ -66,6 +67,65 @@ public final class FakeOllamaServer extends FakeServerBase {
         return render(request, calls.text(), calls.calls(), calls.inputTokens(), calls.outputTokens(), id);
     }
 
+    @Override
+    String streamContentType() {
+        return "application/x-ndjson";
+    }
+
+    /**
+     * Newline-delimited objects: the text in pieces ({@code done: false}), then one object carrying every tool call
+     * ({@code function.index}, {@code name}, {@code arguments} as an object; Ollama does not split calls), then the
+     * last object with {@code done: true}, {@code done_reason} and the counts.
+     */
+    @Override
+    List<String> renderStream(RecordedRequest request, Reply reply, long id, int chunkChars) {
+        String text = reply instanceof Reply.Text t ? t.text() : ((Reply.ToolCalls) reply).text();
+        List<Reply.Call> calls = reply instanceof Reply.ToolCalls c ? c.calls() : List.of();
+        long input = reply instanceof Reply.Text t ? t.inputTokens() : ((Reply.ToolCalls) reply).inputTokens();
+        long output = reply instanceof Reply.Text t ? t.outputTokens() : ((Reply.ToolCalls) reply).outputTokens();
+        List<String> lines = new ArrayList<>();
+        for (String piece : text.isEmpty() ? List.<String>of() : pieces(text, chunkChars)) {
+            ObjectNode o = line(request);
+            o.putObject("message").put("role", "assistant").put("content", piece);
+            o.put("done", false);
+            lines.add(Json.write(o) + "\n");
+        }
+        if (!calls.isEmpty()) {
+            ObjectNode o = line(request);
+            ObjectNode message = o.putObject("message").put("role", "assistant").put("content", "");
+            ArrayNode toolCalls = message.putArray("tool_calls");
+            for (int i = 0; i < calls.size(); i++) {
+                Reply.Call call = calls.get(i);
+                ObjectNode c = toolCalls.addObject();
+                if (call.id() != null) {
+                    c.put("id", call.id());
+                }
+                ObjectNode function = c.putObject("function");
+                function.put("index", i);
+                function.put("name", call.name());
+                function.set("arguments", objectArguments(call.arguments()));
+            }
+            o.put("done", false);
+            lines.add(Json.write(o) + "\n");
+        }
+        ObjectNode last = line(request);
+        last.putObject("message").put("role", "assistant").put("content", "");
+        last.put("done", true);
+        last.put("done_reason", "stop");
+        last.put("total_duration", 0);
+        last.put("prompt_eval_count", input);
+        last.put("eval_count", output);
+        lines.add(Json.write(last) + "\n");
+        return lines;
+    }
+
+    private static ObjectNode line(RecordedRequest request) {
+        ObjectNode o = Json.MAPPER.createObjectNode();
+        o.put("model", modelOf(request));
+        o.put("created_at", Instant.now().toString());
+        return o;
+    }
+
     private static String render(RecordedRequest request, String text, List<Reply.Call> calls, long input,
             long output, long id) {
         ObjectNode root = Json.MAPPER.createObjectNode();
@@ -91,8 +151,6 @@ public final class FakeOllamaServer extends FakeServerBase {
         root.put("total_duration", 0);
         root.put("prompt_eval_count", input);
         root.put("eval_count", output);
-        String body = Json.write(root);
-        // A streaming client reads newline-delimited objects; one final object with done=true is a valid stream.
-        return request.json().path("stream").asBoolean(false) ? body + "\n" : body;
+        return Json.write(root);
     }
 }

@@ -45,6 +45,12 @@ public interface FakeServer extends AutoCloseable {
 
     int requestCount();
 
+    /** How many streamed replies this server has started to send. */
+    int streamsSent();
+
+    /** How many streamed replies the client closed the connection of before the stream's end (seen on a write). */
+    int streamsAbandoned();
+
     /** Forgets recorded requests and queued replies, and restores the initial default reply and responder. */
     FakeServer reset();
 

@@ -40,6 +40,8 @@ abstract class FakeServerBase implements FakeServer {
     private final List<RecordedRequest> recorded = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong ids = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger abandoned = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger streamed = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Reply defaultReply = INITIAL_DEFAULT;
     private volatile Function<RecordedRequest, Reply> responder;
 
@@ -64,6 +66,36 @@ abstract class FakeServerBase implements FakeServer {
 
     /** Renders a scripted tool-call reply in the provider's tool-call shape. */
     abstract String render(RecordedRequest request, Reply.ToolCalls calls, long id);
+
+    /**
+     * The wire events of a streamed reply ({@code reply} is a {@link Reply.Text} or {@link Reply.ToolCalls}), each
+     * complete (an SSE event with its blank line, or an NDJSON line), the provider's end marker last.
+     */
+    abstract List<String> renderStream(RecordedRequest request, Reply reply, long id, int chunkChars);
+
+    /** The Content-Type of a streamed reply. */
+    String streamContentType() {
+        return "text/event-stream";
+    }
+
+    /** Whether the request asks for a streamed reply. */
+    boolean streams(RecordedRequest request) {
+        return request.json().path("stream").asBoolean(false);
+    }
+
+    /** {@code text} in pieces of {@code size} characters (at least one piece, which may be empty). */
+    static List<String> pieces(String text, int size) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < text.length(); i += size) {
+            out.add(text.substring(i, Math.min(text.length(), i + size)));
+        }
+        return out;
+    }
+
+    /** One server-sent event. */
+    static String sse(String event, com.fasterxml.jackson.databind.JsonNode data) {
+        return (event == null ? "" : "event: " + event + "\n") + "data: " + Json.write(data) + "\n\n";
+    }
 
     /** Answers a request that is not a completion; 404 unless the provider has more endpoints. */
     Reply.Http answerOther(RecordedRequest request) {
@@ -151,6 +183,16 @@ abstract class FakeServerBase implements FakeServer {
     }
 
     @Override
+    public int streamsSent() {
+        return streamed.get();
+    }
+
+    @Override
+    public int streamsAbandoned() {
+        return abandoned.get();
+    }
+
+    @Override
     public FakeServer reset() {
         queue.clear();
         synchronized (recorded) {
@@ -158,6 +200,8 @@ abstract class FakeServerBase implements FakeServer {
         }
         defaultReply = INITIAL_DEFAULT;
         responder = null;
+        streamed.set(0);
+        abandoned.set(0);
         return this;
     }
 
@@ -231,6 +275,10 @@ abstract class FakeServerBase implements FakeServer {
                 send(exchange, request, delayed.then());
             }
             case Reply.Http http -> write(exchange, http.status(), http.headers(), http.body());
+            case Reply.Streamed s when streams(request) -> stream(exchange, request, s);
+            case Reply.Streamed s -> send(exchange, request, s.reply());
+            case Reply.Text text when streams(request) -> stream(exchange, request, Reply.streamed(text));
+            case Reply.ToolCalls calls when streams(request) -> stream(exchange, request, Reply.streamed(calls));
             case Reply.Text text -> write(
                     exchange,
                     200,
@@ -241,6 +289,33 @@ abstract class FakeServerBase implements FakeServer {
                     200,
                     Map.of("Content-Type", "application/json"),
                     render(request, calls, ids.incrementAndGet()));
+        }
+    }
+
+    /** Sends a streamed reply event by event; a client that closes the connection first is counted. */
+    private void stream(HttpExchange exchange, RecordedRequest request, Reply.Streamed s)
+            throws IOException, InterruptedException {
+        List<String> events = renderStream(request, s.reply(), ids.incrementAndGet(), s.chunkChars());
+        int n = s.cutAfter() > 0 ? Math.min(s.cutAfter(), events.size() - 1) : events.size();
+        exchange.getResponseHeaders().add("Content-Type", streamContentType());
+        if (n < events.size()) {
+            exchange.getResponseHeaders().add("Connection", "close");
+        }
+        exchange.sendResponseHeaders(200, 0); // chunked
+        streamed.incrementAndGet();
+        OutputStream out = exchange.getResponseBody();
+        try {
+            for (int i = 0; i < n; i++) {
+                if (i > 0 && !s.pause().isZero()) {
+                    Thread.sleep(s.pause());
+                }
+                out.write(events.get(i).getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+            out.close();
+        } catch (IOException e) {
+            abandoned.incrementAndGet(); // the client closed the connection before the stream's end
+            throw e;
         }
     }
 

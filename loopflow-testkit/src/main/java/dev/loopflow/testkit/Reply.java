@@ -11,9 +11,20 @@ import java.util.Objects;
  *
  * <p>{@link Text} is rendered in the provider's own success shape; {@link ToolCalls} is a completion in which
  * the model asks for tools, in the provider's own tool-call shape; {@link Http} is sent verbatim (use it for
- * errors such as 429 or 500, or for deliberately malformed bodies); {@link Delayed} waits before answering.
+ * errors such as 429 or 500, or for deliberately malformed bodies); {@link Delayed} waits before answering;
+ * {@link Streamed} says how a text or tool-call reply is streamed.
+ *
+ * <p>A request that asks for a stream ({@code "stream": true}) gets a {@link Text} or {@link ToolCalls} reply in
+ * the provider's streaming wire format: OpenAI server-sent events of {@code chat.completion.chunk} objects ending
+ * with {@code data: [DONE]} (after a usage chunk when {@code stream_options.include_usage} is set), Anthropic's
+ * {@code message_start} ... {@code message_stop} events, Ollama newline-delimited objects ending with one whose
+ * {@code done} is true. Text and arguments go in pieces of {@value #STREAM_CHUNK_CHARS} characters unless a
+ * {@link Streamed} reply says otherwise.
  */
-public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, Reply.Delayed {
+public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, Reply.Delayed, Reply.Streamed {
+
+    /** The characters of text or arguments in one streamed piece, unless a {@link Streamed} reply sets them. */
+    int STREAM_CHUNK_CHARS = 8;
 
     /**
      * A successful completion whose assistant text is {@code text}.
@@ -105,6 +116,51 @@ public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, R
                 throw new IllegalArgumentException("delay must not be negative but was " + delay);
             }
         }
+    }
+
+    /**
+     * How {@code reply} (a {@link Text} or {@link ToolCalls}) is streamed to a request that asks for a stream; a
+     * request that does not gets {@code reply} whole.
+     *
+     * @param chunkChars characters of text (or of a call's arguments) per streamed piece, at least 1
+     * @param pause      the wait before each wire event after the first (an SSE event, or an Ollama line)
+     * @param cutAfter   when positive, the stream ends after that many wire events, before its last one, and the
+     *                   connection is closed: a stream that breaks off. 0 sends the whole stream.
+     */
+    record Streamed(Reply reply, int chunkChars, Duration pause, int cutAfter) implements Reply {
+        public Streamed {
+            if (!(reply instanceof Text || reply instanceof ToolCalls)) {
+                throw new IllegalArgumentException("only a text or tool-call reply streams, not " + reply);
+            }
+            if (chunkChars < 1) {
+                throw new IllegalArgumentException("chunkChars must be >= 1 but was " + chunkChars);
+            }
+            Objects.requireNonNull(pause, "pause must not be null");
+            if (pause.isNegative() || cutAfter < 0) {
+                throw new IllegalArgumentException("pause and cutAfter must not be negative but were " + pause
+                        + " and " + cutAfter);
+            }
+        }
+
+        /** This stream with {@code chars} characters per piece. */
+        public Streamed inChunksOf(int chars) {
+            return new Streamed(reply, chars, pause, cutAfter);
+        }
+
+        /** This stream waiting {@code wait} before each wire event after the first. */
+        public Streamed pausing(Duration wait) {
+            return new Streamed(reply, chunkChars, wait, cutAfter);
+        }
+
+        /** This stream broken off (connection closed) after {@code events} wire events. */
+        public Streamed cutAfter(int events) {
+            return new Streamed(reply, chunkChars, pause, events);
+        }
+    }
+
+    /** {@code reply} streamed in pieces of {@value #STREAM_CHUNK_CHARS} characters, with no pause. */
+    static Streamed streamed(Reply reply) {
+        return new Streamed(reply, STREAM_CHUNK_CHARS, Duration.ZERO, 0);
     }
 
     /**

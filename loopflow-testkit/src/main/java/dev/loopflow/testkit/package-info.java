@@ -14,6 +14,9 @@
  * <p>A {@link dev.loopflow.testkit.Reply.ToolCalls} reply makes the model ask for tools in each provider's own
  * tool-call format, and {@link dev.loopflow.testkit.RecordedRequest#toolNames()} and
  * {@link dev.loopflow.testkit.RecordedRequest#toolResults()} read the tools offered and the results sent back.
+ * A request that asks for a stream gets its reply (text and tool calls) in the provider's streaming wire format;
+ * {@link dev.loopflow.testkit.Reply.Streamed} sets the piece size, a pause between events and a stream that breaks
+ * off, and {@link dev.loopflow.testkit.FakeServer#streamsAbandoned()} counts streams whose client hung up.
  * {@link dev.loopflow.testkit.StdioMcpServer} is a real MCP server process on stdin/stdout (its
  * {@link dev.loopflow.testkit.StdioMcpServer#command() command} starts it in a new JVM) and
  * {@link dev.loopflow.testkit.HttpMcpServer} the same tools over MCP's streamable HTTP transport.

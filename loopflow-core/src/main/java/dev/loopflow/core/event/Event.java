@@ -14,6 +14,17 @@ public sealed interface Event {
 
   String type();
 
+  /**
+   * Whether this event is ephemeral: delivered to listeners (live progress, an events file, a Java listener) but
+   * never journaled. An ephemeral event takes no sequence number of its own: its {@link #seq()} is that of the
+   * last durable event published before it, so the journal's sequence stays gap-free for readers that replay
+   * from it ({@code loopflow events --follow}, a stream resumed from its last id), and the event still sorts
+   * after everything that came before it. The one rule, asked by the event bus.
+   */
+  default boolean ephemeral() {
+    return false;
+  }
+
   record RunStarted(String runId, long seq, Instant at, String workflow, Map<String, Object> inputs)
       implements Event {
     public String type() {
@@ -161,11 +172,21 @@ public sealed interface Event {
     }
   }
 
-  /** Text a streaming model has produced so far in a node execution. */
-  record NodeStreaming(String runId, long seq, Instant at, NodePosition node, String nodeId, String tokens)
-      implements Event {
+  /**
+   * Text a streaming model produced in a node execution, as it arrives: {@code tokens} is the text since the
+   * previous event of the same reply (a delta), never the text so far. {@code reply} numbers the replies streamed
+   * in the execution from 1: an agent's turns, and an attempt retried after a broken stream, each start a new
+   * reply, so a view appends the tokens of one reply and starts over at a new number. Ephemeral: never journaled.
+   */
+  record NodeStreaming(String runId, long seq, Instant at, NodePosition node, String nodeId, int reply,
+      String tokens) implements Event {
     public String type() {
       return "node.streaming";
+    }
+
+    @Override
+    public boolean ephemeral() {
+      return true;
     }
   }
 

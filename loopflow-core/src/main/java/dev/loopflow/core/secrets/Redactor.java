@@ -53,6 +53,8 @@ public final class Redactor {
   /** Shorter values are masked only by name: masking them everywhere would hit ordinary words. */
   public static final int MIN_VALUE_LENGTH = 8;
   private static final int MIN_FRAGMENT = 6;
+  /** What a streamed text keeps back at least: longer than the shortest tail any token shape needs to match. */
+  public static final int STREAM_HOLDBACK = 64;
   /** Learning stops here; a run that produces more credentials than this still has them masked by name. */
   private static final int MAX_VALUES = 1024;
   private static final List<String> ELLIPSES = List.of("...", "…");
@@ -205,6 +207,64 @@ public final class Redactor {
     }
     out = fragments(out, known);
     return TokenShapes.mask(out);
+  }
+
+  /** A masker for one text that arrives in pieces (a streamed model reply); see {@link Stream}. */
+  public Stream stream() {
+    return new Stream();
+  }
+
+  /**
+   * Masks a text that arrives in pieces, so that a credential split across pieces is masked as it is in the whole
+   * text. {@link #append} collects pieces; {@link #take} hands out the masked start of what it has that is safe to
+   * hand out now, {@link #finish} the masked rest. The text kept back is at least the last
+   * {@value #STREAM_HOLDBACK} characters, and at least as many as the longest known credential has: a credential
+   * may be arriving there. A cut is made only where masking the two sides apart gives what masking them together
+   * gives, so no credential that the text so far shows is cut in two. Not thread-safe: one per text.
+   */
+  public final class Stream {
+    private final StringBuilder pending = new StringBuilder();
+
+    private Stream() {}
+
+    public void append(String piece) {
+      if (piece != null) {
+        pending.append(piece);
+      }
+    }
+
+    /** Characters received and not handed out yet. */
+    public int pending() {
+      return pending.length();
+    }
+
+    /** The masked text that can be handed out now; empty when everything must wait for more. */
+    public String take() {
+      List<String> known = values;
+      int hold = Math.max(STREAM_HOLDBACK, known.isEmpty() ? 0 : known.get(0).length());
+      if (pending.length() <= hold) {
+        return "";
+      }
+      String all = pending.toString();
+      String whole = text(all);
+      // Further back each time: a credential the cut falls in is at most the hold long, or reaches the end.
+      for (int i = 0, cut = all.length() - hold; i < 4 && cut > 0; i++, cut -= hold) {
+        int at = Character.isLowSurrogate(all.charAt(cut)) ? cut - 1 : cut;
+        String head = text(all.substring(0, at));
+        if (whole.equals(head + text(all.substring(at)))) {
+          pending.delete(0, at);
+          return head;
+        }
+      }
+      return "";
+    }
+
+    /** The masked rest: the text has ended. */
+    public String finish() {
+      String rest = text(pending.toString());
+      pending.setLength(0);
+      return rest == null ? "" : rest;
+    }
   }
 
   /** Masks the start or end of a known value cut off by an ellipsis. */

@@ -80,8 +80,20 @@ public interface NodeContext {
    */
   long requestRestart(String targetStageId, String reason, Map<String, String> parameters);
 
-  /** Reports text a streaming model produced so far in this execution (the {@code node.streaming} event). */
-  void streamed(String tokens);
+  /**
+   * Reports text a streaming model produced since the last call: a delta of the reply being streamed, never the
+   * text so far. The engine coalesces deltas into {@code node.streaming} events (at most one per 100 ms per
+   * execution, or sooner once 8 KiB are waiting), masks credentials across their boundaries, and delivers them to
+   * listeners only: they are not journaled and nothing replays them. Safe to call from any thread.
+   */
+  void streamed(String delta);
+
+  /**
+   * The reply being streamed is over: it completed, failed, or is about to be sent again. What the engine still
+   * holds of it is published now, and text streamed after this belongs to the next reply (a new {@code reply}
+   * number in the events). The engine also ends the stream when the execution ends.
+   */
+  default void streamEnded() {}
 
   /**
    * Runs the workflow in {@code file} (relative to the working directory) to its end as a child run of this one,

@@ -55,7 +55,7 @@ class EventsJsonTest {
         new Event.ListenerFailed(RUN, 17, AT, "listener 2 (com.example.Dashboard)", "node.completed",
             "IllegalStateException: socket closed"),
         new Event.NodeStep(RUN, 18, AT, NESTED, "e1", Map.of("kind", "model", "text", "hi")),
-        new Event.NodeStreaming(RUN, 19, AT, TOP, "draft", "Once upon"),
+        new Event.NodeStreaming(RUN, 19, AT, TOP, "draft", 2, "Once upon"),
         new Event.RestartRequested(RUN, 20, AT, 3, "build", "discover", "missing events",
             Map.of("filter", "purchase%"), 2, 1700000000000L),
         new Event.RestartAccepted(RUN, 21, AT, 3, "build", "discover", "missing events", 3),

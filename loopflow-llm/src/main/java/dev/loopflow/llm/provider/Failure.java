@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.exception.UnresolvedModelServerException;
 import dev.langchain4j.exception.UnsupportedFeatureException;
+import dev.langchain4j.model.anthropic.internal.api.AnthropicStreamingException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.http.HttpTimeoutException;
@@ -35,6 +36,16 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
             HttpStatusException e = http.get();
             return new Failure(kindOf(e.statusCode()), e.statusCode(), excerpt(e.body()),
                     RetryAfter.from(e.headers(), clock), error);
+        }
+        Optional<AnthropicStreamingException> inStream = find(error, AnthropicStreamingException.class);
+        if (inStream.isPresent()) {
+            // An error event inside a streamed reply (its HTTP status was 200): the same kinds as the statuses.
+            return failure(switch (String.valueOf(inStream.get().type())) {
+                case "overloaded_error", "api_error" -> ProviderException.Kind.SERVER_ERROR;
+                case "rate_limit_error" -> ProviderException.Kind.RATE_LIMITED;
+                case "authentication_error", "permission_error" -> ProviderException.Kind.AUTH;
+                default -> ProviderException.Kind.CLIENT_ERROR;
+            }, error);
         }
         if (Thread.currentThread().isInterrupted()
                 || has(error, t -> t instanceof InterruptedException

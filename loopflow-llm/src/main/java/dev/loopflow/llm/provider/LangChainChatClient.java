@@ -1,11 +1,16 @@
 package dev.loopflow.llm.provider;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -18,26 +23,56 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A {@link ChatClient} over a LangChain4j {@link ChatModel} whose own retries are disabled.
+ * A {@link ChatClient} over a LangChain4j {@link ChatModel} and {@link StreamingChatModel} whose own retries are
+ * disabled.
  *
  * <p>Retrying here rather than in LangChain4j lets us honour {@code Retry-After}, classify failures the same
- * way for every provider, inject the sleeper in tests and report the attempt count.
+ * way for every provider, inject the sleeper in tests and report the attempt count. Blocking and streamed calls
+ * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's.
  */
 final class LangChainChatClient implements ChatClient {
 
     private final ProviderSettings settings;
     private final ChatModel model;
+    private final StreamingChatModel streaming;
     private final Function<ChatCall, ChatRequestParameters> parameters;
 
-    LangChainChatClient(
-            ProviderSettings settings, ChatModel model, Function<ChatCall, ChatRequestParameters> parameters) {
+    LangChainChatClient(ProviderSettings settings, ChatModel model, StreamingChatModel streaming,
+            Function<ChatCall, ChatRequestParameters> parameters) {
         this.settings = settings;
         this.model = model;
+        this.streaming = streaming;
         this.parameters = parameters;
+    }
+
+    /** One attempt of a call. */
+    private interface Attempt {
+        ChatResponse send(ChatRequest request, Duration timeout) throws InterruptedException;
     }
 
     @Override
     public ChatReply chat(ChatCall call) {
+        return call(call, (request, timeout) -> CallTimeout.with(timeout, () -> model.chat(request)));
+    }
+
+    @Override
+    public ChatReply stream(ChatCall call, TextStream sink) {
+        Objects.requireNonNull(sink, "sink must not be null");
+        return call(call, (request, timeout) -> {
+            try (ChatStream stream = new ChatStream()) {
+                try {
+                    return stream.run(streaming, request, timeout, sink);
+                } catch (RuntimeException e) {
+                    if (stream.streamedText()) {
+                        sink.restarted(); // nothing streamed by a failed attempt is the reply, retried or not
+                    }
+                    throw e;
+                }
+            }
+        });
+    }
+
+    private ChatReply call(ChatCall call, Attempt send) {
         Objects.requireNonNull(call, "call must not be null");
         ChatRequest.Builder builder = ChatRequest.builder()
                 .messages(messages(call))
@@ -51,10 +86,14 @@ final class LangChainChatClient implements ChatClient {
         for (int attempt = 1; ; attempt++) {
             Failure failure;
             try {
-                ChatResponse response = CallTimeout.with(timeout, () -> model.chat(request));
+                ChatResponse response = send.send(request, timeout);
                 return reply(call, response, attempt);
             } catch (RuntimeException e) {
                 failure = Failure.of(e, retry.clock());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Failure(ProviderException.Kind.CANCELLED, null, "", Optional.empty(), e)
+                        .toException(settings, attempt, timeout);
             }
             if (!failure.kind().retryable() || attempt >= retry.maxAttempts()) {
                 throw failure.toException(settings, attempt, timeout);
@@ -109,9 +148,9 @@ final class LangChainChatClient implements ChatClient {
     private ChatReply reply(ChatCall call, ChatResponse response, int attempts) {
         TokenUsage usage = response.tokenUsage();
         AiMessage message = response.aiMessage();
-        List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message);
+        List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message, settings.provider());
         return new ChatReply(
-                calls.isEmpty() ? text(message) : message.text() == null ? "" : message.text(),
+                calls.isEmpty() ? text(message, settings.provider()) : message.text() == null ? "" : message.text(),
                 usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
                 usage == null || usage.outputTokenCount() == null ? 0 : usage.outputTokenCount(),
                 response.modelName() != null ? response.modelName() : call.model(),
@@ -120,24 +159,47 @@ final class LangChainChatClient implements ChatClient {
                 calls);
     }
 
-    /** The calls the model asked for; one with no id (Ollama gives none) gets its position as id. */
-    private static List<ToolCall> toolCalls(AiMessage message) {
+    /**
+     * The calls the model asked for; one with no id (Ollama gives none) gets its position as id. Anthropic sends
+     * arguments as a JSON object, which LangChain4j writes out indented from a whole reply but passes on as the
+     * provider wrote it from a stream: they are written compactly here, so a streamed reply's calls are a blocking
+     * reply's. Arguments sent as text (OpenAI) are kept exactly as written, malformed or not.
+     */
+    private static List<ToolCall> toolCalls(AiMessage message, Provider provider) {
         if (message == null || message.toolExecutionRequests() == null) {
             return List.of();
         }
         List<ToolCall> calls = new ArrayList<>();
         for (ToolExecutionRequest r : message.toolExecutionRequests()) {
             String id = r.id() == null || r.id().isBlank() ? "call_" + calls.size() : r.id();
-            calls.add(new ToolCall(id, r.name(), r.arguments()));
+            String arguments = provider == Provider.ANTHROPIC ? compact(r.arguments()) : r.arguments();
+            calls.add(new ToolCall(id, r.name(), arguments));
         }
         return calls;
+    }
+
+    // Decimals as written ("0.10" stays "0.10"), not through a double.
+    private static final ObjectMapper JSON =
+            new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    /** {@code json} without insignificant whitespace; anything that is not a JSON object as it is. */
+    private static String compact(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            JsonNode node = JSON.readTree(json);
+            return node != null && node.isObject() ? JSON.writeValueAsString(node) : json;
+        } catch (JsonProcessingException e) {
+            return json;
+        }
     }
 
     /**
      * The text, or the arguments of a tool call when structured output arrived through tool use (only for a call that
      * offered no tools: then a tool call can only be the provider's way of delivering structured output).
      */
-    private static String text(AiMessage message) {
+    private static String text(AiMessage message, Provider provider) {
         if (message == null) {
             return "";
         }
@@ -146,7 +208,7 @@ final class LangChainChatClient implements ChatClient {
         }
         List<ToolExecutionRequest> tools = message.toolExecutionRequests();
         if (tools != null && !tools.isEmpty() && tools.get(0).arguments() != null) {
-            return tools.get(0).arguments();
+            return provider == Provider.ANTHROPIC ? compact(tools.get(0).arguments()) : tools.get(0).arguments();
         }
         return message.text() == null ? "" : message.text();
     }

@@ -5,6 +5,8 @@ import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.SuccessfulHttpResponse;
+import dev.langchain4j.http.client.sse.ServerSentEvent;
+import dev.langchain4j.http.client.sse.ServerSentEventContext;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import java.io.IOException;
@@ -16,26 +18,30 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
  * LangChain4j's HTTP client SPI over {@link java.net.http.HttpClient}.
  *
- * <p>It exists for two reasons: failures must carry status and headers ({@link HttpStatusException}) so that
- * retries can honour {@code Retry-After}, and each request's timeout must follow the current
- * {@link ChatCall} ({@link CallTimeout}) rather than a value fixed when the model was built.
+ * <p>It exists for three reasons: failures must carry status and headers ({@link HttpStatusException}) so that
+ * retries can honour {@code Retry-After}; each request's timeout must follow the current {@link ChatCall}
+ * ({@link CallTimeout}) rather than a value fixed when the model was built; and a streamed reply must be cancellable
+ * (closing its connection) and must not pass for complete when its connection ends early. LangChain4j completes an
+ * OpenAI stream whenever the body ends, and never ends an Anthropic or Ollama stream whose body ends before its last
+ * event, so a body that ends before the provider's end marker ({@link Builder#streamEnd}) is reported here as an
+ * error.
  */
 final class ProviderHttpClient implements HttpClient {
 
     private final java.net.http.HttpClient delegate;
     private final Duration readTimeout;
+    private final Predicate<ServerSentEvent> streamEnd;
 
     private ProviderHttpClient(Builder builder) {
-        java.net.http.HttpClient.Builder jdk = java.net.http.HttpClient.newBuilder();
-        if (builder.connectTimeout != null) {
-            jdk.connectTimeout(builder.connectTimeout);
-        }
-        this.delegate = jdk.build();
+        this.delegate = builder.jdk();
         this.readTimeout = builder.readTimeout;
+        this.streamEnd = builder.streamEnd;
     }
 
     static Builder builder() {
@@ -69,23 +75,39 @@ final class ProviderHttpClient implements HttpClient {
 
     @Override
     public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-        delegate.sendAsync(toJdk(request), HttpResponse.BodyHandlers.ofInputStream())
-                .thenAccept(response -> stream(response, parser, listener))
+        // The streamed call this request belongs to, when one is in progress on this thread (see ChatStream).
+        ChatStream.Transport transport = ChatStream.transport();
+        CompletableFuture<HttpResponse<InputStream>> sent =
+                delegate.sendAsync(toJdk(request), HttpResponse.BodyHandlers.ofInputStream());
+        if (transport != null) {
+            transport.onCancel(() -> sent.cancel(true));
+        }
+        sent.thenAccept(response -> stream(response, parser, listener, transport))
                 .exceptionally(failure -> {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
-                    quietly(() -> listener.onError(
-                            cause instanceof HttpTimeoutException ? new TimeoutException(cause) : cause));
+                    Throwable error = cause instanceof HttpTimeoutException ? new TimeoutException(cause) : cause;
+                    quietly(() -> listener.onError(error));
+                    if (transport != null) {
+                        transport.failed(error);
+                    }
                     return null;
                 });
     }
 
-    private static void stream(
-            HttpResponse<InputStream> response, ServerSentEventParser parser, ServerSentEventListener listener) {
+    private void stream(HttpResponse<InputStream> response, ServerSentEventParser parser,
+            ServerSentEventListener listener, ChatStream.Transport transport) {
         try (InputStream body = response.body()) {
+            if (transport != null) {
+                transport.onCancel(() -> closeQuietly(body));
+            }
             if (!isSuccessful(response.statusCode())) {
                 String text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
-                quietly(() -> listener.onError(
-                        new HttpStatusException(response.statusCode(), response.headers().map(), text)));
+                HttpStatusException error =
+                        new HttpStatusException(response.statusCode(), response.headers().map(), text);
+                quietly(() -> listener.onError(error));
+                if (transport != null) {
+                    transport.failed(error);
+                }
                 return;
             }
             SuccessfulHttpResponse opened = SuccessfulHttpResponse.builder()
@@ -93,10 +115,78 @@ final class ProviderHttpClient implements HttpClient {
                     .headers(response.headers().map())
                     .build();
             quietly(() -> listener.onOpen(opened));
-            parser.parse(body, listener);
-            quietly(listener::onClose);
-        } catch (IOException e) {
+            EndWatch watched = new EndWatch(listener, streamEnd);
+            parser.parse(body, watched);
+            if (transport != null && transport.cancelled()) {
+                return; // the caller stopped waiting; nothing it could still receive matters
+            }
+            if (streamEnd == null || watched.ended) {
+                quietly(listener::onClose);
+            } else {
+                IOException early = new IOException("the stream ended before the reply was complete");
+                quietly(() -> listener.onError(early));
+                if (transport != null) {
+                    transport.failed(early);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
             quietly(() -> listener.onError(e));
+            if (transport != null) {
+                transport.failed(e);
+            }
+        }
+    }
+
+    private static void closeQuietly(InputStream body) {
+        try {
+            body.close();
+        } catch (IOException ignored) {
+            // closing is all that was asked; the connection is dropped either way
+        }
+    }
+
+    /** Passes events on, noting whether the provider's end marker came. */
+    private static final class EndWatch implements ServerSentEventListener {
+        private final ServerSentEventListener delegate;
+        private final Predicate<ServerSentEvent> end;
+        volatile boolean ended;
+
+        EndWatch(ServerSentEventListener delegate, Predicate<ServerSentEvent> end) {
+            this.delegate = delegate;
+            this.end = end;
+        }
+
+        private void note(ServerSentEvent event) {
+            if (end != null && !ended && end.test(event)) {
+                ended = true;
+            }
+        }
+
+        @Override
+        public void onOpen(SuccessfulHttpResponse response) {
+            delegate.onOpen(response);
+        }
+
+        @Override
+        public void onEvent(ServerSentEvent event, ServerSentEventContext context) {
+            note(event);
+            delegate.onEvent(event, context);
+        }
+
+        @Override
+        public void onEvent(ServerSentEvent event) {
+            note(event);
+            delegate.onEvent(event);
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            delegate.onError(error);
+        }
+
+        @Override
+        public void onClose() {
+            delegate.onClose();
         }
     }
 
@@ -141,13 +231,35 @@ final class ProviderHttpClient implements HttpClient {
         }
     }
 
-    /** LangChain4j sets the timeouts; this builder only carries them to the client. */
+    /**
+     * LangChain4j sets the timeouts; this builder carries them to the client. The clients one builder builds share
+     * one JDK client (a provider's blocking and streaming models use one connection pool).
+     */
     static final class Builder implements HttpClientBuilder {
 
         private Duration connectTimeout;
         private Duration readTimeout;
+        private Predicate<ServerSentEvent> streamEnd;
+        private java.net.http.HttpClient jdk;
 
         private Builder() {}
+
+        /** The event that ends a complete stream; a body that ends without it is an error. */
+        Builder streamEnd(Predicate<ServerSentEvent> end) {
+            this.streamEnd = end;
+            return this;
+        }
+
+        private synchronized java.net.http.HttpClient jdk() {
+            if (jdk == null) {
+                java.net.http.HttpClient.Builder b = java.net.http.HttpClient.newBuilder();
+                if (connectTimeout != null) {
+                    b.connectTimeout(connectTimeout);
+                }
+                jdk = b.build();
+            }
+            return jdk;
+        }
 
         @Override
         public Duration connectTimeout() {

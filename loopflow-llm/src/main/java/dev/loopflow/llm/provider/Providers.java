@@ -1,10 +1,14 @@
 package dev.loopflow.llm.provider;
 
+import dev.langchain4j.http.client.sse.ServerSentEvent;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;
+import dev.langchain4j.model.anthropic.AnthropicStreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.ollama.OllamaChatModel;
+import dev.langchain4j.model.ollama.OllamaStreamingChatModel;
 import dev.langchain4j.model.openai.OpenAiChatModel;
 import dev.langchain4j.model.openai.OpenAiChatRequestParameters;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -35,14 +39,24 @@ public final class Providers {
     }
 
     private static ChatClient openAi(ProviderSettings settings) {
+        // A complete stream ends with "data: [DONE]" (after the usage chunk).
+        ProviderHttpClient.Builder http = ProviderHttpClient.builder()
+                .streamEnd(event -> event.data() != null && event.data().strip().equals("[DONE]"));
+        String key = settings.apiKey() != null ? settings.apiKey() : PLACEHOLDER_API_KEY;
         OpenAiChatModel model = OpenAiChatModel.builder()
-                .httpClientBuilder(ProviderHttpClient.builder())
+                .httpClientBuilder(http)
                 .baseUrl(settings.baseUrl())
-                .apiKey(settings.apiKey() != null ? settings.apiKey() : PLACEHOLDER_API_KEY)
+                .apiKey(key)
                 .timeout(settings.timeout())
                 .maxRetries(0)
                 .build();
-        return new LangChainChatClient(settings, model, call -> {
+        OpenAiStreamingChatModel streaming = OpenAiStreamingChatModel.builder()
+                .httpClientBuilder(http)
+                .baseUrl(settings.baseUrl())
+                .apiKey(key)
+                .timeout(settings.timeout())
+                .build();
+        return new LangChainChatClient(settings, model, streaming, call -> {
             OpenAiChatRequestParameters.Builder parameters = OpenAiChatRequestParameters.builder()
                     .modelName(call.model())
                     .temperature(call.temperature());
@@ -61,15 +75,25 @@ public final class Providers {
     }
 
     private static ChatClient anthropic(ProviderSettings settings) {
+        // A complete stream ends with the message_stop event.
+        ProviderHttpClient.Builder http = ProviderHttpClient.builder()
+                .streamEnd(event -> "message_stop".equals(event.event()));
         AnthropicChatModel model = AnthropicChatModel.builder()
-                .httpClientBuilder(ProviderHttpClient.builder())
+                .httpClientBuilder(http)
                 .baseUrl(settings.baseUrl())
                 .apiKey(settings.apiKey())
                 .timeout(settings.timeout())
                 .maxTokens(ANTHROPIC_DEFAULT_MAX_TOKENS)
                 .maxRetries(0)
                 .build();
-        return new LangChainChatClient(settings, model, call -> {
+        AnthropicStreamingChatModel streaming = AnthropicStreamingChatModel.builder()
+                .httpClientBuilder(http)
+                .baseUrl(settings.baseUrl())
+                .apiKey(settings.apiKey())
+                .timeout(settings.timeout())
+                .maxTokens(ANTHROPIC_DEFAULT_MAX_TOKENS)
+                .build();
+        return new LangChainChatClient(settings, model, streaming, call -> {
             var parameters = ChatRequestParameters.builder()
                     .modelName(call.model())
                     .temperature(call.temperature())
@@ -82,13 +106,20 @@ public final class Providers {
     }
 
     private static ChatClient ollama(ProviderSettings settings) {
+        // A complete stream ends with a line whose "done" is true.
+        ProviderHttpClient.Builder http = ProviderHttpClient.builder().streamEnd(Providers::ollamaDone);
         OllamaChatModel model = OllamaChatModel.builder()
-                .httpClientBuilder(ProviderHttpClient.builder())
+                .httpClientBuilder(http)
                 .baseUrl(settings.baseUrl())
                 .timeout(settings.timeout())
                 .maxRetries(0)
                 .build();
-        return new LangChainChatClient(settings, model, call -> {
+        OllamaStreamingChatModel streaming = OllamaStreamingChatModel.builder()
+                .httpClientBuilder(http)
+                .baseUrl(settings.baseUrl())
+                .timeout(settings.timeout())
+                .build();
+        return new LangChainChatClient(settings, model, streaming, call -> {
             var parameters = ChatRequestParameters.builder()
                     .modelName(call.model())
                     .temperature(call.temperature())
@@ -98,6 +129,21 @@ public final class Providers {
             }
             return parameters.build();
         });
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** Whether an Ollama stream line is its last: a JSON object whose {@code done} is true. */
+    static boolean ollamaDone(ServerSentEvent line) {
+        String data = line.data();
+        if (data == null || !data.contains("\"done\"")) {
+            return false;
+        }
+        try {
+            return JSON.readTree(data).path("done").asBoolean(false);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return false;
+        }
     }
 
     /** OpenAI's o-series and gpt-5 family, which accept only {@code max_completion_tokens}. */

@@ -11,7 +11,9 @@ import java.util.function.Consumer;
 
 /**
  * Orders a run's events: sequence numbers are assigned and listeners called under one lock, so every
- * subscriber sees the same order. Every subscriber (the journal, the JSONL file, live progress, a library's
+ * subscriber sees the same order. A durable event takes the next sequence number and goes to the journal first; an
+ * {@linkplain Event#ephemeral() ephemeral} one (streamed tokens) goes to the listeners only and carries the number
+ * of the durable event before it, so the journal's numbers have no gaps. Every subscriber (the journal, the JSONL file, live progress, a library's
  * listener) gets the event with credentials masked by the run's redactor: no listener ever sees one.
  *
  * <p>No listener failure is silent. The journal's listener is special: durability is a promise, so its failure is
@@ -61,7 +63,14 @@ final class EventBus {
     if (closed) {
       return;
     }
-    Event e = redactor.event(factory.make(++seq, clock.instant()));
+    Instant at = clock.instant();
+    Event e = factory.make(seq + 1, at);
+    if (e.ephemeral()) {
+      e = factory.make(seq, at); // numbered after the durable event before it; consumes no number
+    } else {
+      seq++;
+    }
+    e = redactor.event(e);
     List<Event> failures = deliver(e);
     // A failure is reported after the event that caused it; reporting one may detach another listener in turn.
     while (!failures.isEmpty()) {
@@ -75,7 +84,7 @@ final class EventBus {
 
   /** Calls every listener; returns the {@code listener.failed} events for those that threw (now detached). */
   private List<Event> deliver(Event e) {
-    if (journal != null) {
+    if (journal != null && !e.ephemeral()) {
       try {
         journal.onEvent(e);
       } catch (VirtualMachineError fatal) {

@@ -114,8 +114,13 @@ abstract class ForwardingNodeContext implements NodeContext {
   }
 
   @Override
-  public void streamed(String tokens) {
-    delegate.streamed(tokens);
+  public void streamed(String delta) {
+    delegate.streamed(delta);
+  }
+
+  @Override
+  public void streamEnded() {
+    delegate.streamEnded();
   }
 
   @Override

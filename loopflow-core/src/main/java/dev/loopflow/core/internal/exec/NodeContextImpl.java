@@ -28,6 +28,7 @@ final class NodeContextImpl implements NodeContext {
   private final Map<String, Object> scope;
   private Usage usage = Usage.NONE;
   private Map<String, Object> rendered;
+  private StreamedText streamed;
 
   NodeContextImpl(RunContext ctx, NodePosition position, Frame frame, Map<String, Object> scope) {
     this.ctx = ctx;
@@ -278,11 +279,30 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public void streamed(String tokens) {
-    if (tokens == null || tokens.isEmpty()) {
+  public void streamed(String delta) {
+    if (delta == null || delta.isEmpty()) {
       return;
     }
-    ctx.bus.publish((seq, at) -> new Event.NodeStreaming(ctx.runId, seq, at, position, position.nodeId(), tokens));
+    stream().add(delta);
+  }
+
+  @Override
+  public void streamEnded() {
+    StreamedText s;
+    synchronized (this) {
+      s = streamed;
+    }
+    if (s != null) {
+      s.end();
+    }
+  }
+
+  private synchronized StreamedText stream() {
+    if (streamed == null) {
+      streamed = new StreamedText(ctx.bus, ctx.clock, ctx.redactor, (reply, text) -> (seq, at) ->
+          new Event.NodeStreaming(ctx.runId, seq, at, position, position.nodeId(), reply, text));
+    }
+    return streamed;
   }
 
   @Override

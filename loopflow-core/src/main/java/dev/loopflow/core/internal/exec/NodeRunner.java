@@ -118,7 +118,12 @@ final class NodeRunner {
   }
 
   private static Ran work(Node.Work w, NodeContextImpl nctx) throws Exception {
-    NodeOutcome o = w.program().execute(nctx);
+    NodeOutcome o;
+    try {
+      o = w.program().execute(nctx);
+    } finally {
+      nctx.streamEnded(); // what a handler streamed and did not end is published before the node's own event
+    }
     if (o == null) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "the handler returned no outcome", nctx.position());
     }
