@@ -177,6 +177,15 @@ public final class Loopflow {
       store().respondCommand(runId, c.seq(), new dev.loopflow.core.run.RestartResponse(c.seq(),
           request.targetStageId(), false, ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: "
               + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap(), java.time.Instant.now());
+      return c.seq();
+    }
+    // The run may have ended between the look above and the append: it answers what is pending after it records
+    // its end, so a request appended before that record is answered by the run, and one appended after is answered
+    // here (the first answer wins). A failed run keeps its requests for its resume.
+    RunRecord now = store().findRun(runId).orElse(run);
+    if (now.status() == RunStatus.COMPLETED || now.status() == RunStatus.CANCELLED) {
+      store().respondCommand(runId, c.seq(), dev.loopflow.core.run.RestartResponse.runEnded(c.seq(),
+          request.targetStageId(), now.status(), 0).toMap(), java.time.Instant.now());
     }
     return c.seq();
   }
