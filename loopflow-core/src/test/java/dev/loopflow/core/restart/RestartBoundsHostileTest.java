@@ -133,7 +133,7 @@ class RestartBoundsHostileTest {
     assertThat(r.pipeline()).containsEntry("iterations_executed", 3);
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> requests = (List<Map<String, Object>>) r.pipeline().get("restart_requests");
-    assertThat(requests).anySatisfy(q -> assertThat(q.get("error").toString()).contains(
+    assertThat(requests).anySatisfy(q -> assertThat(String.valueOf(q.get("error"))).contains(
         "restart_cooldown_not_elapsed"));
     everyRequestAnswered(r);
   }
