@@ -24,7 +24,9 @@ import java.util.zip.GZIPOutputStream;
  * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session
  * of it ({@code <run>/session/<name>}), AGENT one agent id of the workflow across runs
  * ({@code agent/<workflow>/<agent>}), GLOBAL everything on the store ({@code ""}). The store is the only copy, so a
- * resumed run sees exactly what was written before the crash.
+ * resumed run sees exactly what was written before the crash. Values and metadata pass through the run's redactor
+ * before they are stored, like the journal: AGENT and GLOBAL values outlive the run and other runs read them, so a
+ * credential a model writes there must not reach them (readers of this run see the mask too).
  */
 final class RunMemory implements SharedMemory {
   /** Values longer than this many bytes are stored gzip-compressed. */
@@ -37,12 +39,14 @@ final class RunMemory implements SharedMemory {
   private final String runId;
   private final String workflow;
   private final Clock clock;
+  private final dev.loopflow.core.secrets.Redactor redactor;
 
-  RunMemory(RunStore store, String runId, String workflow, Clock clock) {
+  RunMemory(RunStore store, String runId, String workflow, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
     this.store = store;
     this.runId = runId;
     this.workflow = workflow;
     this.clock = clock;
+    this.redactor = redactor;
   }
 
   String scope(Namespace ns, String owner) {
@@ -75,7 +79,8 @@ final class RunMemory implements SharedMemory {
   @Override
   public Item put(Namespace namespace, String owner, String key, String value, Map<String, String> metadata) {
     checkKey(key, false);
-    byte[] raw = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
+    String text = value == null ? "" : redactor.text(value);
+    byte[] raw = text.getBytes(StandardCharsets.UTF_8);
     if (raw.length > MAX_VALUE_BYTES) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' has "
           + raw.length + " bytes; the limit is " + MAX_VALUE_BYTES);
@@ -85,7 +90,7 @@ final class RunMemory implements SharedMemory {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("type", "value");
     if (metadata != null) {
-      meta.putAll(metadata);
+      meta.putAll(redactor.map(metadata));
     }
     meta.put("stored_at", DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
     meta.put("full_size", Integer.toString(raw.length));
@@ -93,7 +98,7 @@ final class RunMemory implements SharedMemory {
     MemoryEntry e = new MemoryEntry(scope(namespace, owner), namespace.name(), key, compress ? gzip(raw) : raw,
         compress, meta, now);
     store.putMemory(e);
-    return new Item(namespace, key, value == null ? "" : value, e.metadata(), now);
+    return new Item(namespace, key, text, e.metadata(), now);
   }
 
   @Override
