@@ -4,6 +4,7 @@ import dev.loopflow.core.LoopBodies;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.Workflow;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,6 +80,7 @@ final class GraphScene {
       start |= e.from().equals(START);
       end |= e.to().equals(END);
     }
+    s.restartEdges(wf);
     if (start) {
       s.root.nodes.add(0, new SNode(START, "start", null, Shape.CIRCLE));
     }
@@ -86,6 +88,52 @@ final class GraphScene {
       s.root.nodes.add(new SNode(END, "end", null, Shape.CIRCLE));
     }
     return s;
+  }
+
+  /**
+   * A restart policy's possible back edges, dashed and labelled with the bound: from each node that may request a
+   * restart (restart_triggers; when unset, the nodes nothing depends on) to each node it may restart
+   * (restartable_stages; when unset, the nodes that depend on nothing) upstream of it.
+   */
+  private void restartEdges(Workflow wf) {
+    RestartPolicy p = wf.restartPolicy();
+    if (p == null || !p.enabled()) {
+      return;
+    }
+    Map<String, List<String>> down = new HashMap<>();
+    java.util.Set<String> hasUpstream = new java.util.HashSet<>();
+    for (Edge d : wf.dependencies()) {
+      down.computeIfAbsent(d.from(), k -> new ArrayList<>()).add(d.to());
+      hasUpstream.add(d.to());
+    }
+    List<String> ids = wf.nodes().stream().map(Node::id).toList();
+    List<String> triggers = !p.restartTriggers().isEmpty() ? p.restartTriggers()
+        : ids.stream().filter(id -> !down.containsKey(id)).toList();
+    List<String> targets = !p.restartableStages().isEmpty() ? p.restartableStages()
+        : ids.stream().filter(id -> !hasUpstream.contains(id)).toList();
+    String label = "restart (max " + p.maxIterations() + " iterations)";
+    for (String from : triggers) {
+      for (String to : targets) {
+        if (!from.equals(to) && reaches(down, to, from)) {
+          edges.add(new SEdge(from, to, label, true));
+        }
+      }
+    }
+  }
+
+  private static boolean reaches(Map<String, List<String>> down, String from, String to) {
+    java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(from));
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    while (!todo.isEmpty()) {
+      String n = todo.poll();
+      if (n.equals(to)) {
+        return true;
+      }
+      if (seen.add(n)) {
+        todo.addAll(down.getOrDefault(n, List.of()));
+      }
+    }
+    return false;
   }
 
   /** The declared edges as drawn (loop edges, start and end included) plus the engine's dependencies. */

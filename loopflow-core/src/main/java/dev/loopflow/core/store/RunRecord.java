@@ -37,6 +37,7 @@ public final class RunRecord {
   private final String workingDirectory;
   private final Map<String, Object> state;
   private final Map<String, Object> nodes;
+  private final Map<String, Object> pipeline;
 
   private RunRecord(Builder b) {
     this.runId = Objects.requireNonNull(b.runId, "runId");
@@ -56,6 +57,7 @@ public final class RunRecord {
     this.workingDirectory = b.workingDirectory;
     this.state = b.state;
     this.nodes = b.nodes;
+    this.pipeline = b.pipeline;
   }
 
   public static Builder builder() {
@@ -82,6 +84,7 @@ public final class RunRecord {
     b.workingDirectory = workingDirectory;
     b.state = state;
     b.nodes = nodes;
+    b.pipeline = pipeline;
     return b;
   }
 
@@ -157,6 +160,14 @@ public final class RunRecord {
     return nodes;
   }
 
+  /**
+   * The {@code pipeline} summary of a run with a restart policy that ended or paused (iterations, validation
+   * retries, decided restart requests); null otherwise.
+   */
+  public Map<String, Object> pipeline() {
+    return pipeline;
+  }
+
   /** The position path the run waits at, or null when it waits for nothing. */
   public String pausedAt() {
     return waiting == null ? null : waiting.path();
@@ -195,7 +206,7 @@ public final class RunRecord {
   /** Running again, with the options the resumed attempt runs with; it no longer waits for anything. */
   public RunRecord resumed(Map<String, Object> runOptions) {
     return toBuilder().options(runOptions).status(RunStatus.RUNNING).finishedAt(null).output(null).error(null)
-        .waiting(null).state(null).nodes(null).build();
+        .waiting(null).state(null).nodes(null).pipeline(null).build();
   }
 
   @Override
@@ -206,7 +217,7 @@ public final class RunRecord {
         && startedAt.equals(r.startedAt) && Objects.equals(finishedAt, r.finishedAt) && usage.equals(r.usage)
         && Objects.equals(output, r.output) && Objects.equals(error, r.error) && Objects.equals(waiting, r.waiting)
         && Objects.equals(workingDirectory, r.workingDirectory) && Objects.equals(state, r.state)
-        && Objects.equals(nodes, r.nodes);
+        && Objects.equals(nodes, r.nodes) && Objects.equals(pipeline, r.pipeline);
   }
 
   @Override
@@ -238,6 +249,7 @@ public final class RunRecord {
     private String workingDirectory;
     private Map<String, Object> state;
     private Map<String, Object> nodes;
+    private Map<String, Object> pipeline;
 
     private Builder() {}
 
@@ -323,6 +335,11 @@ public final class RunRecord {
 
     public Builder nodes(Map<String, Object> v) {
       nodes = v;
+      return this;
+    }
+
+    public Builder pipeline(Map<String, Object> v) {
+      pipeline = v;
       return this;
     }
 

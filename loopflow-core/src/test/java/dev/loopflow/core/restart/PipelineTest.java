@@ -83,7 +83,7 @@ class PipelineTest {
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(agent.promptsOf("discovery")).containsExactly("Start multi-stage discovery\n\nDiscover available data");
     assertThat(agent.promptsOf("analysis").get(0)).contains("\"tables\": [\"web\"]").startsWith("Analyze: ");
-    assertThat(r.pipeline()).containsEntry("iterations_executed", 1).containsEntry("validation_retries", 0L);
+    assertThat(r.pipeline()).containsEntry("iterations_executed", 1).containsEntry("validation_retries", 0);
     assertThat(requests(r)).isEmpty();
     assertThat(r.nodes()).containsKeys("discovery", "analysis");
   }
@@ -263,7 +263,7 @@ class PipelineTest {
     assertThat(agent.sessions).containsExactly("chat:1", "chat:1", "chat:1");
     assertThat(agent.promptsOf("a").get(1)).startsWith("do a\n\nYour previous answer was rejected: invalid JSON");
     assertThat(agent.promptsOf("a").get(2)).contains("rejected: required property 'outputs' not found");
-    assertThat(r.pipeline()).containsEntry("validation_retries", 2L);
+    assertThat(r.pipeline()).containsEntry("validation_retries", 2);
     assertThat(events.stream().filter(e -> e instanceof Event.StageValidationRetry).map(e ->
         ((Event.StageValidationRetry) e).sessionId())).containsExactly(r.runId() + "-retry1", r.runId() + "-retry2");
   }
@@ -283,7 +283,7 @@ class PipelineTest {
     assertThat(r.error().code()).isEqualTo("validation_retry_exhausted");
     assertThat(r.error().message()).isEqualTo("stage 'a': validation failed after 1 retry: required property "
         + "'evidence' not found");
-    assertThat(r.pipeline()).containsEntry("validation_retries", 1L);
+    assertThat(r.pipeline()).containsEntry("validation_retries", 1);
   }
 
   @Test

@@ -143,11 +143,14 @@ final class JdbcRunStore implements RunStore, Transactions {
     ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
     ps.setString(i + 1, codec.usage(r.usage()));
     java.util.Map<String, Object> outcome = null;
-    if (r.output() != null || r.state() != null || r.nodes() != null) {
+    if (r.output() != null || r.state() != null || r.nodes() != null || r.pipeline() != null) {
       outcome = new java.util.LinkedHashMap<>();
       outcome.put("value", r.output());
       outcome.put("state", r.state());
       outcome.put("nodes", r.nodes());
+      if (r.pipeline() != null) {
+        outcome.put("pipeline", r.pipeline());
+      }
     }
     ps.setString(i + 2, store(c, r.runId(), outcome));
     ps.setString(i + 3, codec.error(r.error()));
@@ -397,7 +400,8 @@ final class JdbcRunStore implements RunStore, Transactions {
           .output(out == null ? null : out.get("value")).error(Codec.error(error)).waiting(waiting)
           .workingDirectory(workingDirectory)
           .state(out == null ? null : (java.util.Map<String, Object>) out.get("state"))
-          .nodes(out == null ? null : (java.util.Map<String, Object>) out.get("nodes")).build();
+          .nodes(out == null ? null : (java.util.Map<String, Object>) out.get("nodes"))
+          .pipeline(out == null ? null : (java.util.Map<String, Object>) out.get("pipeline")).build();
     }
   }
 

@@ -141,7 +141,7 @@ public final class Engine {
     dev.loopflow.core.secrets.Redactor redactor = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
     RunError error = new RunError(ErrorCode.CANCELLED, "run cancelled: " + why, null);
     RunRecord ended = RunReports.endRecord(redactor, run, RunStatus.CANCELLED, now, report.usage(), null, error,
-        report.state(), report.nodes());
+        report.state(), report.nodes(), report.pipeline());
     store.updateRun(ended);
     long seq = 0;
     for (dev.loopflow.core.event.Event e : store.events(run.runId())) {

@@ -447,9 +447,9 @@ final class RestartLoop extends LoopFront {
    */
   static Map<String, Object> summary(List<NodeExecution> rows, RestartPolicy policy) {
     int accepted = 0;
-    long retries = 0;
+    int retries = 0;
     java.util.TreeMap<Long, Map<String, Object>> requests = new java.util.TreeMap<>();
-    Map<String, Long> retriesAt = new HashMap<>();
+    Map<String, Integer> retriesAt = new HashMap<>();
     for (NodeExecution row : rows) {
       if (KIND.equals(row.kind()) && row.position().nodeId().endsWith(SUFFIX)) {
         for (Map<String, Object> d : decisions(row)) {
@@ -473,14 +473,15 @@ final class RestartLoop extends LoopFront {
         }
       } else if (row.status() == NodeStatus.FAILED
           && ErrorCode.VALIDATION_RETRY_EXHAUSTED.code().equals(row.errorCode())) {
-        retriesAt.put(row.position().path(), (long) policy.maxValidationRetries());
+        retriesAt.put(row.position().path(), policy.maxValidationRetries());
       } else if (row.status() == NodeStatus.COMPLETED && row.result() != null
           && row.result().get("validation_retries") instanceof Number n) {
         // The latest completed execution at a position counts (a resumed run may journal a position twice).
-        retriesAt.put(row.position().path(), n.longValue());
+        retriesAt.put(row.position().path(), n.intValue());
       }
     }
-    for (long n : retriesAt.values()) {
+    // ints, as JSON read back from a store gives them: the result printed and the one read later are equal
+    for (int n : retriesAt.values()) {
       retries += n;
     }
     Map<String, Object> out = new LinkedHashMap<>();

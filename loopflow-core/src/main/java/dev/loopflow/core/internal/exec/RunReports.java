@@ -27,16 +27,17 @@ public final class RunReports {
 
   /** The result of a run as journaled, derived from its executions when it has not ended or paused. */
   public static RunResult of(Workflow journaled, RunRecord run, List<NodeExecution> rows) {
-    RunResult r = run.nodes() != null ? result(run) : derive(journaled, run, rows);
-    return withPipeline(journaled, r, rows);
+    if (run.nodes() != null) {
+      return result(run);
+    }
+    RunResult r = derive(journaled, run, rows);
+    return journaled == null || journaled.restartPolicy() == null ? r
+        : r.withPipeline(pipeline(journaled, rows));
   }
 
-  /** With the {@code pipeline} object when the workflow has a restart policy, computed from the journal. */
-  static RunResult withPipeline(Workflow wf, RunResult r, List<NodeExecution> rows) {
-    if (wf == null || wf.restartPolicy() == null) {
-      return r;
-    }
-    return r.withPipeline(RestartLoop.summary(rows, wf.restartPolicy()));
+  /** The {@code pipeline} summary of a run of {@code wf} from its journal; null when it has no restart policy. */
+  static Map<String, Object> pipeline(Workflow wf, List<NodeExecution> rows) {
+    return wf.restartPolicy() == null ? null : RestartLoop.summary(rows, wf.restartPolicy());
   }
 
   /** The result journaled with a run that ended or paused. */
@@ -47,7 +48,8 @@ public final class RunReports {
       r.nodes().forEach((k, v) -> nodes.put(k, (Map<String, Object>) v));
     }
     return new RunResult(r.runId(), r.status(), r.output(), r.state() == null ? Map.of() : r.state(), nodes,
-        r.usage() == null ? Usage.NONE : r.usage(), r.error(), r.status() == RunStatus.PAUSED ? r.waiting() : null);
+        r.usage() == null ? Usage.NONE : r.usage(), r.error(), r.status() == RunStatus.PAUSED ? r.waiting() : null,
+        r.pipeline());
   }
 
   /**
@@ -91,8 +93,9 @@ public final class RunReports {
    */
   static RunRecord endRecord(dev.loopflow.core.secrets.Redactor redactor, RunRecord run, RunStatus status,
       java.time.Instant at, Usage usage, Object output, dev.loopflow.core.run.RunError error,
-      Map<String, Object> state, Map<String, Map<String, Object>> nodes) {
-    return redactor.record(run.finish(status, at, usage, output, error, state, ended(nodes)));
+      Map<String, Object> state, Map<String, Map<String, Object>> nodes, Map<String, Object> pipeline) {
+    return redactor.record(run.finish(status, at, usage, output, error, state, ended(nodes)).toBuilder()
+        .pipeline(pipeline).build());
   }
 
   /** The run.finished event for a record made by {@link #endRecord}. */

@@ -350,13 +350,14 @@ final class Scheduler implements RunHandle {
 
   private RunResult paused() {
     record = redactor.record(record.paused(clock.instant(), budgets.used(), ctx.pause(), runState.stateCopy(),
-        new LinkedHashMap<>(runState.nodeReports())));
+        new LinkedHashMap<>(runState.nodeReports())).toBuilder().pipeline(pipeline()).build());
     store.updateRun(record);
-    return RunReports.withPipeline(workflow, RunReports.result(record), pipelineRows());
+    return RunReports.result(record);
   }
 
-  private List<dev.loopflow.core.store.NodeExecution> pipelineRows() {
-    return workflow.restartPolicy() == null ? List.of() : store.nodeExecutions(runId);
+  /** The run's pipeline summary from its journal (one read, only for a workflow with a restart policy). */
+  private Map<String, Object> pipeline() {
+    return workflow.restartPolicy() == null ? null : RunReports.pipeline(workflow, store.nodeExecutions(runId));
   }
 
   private RunResult finish(RunStatus finalStatus, RunError finalError) {
@@ -375,12 +376,12 @@ final class Scheduler implements RunHandle {
       }
     }
     record = RunReports.endRecord(redactor, record, status, clock.instant(), budgets.used(), output, error,
-        runState.stateCopy(), runState.nodeReports());
+        runState.stateCopy(), runState.nodeReports(), pipeline());
     store.updateRun(record);
     RunRecord ended = record;
     answerLeftovers(status);
     clearWorkflowMemory();
     bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
-    return RunReports.withPipeline(workflow, RunReports.result(record), pipelineRows());
+    return RunReports.result(record);
   }
 }
