@@ -32,6 +32,8 @@ final class RunMemory implements SharedMemory {
   /** Values longer than this many bytes are stored gzip-compressed. */
   static final int COMPRESS_OVER = 1024;
   static final int MAX_KEY_CHARS = 512;
+  /** What every store keeps in a key (its index limit); a key of 512 characters outside ASCII can take more. */
+  static final int MAX_KEY_BYTES = 1024;
   /** A decompressed value may not exceed this (a stored gzip bomb must not exhaust memory). */
   static final int MAX_VALUE_BYTES = 16 << 20;
 
@@ -74,12 +76,43 @@ final class RunMemory implements SharedMemory {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key has " + key.length()
           + " characters; the limit is " + MAX_KEY_CHARS);
     }
+    // Stores keep keys as text exactly, or refuse them: checked here so the refusal is this one clear error.
+    int bad = notText(key);
+    if (bad >= 0 || key.indexOf('\0') >= 0) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key contains " + (bad >= 0
+          ? "an unpaired surrogate at index " + bad : "a NUL character at index " + key.indexOf('\0'))
+          + "; a key is text without NUL");
+    }
+    int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_KEY_BYTES) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key has " + bytes + " bytes as UTF-8; the "
+          + "limit is " + MAX_KEY_BYTES);
+    }
+  }
+
+  /** The index of the first unpaired surrogate in {@code s} (which UTF-8 cannot hold), or -1. */
+  private static int notText(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   @Override
   public Item put(Namespace namespace, String owner, String key, String value, Map<String, String> metadata) {
     checkKey(key, false);
     String text = value == null ? "" : redactor.text(value);
+    int bad = notText(text);
+    if (bad >= 0) {
+      // UTF-8 would store a replacement character: the value read back would silently differ.
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' contains an "
+          + "unpaired surrogate at index " + bad + ", which is not text");
+    }
     byte[] raw = text.getBytes(StandardCharsets.UTF_8);
     if (raw.length > MAX_VALUE_BYTES) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' has "
