@@ -150,6 +150,17 @@ class PipelineHostileTest {
   }
 
   @Test
+  void aStageOutputThatIsNotWellFormedTextPassesOnAndIsStoredWithReplacementCharacters() {
+    String yaml = TWO_STAGES + "    restart_policy: {keep_shared_memory: true}\n";
+    RunResult r = run(yaml, Map.of("discover",
+        c -> "x\ud800y\udc00"), Map.of("table", "t"));
+    assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(agent.promptsOf("build").get(0)).startsWith("prev <x\ud800y\udc00>");
+    var stored = store.getMemory(r.runId(), "WORKFLOW", "stage-1-output").orElseThrow();
+    assertThat(new String(stored.value(), StandardCharsets.UTF_8)).isEqualTo("x\uFFFDy\uFFFD");
+  }
+
+  @Test
   void aMegabyteRunInputIsInsertedWholeAndLiterally() {
     String value = "{{previous}}{% for x in range(9) %}".repeat(30_000);
     RunResult r = run(TWO_STAGES, Map.of("discover", c -> "ok"), Map.of("table", value));

@@ -90,6 +90,24 @@ final class RunMemory implements SharedMemory {
     }
   }
 
+  /** {@code s} with each unpaired surrogate replaced by U+FFFD, as UTF-8 can hold it; {@code s} itself when none. */
+  static String asText(String s) {
+    int bad = notText(s);
+    if (bad < 0) {
+      return s;
+    }
+    StringBuilder sb = new StringBuilder(s.length()).append(s, 0, bad);
+    for (int i = bad; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        sb.append(c).append(s.charAt(++i));
+      } else {
+        sb.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+      }
+    }
+    return sb.toString();
+  }
+
   /** The index of the first unpaired surrogate in {@code s} (which UTF-8 cannot hold), or -1. */
   private static int notText(String s) {
     for (int i = 0; i < s.length(); i++) {
