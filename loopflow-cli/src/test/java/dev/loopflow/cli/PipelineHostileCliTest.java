@@ -112,6 +112,7 @@ class PipelineHostileCliTest {
     assertThat(run.status()).as(run.err()).isZero();
     noTerminalControls("run's stdout", run.out());
     noTerminalControls("run's progress", run.err());
+    assertThat(run.err()).contains("requests a restart of").contains("restart refused [restart_validation_failed]");
     assertThat(run.out() + run.err()).doesNotContain(SHAPED);
 
     CliTest.Run show = cli("show", "h1", "--store", store);
