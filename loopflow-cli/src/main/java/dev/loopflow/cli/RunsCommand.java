@@ -132,7 +132,8 @@ final class RunsCommand implements Callable<Integer> {
     out.printf(fmt, "RUN ID", "WORKFLOW", "STATUS", "STARTED", "DURATION", "ITER", "COST");
     for (Map<String, Object> r : rows) {
       Object ms = r.get("duration_ms");
-      out.printf(fmt, r.get("run_id"), cut(String.valueOf(r.get("workflow")), 20), r.get("status"),
+      out.printf(fmt, Errors.oneLine(String.valueOf(r.get("run_id"))), cut(Errors.oneLine(String.valueOf(
+          r.get("workflow"))), 20), r.get("status"),
           WHEN.format(java.time.Instant.parse((String) r.get("started_at"))),
           ms == null ? "-" : Progress.secs(Duration.ofMillis(((Number) ms).longValue())), r.get("iterations"),
           r.get("cost_usd") == null ? ((Number) r.get("llm_calls")).intValue() == 0 ? "-" : "?"

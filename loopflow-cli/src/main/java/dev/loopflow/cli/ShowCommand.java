@@ -103,8 +103,9 @@ final class ShowCommand implements Callable<Integer> {
     Usage u = r.usage() == null ? Usage.NONE : r.usage();
     String duration = r.finishedAt() == null ? "" : "  " + Progress.secs(Duration.between(r.startedAt(),
         r.finishedAt()));
-    out.println(r.runId() + "  " + r.workflow() + "  " + r.status().json() + "  started " + r.startedAt() + duration
-        + tokens(u));
+    // The workflow's name is the file's text (and a run id given through the API may be anything): one line.
+    out.println(Errors.oneLine(r.runId() + "  " + r.workflow() + "  " + r.status().json() + "  started "
+        + r.startedAt() + duration + tokens(u)));
     if (r.error() != null) {
       out.println("  error [" + r.error().code() + "]" + (r.error().path() != null ? " at " + r.error().path()
           : r.error().node() != null ? " in " + r.error().node() : "") + ": " + firstLine(r.error().message(), 160));

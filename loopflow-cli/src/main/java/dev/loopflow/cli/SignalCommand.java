@@ -82,11 +82,12 @@ final class SignalCommand implements Callable<Integer> {
         if (json) {
           out.println(Json.compact(r.toMap()));
         } else if (r.success()) {
-          out.println("restart of '" + r.targetStageId() + "' accepted: the run is now in iteration "
-              + r.iteration());
+          out.println(Errors.oneLine("restart of '" + r.targetStageId() + "' accepted: the run is now in iteration "
+              + r.iteration()));
         } else {
-          out.println("restart of '" + r.targetStageId() + "' rejected [" + r.errorCode().code() + "]: "
-              + r.message());
+          // The target and the message name what the requester wrote: one line, no terminal control codes.
+          out.println(Errors.oneLine("restart of '" + r.targetStageId() + "' rejected [" + r.errorCode().code()
+              + "]: " + r.message()));
         }
         return r.success() ? Main.OK : Main.FAILED;
       }

@@ -170,13 +170,25 @@ public final class Loopflow {
       throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' has ended (" + run.status().json()
           + "); a restart request needs a running or paused run");
     }
-    dev.loopflow.core.store.RunCommand c = store().appendCommand(runId, "restart", request.toMap(),
+    // Masked with what this process knows (its environment's credentials, token shapes): the run's own redactor
+    // is in the process executing it.
+    dev.loopflow.core.secrets.Redactor mask = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
+    dev.loopflow.core.store.RunCommand c = store().appendCommand(runId, "restart", mask.map(request.toMap()),
         java.time.Instant.now());
     Workflow wf = journaledWorkflow(run);
     if (wf != null && wf.restartPolicy() == null) {
-      store().respondCommand(runId, c.seq(), new dev.loopflow.core.run.RestartResponse(c.seq(),
+      store().respondCommand(runId, c.seq(), mask.map(new dev.loopflow.core.run.RestartResponse(c.seq(),
           request.targetStageId(), false, ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: "
-              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap(), java.time.Instant.now());
+              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap()), java.time.Instant.now());
+      return c.seq();
+    }
+    // The run may have ended between the look above and the append: it answers what is pending after it records
+    // its end, so a request appended before that record is answered by the run, and one appended after is answered
+    // here (the first answer wins). A failed run keeps its requests for its resume.
+    RunRecord now = store().findRun(runId).orElse(run);
+    if (now.status() == RunStatus.COMPLETED || now.status() == RunStatus.CANCELLED) {
+      store().respondCommand(runId, c.seq(), mask.map(dev.loopflow.core.run.RestartResponse.runEnded(c.seq(),
+          request.targetStageId(), now.status(), 0).toMap()), java.time.Instant.now());
     }
     return c.seq();
   }

@@ -1,7 +1,9 @@
 package dev.loopflow.core.expr;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
@@ -11,6 +13,12 @@ public final class Json {
   private static final ObjectMapper SORTED = JsonMapper.builder()
       .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
       .build();
+  /**
+   * Reads one whole JSON text: anything but whitespace after the value is an error. Without this, text that only
+   * starts with JSON ({@code 42 is the answer}, {@code {"a": 1} and more}) would read as its first value.
+   */
+  private static final ObjectReader WHOLE = MAPPER.readerFor(Object.class)
+      .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private Json() {}
 
@@ -35,10 +43,13 @@ public final class Json {
     }
   }
 
-  /** Parses JSON text into plain values; throws IllegalArgumentException with the parser's message. */
+  /**
+   * Parses JSON text (one value, nothing after it but whitespace) into plain values; throws IllegalArgumentException
+   * with the parser's message.
+   */
   public static Object parse(String text) {
     try {
-      return MAPPER.readValue(text, Object.class);
+      return WHOLE.readValue(text);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(e.getOriginalMessage(), e);
     }

@@ -24,12 +24,20 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
   public static final int MAX_TEXT_CHARS = 4096;
   /** Parameter values longer than this are cut, ending with an ellipsis. */
   public static final int MAX_VALUE_CHARS = 1024;
-  /** Parameters beyond this many are dropped (all of them together stay far below a command's size limit). */
+  /** Parameters beyond this many are dropped. */
   public static final int MAX_PARAMETERS = 32;
+  /**
+   * Parameters are also dropped from the first one whose key and value would bring their total over this many bytes
+   * as JSON text (a character may take up to 6, as an escape).
+   */
+  public static final int MAX_PARAMETERS_JSON_BYTES = 16 * 1024;
 
   /*
    * A request may come from a model's reply or another process: it is bounded here, once, so that a hostile one
    * cannot fill the bus, the journal or a terminal. Cutting keeps the request decidable and the cut visible.
+   * What must stay true: a request at every limit, in the characters that take the most room as JSON, fits a command
+   * payload of the store (64 KiB as UTF-8 JSON): ids 2 x 256 and the reason 4096 characters at 6 bytes each, plus
+   * the parameters' byte budget, plus the field names, stay below it.
    */
   public RestartRequest {
     requesterStageId = requesterStageId == null || requesterStageId.isBlank() ? EXTERNAL
@@ -38,12 +46,15 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
     reason = reason == null ? "" : cut(reason, MAX_TEXT_CHARS);
     Map<String, String> p = new LinkedHashMap<>();
     if (parameters != null) {
+      int bytes = 0;
       for (Map.Entry<String, String> e : parameters.entrySet()) {
-        if (p.size() == MAX_PARAMETERS) {
+        String k = cut(String.valueOf(e.getKey()), MAX_ID_CHARS);
+        String v = e.getValue() == null ? "" : cut(e.getValue(), MAX_VALUE_CHARS);
+        bytes += jsonBytes(k) + jsonBytes(v);
+        if (p.size() == MAX_PARAMETERS || bytes > MAX_PARAMETERS_JSON_BYTES) {
           break;
         }
-        p.put(cut(String.valueOf(e.getKey()), MAX_ID_CHARS), e.getValue() == null ? ""
-            : cut(e.getValue(), MAX_VALUE_CHARS));
+        p.put(k, v);
       }
     }
     parameters = java.util.Collections.unmodifiableMap(p);
@@ -75,8 +86,26 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
         m.get("timestamp_ms") instanceof Number n ? n.longValue() : 0L);
   }
 
+  /** {@code s} within {@code max} characters, cut before a character (never between the halves of one). */
   private static String cut(String s, int max) {
-    return s.length() <= max ? s : s.substring(0, max - 1) + "…";
+    if (s.length() <= max) {
+      return s;
+    }
+    int end = max - 1;
+    if (Character.isHighSurrogate(s.charAt(end - 1))) {
+      end--;
+    }
+    return s.substring(0, end) + "…";
+  }
+
+  /** The bytes {@code s} takes as a JSON string literal in UTF-8, or more (a surrogate is counted as an escape). */
+  private static int jsonBytes(String s) {
+    int n = 2;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      n += c < 0x20 || Character.isSurrogate(c) ? 6 : c == '"' || c == '\\' ? 2 : c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+    }
+    return n;
   }
 
   private static String str(Object o) {

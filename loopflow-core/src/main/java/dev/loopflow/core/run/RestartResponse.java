@@ -23,6 +23,12 @@ public record RestartResponse(long requestSeq, String targetStageId, boolean suc
     }
   }
 
+  /** The refusal of a request that was still pending when the run completed or was cancelled: nothing decides it. */
+  public static RestartResponse runEnded(long requestSeq, String targetStageId, RunStatus status, int iteration) {
+    return new RestartResponse(requestSeq, targetStageId, false, ErrorCode.RESTART_VALIDATION_FAILED,
+        "restart validation failed: the run " + status.json() + " before the request was decided", null, iteration);
+  }
+
   /** {@code {"target_stage_id", "success", "error": {"code", "message"} | null, "output", "iteration"}}. */
   public Map<String, Object> toMap() {
     Map<String, Object> m = new LinkedHashMap<>();

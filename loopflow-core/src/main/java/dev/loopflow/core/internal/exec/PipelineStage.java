@@ -139,8 +139,13 @@ public final class PipelineStage implements NodeProgram {
     return l.length() > 300 ? l.substring(0, 300) + "…" : l;
   }
 
+  /**
+   * The full output in shared memory. A model's text may hold an unpaired surrogate, which shared memory refuses
+   * (UTF-8 cannot hold it): stored as U+FFFD instead, so such an output does not fail its stage; prompts and the
+   * result keep the output as it was.
+   */
   private void store(NodeContext ctx, String text) {
-    ctx.sharedMemory().put(SharedMemory.Namespace.WORKFLOW, null, key(stageNum), text, Map.of(
+    ctx.sharedMemory().put(SharedMemory.Namespace.WORKFLOW, null, key(stageNum), RunMemory.asText(text), Map.of(
         "type", "stage_output", "agent_id", agentId, "stage_num", Integer.toString(stageNum)));
   }
 

@@ -162,9 +162,10 @@ final class RestartLoop extends LoopFront {
   // The gate: after each top-level node of a pass
 
   private GraphRun.Result afterCompleted(State st, String unitId, Frame frame) {
-    // Once this pass ends (a restart accepted, the run failing), what arrives is decided in the next pass.
-    if (pending != null || failure != null || !(graph.unit(unitId) instanceof ExecGraph.NodeUnit)
-        || carry.contains(unitId)) {
+    // Once this pass ends (a restart accepted, the run failing), what arrives is decided in the next pass. A region
+    // (the nodes a loop edge repeats) is a decision point too: the requests of the nodes inside it are decided when
+    // it completes.
+    if (pending != null || failure != null || graph.unit(unitId) == null || carry.contains(unitId)) {
       return null;
     }
     completedPaths.add(frame.position(unitId).path());
@@ -178,7 +179,9 @@ final class RestartLoop extends LoopFront {
     if (journaled != null) {
       return replay(st, unitId, journaled);
     }
-    publishStructured(frame, unitId, st.iteration);
+    if (graph.unit(unitId) instanceof ExecGraph.NodeUnit) {
+      publishStructured(frame, unitId, st.iteration);
+    }
     // Cheap unless something was appended (a version token read): a request sent before this node completed is
     // decided now, not at a later node depending on when the lease thread last looked.
     ctx.commands.poll();
@@ -347,7 +350,7 @@ final class RestartLoop extends LoopFront {
       json = m; // a script's returned map
     }
     Object text = r.get("text") instanceof String t ? t : r.get("output");
-    if (json == null && text instanceof String s && s.strip().startsWith("{")) {
+    if (json == null && text instanceof String s && PipelineStage.stripFence(s).startsWith("{")) {
       try {
         json = Json.parse(PipelineStage.stripFence(s));
       } catch (RuntimeException e) {
@@ -357,13 +360,16 @@ final class RestartLoop extends LoopFront {
     if (json instanceof Map<?, ?> m && m.get("restart") instanceof Map<?, ?> rs) {
       Map<String, String> params = new LinkedHashMap<>();
       if (rs.get("parameters") instanceof Map<?, ?> p) {
-        p.forEach((k, v) -> params.put(String.valueOf(k), v == null ? "" : v instanceof String s ? s
-            : Json.compact(v)));
+        p.forEach((k, v) -> params.put(String.valueOf(k), text(v)));
       }
-      publishFrom(frame, new RestartRequest(unitId, rs.get("target_stage_id") == null ? ""
-          : String.valueOf(rs.get("target_stage_id")), rs.get("reason") == null ? "" : String.valueOf(
-              rs.get("reason")), params, iteration, ctx.clock.millis()), frame.position(unitId).path());
+      publishFrom(frame, new RestartRequest(unitId, text(rs.get("target_stage_id")), text(rs.get("reason")), params,
+          iteration, ctx.clock.millis()), frame.position(unitId).path());
     }
+  }
+
+  /** A field of a structured request as text: empty when absent, JSON when it is not text. */
+  private static String text(Object v) {
+    return v == null ? "" : v instanceof String s ? s : Json.compact(v);
   }
 
   /** A store that cannot take the request fails the run (as any refused journal write does). */

@@ -20,7 +20,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * touches the store, so the executor can drain after every node without slowing it.
  *
  * <p>What must stay true: every command is handed out by {@link #drain} at most once per run attempt, and every
- * command handed out gets a response (written with {@link #respond}), also when the run ends first.
+ * command handed out gets a response (written with {@link #respond}), also when the run ends first. What this run
+ * writes to the bus (its nodes' requests, its responses) passes through the run's redactor first, like its journal:
+ * a request is a model's text (a reason, parameters) and the command table outlives the run.
  */
 final class RunCommands {
   static final String RESTART = "restart";
@@ -28,14 +30,16 @@ final class RunCommands {
   private final RunStore store;
   private final String runId;
   private final Clock clock;
+  private final dev.loopflow.core.secrets.Redactor redactor;
   private final Set<Long> seen = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<RunCommand> inbox = new ConcurrentLinkedQueue<>();
   private volatile long version = Long.MIN_VALUE;
 
-  RunCommands(RunStore store, String runId, Clock clock) {
+  RunCommands(RunStore store, String runId, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
     this.store = store;
     this.runId = runId;
     this.clock = clock;
+    this.redactor = redactor;
   }
 
   /** The payload key naming the node execution (position path) that published a request; absent from outside. */
@@ -47,7 +51,7 @@ final class RunCommands {
     if (origin != null) {
       payload.put(ORIGIN, origin);
     }
-    RunCommand c = store.appendCommand(runId, RESTART, payload, clock.instant());
+    RunCommand c = store.appendCommand(runId, RESTART, redactor.map(payload), clock.instant());
     if (seen.add(c.seq())) {
       inbox.add(c);
     }
@@ -117,6 +121,6 @@ final class RunCommands {
   }
 
   void respond(RestartResponse response) {
-    store.respondCommand(runId, response.requestSeq(), response.toMap(), clock.instant());
+    store.respondCommand(runId, response.requestSeq(), redactor.map(response.toMap()), clock.instant());
   }
 }

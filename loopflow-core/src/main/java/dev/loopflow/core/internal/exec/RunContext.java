@@ -79,8 +79,8 @@ final class RunContext {
     this.replay = replay;
     this.redactor = redactor;
     this.waits = Waits.of(clock);
-    this.commands = new RunCommands(store, runId, clock);
-    this.memory = new RunMemory(store, runId, workflow.name(), clock);
+    this.commands = new RunCommands(store, runId, clock, redactor);
+    this.memory = new RunMemory(store, runId, workflow.name(), clock, redactor);
   }
 
   /** The run's current restart iteration (1 before any restart); set by the restart loop. */

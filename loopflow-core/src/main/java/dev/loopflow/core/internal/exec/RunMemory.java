@@ -24,12 +24,16 @@ import java.util.zip.GZIPOutputStream;
  * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session
  * of it ({@code <run>/session/<name>}), AGENT one agent id of the workflow across runs
  * ({@code agent/<workflow>/<agent>}), GLOBAL everything on the store ({@code ""}). The store is the only copy, so a
- * resumed run sees exactly what was written before the crash.
+ * resumed run sees exactly what was written before the crash. Values and metadata pass through the run's redactor
+ * before they are stored, like the journal: AGENT and GLOBAL values outlive the run and other runs read them, so a
+ * credential a model writes there must not reach them (readers of this run see the mask too).
  */
 final class RunMemory implements SharedMemory {
   /** Values longer than this many bytes are stored gzip-compressed. */
   static final int COMPRESS_OVER = 1024;
   static final int MAX_KEY_CHARS = 512;
+  /** What every store keeps in a key (its index limit); a key of 512 characters outside ASCII can take more. */
+  static final int MAX_KEY_BYTES = 1024;
   /** A decompressed value may not exceed this (a stored gzip bomb must not exhaust memory). */
   static final int MAX_VALUE_BYTES = 16 << 20;
 
@@ -37,12 +41,14 @@ final class RunMemory implements SharedMemory {
   private final String runId;
   private final String workflow;
   private final Clock clock;
+  private final dev.loopflow.core.secrets.Redactor redactor;
 
-  RunMemory(RunStore store, String runId, String workflow, Clock clock) {
+  RunMemory(RunStore store, String runId, String workflow, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
     this.store = store;
     this.runId = runId;
     this.workflow = workflow;
     this.clock = clock;
+    this.redactor = redactor;
   }
 
   String scope(Namespace ns, String owner) {
@@ -70,12 +76,62 @@ final class RunMemory implements SharedMemory {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key has " + key.length()
           + " characters; the limit is " + MAX_KEY_CHARS);
     }
+    // Stores keep keys as text exactly, or refuse them: checked here so the refusal is this one clear error.
+    int bad = notText(key);
+    if (bad >= 0 || key.indexOf('\0') >= 0) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key contains " + (bad >= 0
+          ? "an unpaired surrogate at index " + bad : "a NUL character at index " + key.indexOf('\0'))
+          + "; a key is text without NUL");
+    }
+    int bytes = key.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_KEY_BYTES) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: key has " + bytes + " bytes as UTF-8; the "
+          + "limit is " + MAX_KEY_BYTES);
+    }
+  }
+
+  /** {@code s} with each unpaired surrogate replaced by U+FFFD, as UTF-8 can hold it; {@code s} itself when none. */
+  static String asText(String s) {
+    int bad = notText(s);
+    if (bad < 0) {
+      return s;
+    }
+    StringBuilder sb = new StringBuilder(s.length()).append(s, 0, bad);
+    for (int i = bad; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        sb.append(c).append(s.charAt(++i));
+      } else {
+        sb.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+      }
+    }
+    return sb.toString();
+  }
+
+  /** The index of the first unpaired surrogate in {@code s} (which UTF-8 cannot hold), or -1. */
+  private static int notText(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   @Override
   public Item put(Namespace namespace, String owner, String key, String value, Map<String, String> metadata) {
     checkKey(key, false);
-    byte[] raw = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
+    String text = value == null ? "" : redactor.text(value);
+    int bad = notText(text);
+    if (bad >= 0) {
+      // UTF-8 would store a replacement character: the value read back would silently differ.
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' contains an "
+          + "unpaired surrogate at index " + bad + ", which is not text");
+    }
+    byte[] raw = text.getBytes(StandardCharsets.UTF_8);
     if (raw.length > MAX_VALUE_BYTES) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "shared memory: the value for '" + key + "' has "
           + raw.length + " bytes; the limit is " + MAX_VALUE_BYTES);
@@ -85,7 +141,7 @@ final class RunMemory implements SharedMemory {
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put("type", "value");
     if (metadata != null) {
-      meta.putAll(metadata);
+      meta.putAll(redactor.map(metadata));
     }
     meta.put("stored_at", DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
     meta.put("full_size", Integer.toString(raw.length));
@@ -93,7 +149,7 @@ final class RunMemory implements SharedMemory {
     MemoryEntry e = new MemoryEntry(scope(namespace, owner), namespace.name(), key, compress ? gzip(raw) : raw,
         compress, meta, now);
     store.putMemory(e);
-    return new Item(namespace, key, value == null ? "" : value, e.metadata(), now);
+    return new Item(namespace, key, text, e.metadata(), now);
   }
 
   @Override

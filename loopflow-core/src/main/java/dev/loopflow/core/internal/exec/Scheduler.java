@@ -309,9 +309,8 @@ final class Scheduler implements RunHandle {
       }
       for (dev.loopflow.core.store.RunCommand c : left) {
         dev.loopflow.core.run.RestartRequest req = dev.loopflow.core.run.RestartRequest.fromMap(c.payload());
-        ctx.commands.respond(new dev.loopflow.core.run.RestartResponse(c.seq(), req.targetStageId(), false,
-            ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: the run " + status.json()
-                + " before the request was decided", null, ctx.restartIteration()));
+        ctx.commands.respond(dev.loopflow.core.run.RestartResponse.runEnded(c.seq(), req.targetStageId(), status,
+            ctx.restartIteration()));
       }
     } catch (RuntimeException e) {
       // The store is failing; the run's own end is what matters now.

@@ -46,6 +46,9 @@ final class Pipelines {
   static final int MAX_STAGES = 100;
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_-]*)\\s*}}");
   private static final Pattern STAGE_OUTPUT = Pattern.compile("stage-(\\d{1,4})-output");
+  /** A raw block: its text is shown as written, so a placeholder inside it is not one. */
+  private static final Pattern RAW = Pattern.compile("\\{%-?\\s*raw\\s*-?%}.*?\\{%-?\\s*endraw\\s*-?%}",
+      Pattern.DOTALL);
 
   /** A compiled pipeline: its stage nodes as a node list the node loader reads, and its policy. */
   record Compiled(YNode.YSeq nodes, RestartPolicy policy, Map<String, InputSpec> implicitInputs,
@@ -156,7 +159,7 @@ final class Pipelines {
   }
 
   private static boolean mentionsPrevious(String template) {
-    Matcher m = PLACEHOLDER.matcher(template);
+    Matcher m = PLACEHOLDER.matcher(RAW.matcher(template).replaceAll(""));
     while (m.find()) {
       if (m.group(1).equals("previous")) {
         return true;
@@ -257,6 +260,21 @@ final class Pipelines {
    */
   static String rewrite(String template, int stageIndex, String initial, Map<String, Integer> stages,
       Set<String> declaredInputs, Map<String, InputSpec> implicit, Location at, String path, Problems problems) {
+    Matcher raw = RAW.matcher(template);
+    StringBuilder out = new StringBuilder();
+    int last = 0;
+    while (raw.find()) {
+      out.append(rewriteOutsideRaw(template.substring(last, raw.start()), stageIndex, initial, stages,
+          declaredInputs, implicit, at, path, problems)).append(raw.group());
+      last = raw.end();
+    }
+    return out.append(rewriteOutsideRaw(template.substring(last), stageIndex, initial, stages, declaredInputs,
+        implicit, at, path, problems)).toString();
+  }
+
+  private static String rewriteOutsideRaw(String template, int stageIndex, String initial,
+      Map<String, Integer> stages, Set<String> declaredInputs, Map<String, InputSpec> implicit, Location at,
+      String path, Problems problems) {
     Matcher m = PLACEHOLDER.matcher(template);
     StringBuilder out = new StringBuilder();
     while (m.find()) {
@@ -281,7 +299,8 @@ final class Pipelines {
               + "-output)");
           replacement = "";
         } else {
-          replacement = "{{ pipeline['" + name + "'] }}";
+          // The value's name, whatever zeros the template wrote (stage-01-output is stage 1's).
+          replacement = "{{ pipeline['stage-" + n + "-output'] }}";
         }
       } else if (stages.containsKey(name)) {
         replacement = "{{ pipeline['" + name + "'] }}";
