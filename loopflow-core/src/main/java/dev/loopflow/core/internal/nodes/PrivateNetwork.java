@@ -10,11 +10,11 @@ import java.net.UnknownHostException;
  * ranges, including IPv4 addresses embedded in IPv6 ones (::127.0.0.1, 64:ff9b::a.b.c.d, 2002:AABB:CCDD::).
  * The http node refuses them when the run forbids private addresses.
  */
-final class PrivateNetwork {
+public final class PrivateNetwork {
   private PrivateNetwork() {}
 
   /** Why the address is not public ("a loopback address"), or null when it is public. */
-  static String why(InetAddress a) {
+  public static String why(InetAddress a) {
     if (a.isLoopbackAddress()) {
       return "a loopback address";
     }

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeoutException;
  * cut to {@code maxBytes}; the whole exchange must end within the timeout. Redirects are not followed: the model
  * gets the status and {@code location} and may ask for that URL, which is then checked like any other. When the
  * run forbids private addresses ({@code http.deny_private}), the host is resolved and every address must be
- * public (the rule of {@link PublicAddresses}).
+ * public (the rule of {@link dev.loopflow.core.spi.PrivateAddresses}).
  */
 final class HttpTool implements Tool {
   static final String NAME = "http";
@@ -143,7 +143,7 @@ final class HttpTool implements Tool {
         throw new ToolError("cannot resolve host '" + host + "'");
       }
       for (InetAddress a : addresses) {
-        String why = PublicAddresses.why(a);
+        String why = dev.loopflow.core.spi.PrivateAddresses.whyNotPublic(a);
         if (why != null) {
           throw new ToolError(uri + ": " + a.getHostAddress() + " is " + why
               + ", and this run forbids requests to private addresses");
