@@ -125,8 +125,8 @@ final class ShowCommand implements Callable<Integer> {
         at = at.child("#" + f.iteration(), (restarts ? "iteration " : "pass ") + f.iteration());
       }
       String id = e.position().nodeId();
-      Item leaf = at.child(id, "restart".equals(e.kind()) && id.endsWith("~restart")
-          ? "restart requests after " + id.substring(0, id.length() - "~restart".length()) : id);
+      String after = RestartPolicy.decidedAfter(e.kind(), id);
+      Item leaf = at.child(id, after != null ? "restart requests after " + after : id);
       leaf.row = e; // a later execution at the same position (a resumed gate, a re-run) replaces the earlier
     }
     print(out, root, "");
@@ -152,7 +152,8 @@ final class ShowCommand implements Callable<Integer> {
     if (e == null) {
       return k.label;
     }
-    if ("restart".equals(e.kind()) && e.result() != null && e.result().get("decisions") instanceof List<?> ds) {
+    if (RestartPolicy.decidedAfter(e.kind(), e.position().nodeId()) != null && e.result() != null
+        && e.result().get("decisions") instanceof List<?> ds) {
       StringBuilder sb = new StringBuilder(k.label);
       for (Object o : ds) {
         if (o instanceof Map<?, ?> d) {

@@ -42,9 +42,12 @@ public final class Loopflow {
   private final Map<Class<?>, Object> services;
   private final Engine engine;
   private final WorkflowLoader loader;
+  /** The engine's clock: what this facade writes to the store is timed like what the engine writes. */
+  private final Clock clock;
 
   private Loopflow(Builder b) {
     this.handlers = Map.copyOf(b.handlers);
+    this.clock = b.clock;
     Map<Class<?>, Object> s = new LinkedHashMap<>(b.services);
     s.putIfAbsent(dev.loopflow.core.internal.exec.ChildRuns.class,
         (dev.loopflow.core.internal.exec.ChildRuns) this::runChild);
@@ -174,12 +177,12 @@ public final class Loopflow {
     // is in the process executing it.
     dev.loopflow.core.secrets.Redactor mask = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
     dev.loopflow.core.store.RunCommand c = store().appendCommand(runId, "restart", mask.map(request.toMap()),
-        java.time.Instant.now());
+        clock.instant());
     Workflow wf = journaledWorkflow(run);
     if (wf != null && wf.restartPolicy() == null) {
       store().respondCommand(runId, c.seq(), mask.map(new dev.loopflow.core.run.RestartResponse(c.seq(),
           request.targetStageId(), false, ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: "
-              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap()), java.time.Instant.now());
+              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap()), clock.instant());
       return c.seq();
     }
     // The run may have ended between the look above and the append: it answers what is pending after it records
@@ -188,7 +191,7 @@ public final class Loopflow {
     RunRecord now = store().findRun(runId).orElse(run);
     if (now.status() == RunStatus.COMPLETED || now.status() == RunStatus.CANCELLED) {
       store().respondCommand(runId, c.seq(), mask.map(dev.loopflow.core.run.RestartResponse.runEnded(c.seq(),
-          request.targetStageId(), now.status(), 0).toMap()), java.time.Instant.now());
+          request.targetStageId(), now.status(), 0).toMap()), clock.instant());
     }
     return c.seq();
   }

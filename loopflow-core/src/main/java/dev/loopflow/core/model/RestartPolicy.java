@@ -40,6 +40,24 @@ public record RestartPolicy(boolean enabled, List<String> restartableStages, int
     Objects.requireNonNull(onExhausted, "onExhausted");
   }
 
+  /** The journal kind of the execution that holds the restart decisions made at one point of a run. */
+  public static final String DECISIONS_KIND = "restart";
+  private static final String DECISIONS_SUFFIX = "~restart";
+
+  /** The node id of the execution holding the decisions made after node {@code nodeId} completed. */
+  public static String decisionsId(String nodeId) {
+    return nodeId + DECISIONS_SUFFIX;
+  }
+
+  /**
+   * The node after which a journaled execution's decisions were made, or null when the execution ({@code kind},
+   * {@code nodeId}) holds no restart decisions. The one reading of {@link #decisionsId}.
+   */
+  public static String decidedAfter(String kind, String nodeId) {
+    return DECISIONS_KIND.equals(kind) && nodeId.endsWith(DECISIONS_SUFFIX)
+        ? nodeId.substring(0, nodeId.length() - DECISIONS_SUFFIX.length()) : null;
+  }
+
   public boolean isPipeline() {
     return !stages.isEmpty();
   }

@@ -51,8 +51,7 @@ import java.util.Set;
  */
 final class RestartLoop extends LoopFront {
   /** The journal kind of a drain point's decisions. */
-  static final String KIND = "restart";
-  private static final String SUFFIX = "~restart";
+  static final String KIND = RestartPolicy.DECISIONS_KIND;
 
   private final RunContext ctx;
   private final Recorder recorder;
@@ -174,7 +173,7 @@ final class RestartLoop extends LoopFront {
       // decision is journaled after a node whose own completion may not be.
       return null;
     }
-    NodePosition at = frame.position(unitId + SUFFIX);
+    NodePosition at = frame.position(RestartPolicy.decisionsId(unitId));
     NodeExecution journaled = ctx.replay.row(at);
     if (journaled != null) {
       return replay(st, unitId, journaled);
@@ -270,7 +269,7 @@ final class RestartLoop extends LoopFront {
   static Set<Long> decidedIn(List<NodeExecution> rows) {
     Set<Long> out = new HashSet<>();
     for (NodeExecution row : rows) {
-      if (KIND.equals(row.kind()) && row.position().nodeId().endsWith(SUFFIX)) {
+      if (RestartPolicy.decidedAfter(row.kind(), row.position().nodeId()) != null) {
         for (Map<String, Object> d : decisions(row)) {
           if (d.get("request_seq") instanceof Number n) {
             out.add(n.longValue());
@@ -451,7 +450,7 @@ final class RestartLoop extends LoopFront {
     java.util.TreeMap<Long, Map<String, Object>> requests = new java.util.TreeMap<>();
     Map<String, Integer> retriesAt = new HashMap<>();
     for (NodeExecution row : rows) {
-      if (KIND.equals(row.kind()) && row.position().nodeId().endsWith(SUFFIX)) {
+      if (RestartPolicy.decidedAfter(row.kind(), row.position().nodeId()) != null) {
         for (Map<String, Object> d : decisions(row)) {
           long seq = d.get("request_seq") instanceof Number n ? n.longValue() : 0;
           if (requests.containsKey(seq)) {
