@@ -52,6 +52,17 @@ class WorkflowSchemaTest {
         .isEqualTo(generated);
   }
 
+  @Test
+  void everyInstalledHandlerDescribesExactlyTheFieldsItAccepts() {
+    assertThat(ENGINE.handlers()).containsKeys("llm", "agent", "shell");
+    ENGINE.handlers().values().forEach(h -> {
+      assertThat(h.spec().fieldNames()).as(h.kind()).isEqualTo(h.fields());
+      assertThat(h.spec().fields()).as(h.kind()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
+    });
+    assertThat(WorkflowSchema.json()).as("what this module's engine finds").isEqualTo(ENGINE.workflowSchema())
+        .isEqualTo(WorkflowSchema.json(ENGINE.handlers().values()));
+  }
+
   static List<Path> examples() throws IOException {
     try (Stream<Path> s = Files.list(Path.of("../examples"))) {
       return s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
@@ -83,6 +94,30 @@ class WorkflowSchemaTest {
         .isEqualTo(c.valid());
     assertThat(loaderProblems.isEmpty()).as("loader on %s: %s%n%s", name, loaderProblems, c.yaml())
         .isEqualTo(c.valid());
+  }
+
+  /** The differences docs/editors.md lists, each as it says: the schema is the stricter, save where noted. */
+  @Test
+  void theDocumentedDifferencesAreAsDocumented() {
+    String empty = "nodes: [{id: a, bash: echo, timeout: ~}]";
+    assertThat(SCHEMA.validate(yaml(empty))).isNotEmpty();
+    assertThat(loaderProblems(empty)).isEmpty();
+
+    String decimal = """
+        nodes:
+          - {name: w, type: while_loop, max_iterations: 3.0, condition: "false", body: [{name: b, run: "return {}"}]}
+        """;
+    assertThat(SCHEMA.validate(yaml(decimal))).isEmpty();
+    assertThat(loaderProblems(decimal)).singleElement().asString().contains("must be a whole number");
+
+    String twice = """
+        nodes:
+          - id: g
+            max_iterations: 2
+            loop_group: {max_iterations: 2, nodes: [{id: b, type: transform, template: x}]}
+        """;
+    assertThat(SCHEMA.validate(yaml(twice))).isEmpty();
+    assertThat(loaderProblems(twice)).singleElement().asString().contains("is given both here and on the node");
   }
 
   static List<String> loaderProblems(String yaml) {

@@ -32,9 +32,12 @@ public final class WorkflowSchema {
 
   private WorkflowSchema() {}
 
-  /** The schema for the node kinds of the modules installed here (an engine's {@link Loopflow#create()}). */
+  /**
+   * The schema for the node kinds of the modules installed here: those {@link Loopflow#create()} finds (with the
+   * LLM module on the path, its llm and agent kinds too).
+   */
   public static Map<String, Object> json() {
-    return json(Loopflow.create().handlers().values());
+    return Loopflow.create().workflowSchema();
   }
 
   /** The schema for the built-in kinds and the kinds of {@code handlers}. */
