@@ -78,7 +78,10 @@ public final class HttpApi implements AutoCloseable {
             e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())));
       });
 
-      config.routes.get("/api/health", ctx -> json(ctx, 200, Map.of("status", "ok", "version", version)));
+      Map<String, Object> health = new java.util.LinkedHashMap<>();
+      health.put("status", "ok");
+      health.put("version", version);
+      config.routes.get("/api/health", ctx -> json(ctx, 200, health));
       config.routes.post("/api/validate", guard(workflowRoutes::validate));
       config.routes.get("/api/workflows", guard(workflowRoutes::list));
       config.routes.get("/api/workflows/{name}", guard(workflowRoutes::get));
