@@ -197,7 +197,7 @@ export function RunPage({ id }: { id: string }) {
   const shownRecord = shownRecords ? shownRecords[shownRecords.length - 1] : undefined;
   const error = detail?.error ?? (live.finished?.errorCode ? { code: live.finished.errorCode, message: live.finished.message } : undefined);
   const usage = detail?.usage;
-  const hasRestartPolicy = Boolean(graph?.restart) || Boolean(detail?.pipeline) || live.loops['restart'] !== undefined;
+  const hasRestartPolicy = Boolean(graph?.restart && graph.restart.enabled !== false) || Boolean(detail?.pipeline) || live.loops['restart'] !== undefined;
 
   return (
     <main className="page run-page">
