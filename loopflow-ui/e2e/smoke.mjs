@@ -1,7 +1,9 @@
 // Smoke check of the run viewer in Debian's Chromium (never a downloaded browser), driven by playwright-core.
-//   LOOPFLOW_URL=http://127.0.0.1:8080 LOOPFLOW_TOKEN=T [RUNS=id1,id2] [OUT=dir] node e2e/smoke.mjs
+//   LOOPFLOW_URL=http://127.0.0.1:8080 LOOPFLOW_TOKEN=T [RUNS=id1,id2] [START=workflow] [OUT=dir] node e2e/smoke.mjs
 // Opens the app with the token in the fragment, checks the token left the address bar and the run list shows, then
-// opens each run: every graph node and every pass badge must render. Any console error or warning, or page error,
+// opens each run: every graph node and every pass badge must render. With START, it starts that workflow file from
+// the "Start a run" form with its default inputs and watches it live until it ends: the pass badge must count up and
+// the timeline must hold one bar per execution (nothing duplicated). Any console error or warning, or page error,
 // fails the check. Screenshots go to OUT (default target/e2e).
 import { mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -33,6 +35,33 @@ try {
   const rows = await page.locator('[data-testid^="run-row-"]').count();
   console.log(`run list: ${rows} rows`);
   await page.screenshot({ path: `${out}/runs.png` });
+
+  const start = process.env.START;
+  if (start) {
+    await page.getByTestId('start-run-button').click();
+    await page.getByTestId('start-workflow').selectOption(start);
+    await page.getByTestId('start-submit').click();
+    await page.waitForURL(/\/runs\//, { timeout: 15000 });
+    const id = decodeURIComponent(page.url().split('/runs/')[1]);
+    await page.locator('[data-testid^="pass-badge-"]').first().waitFor({ timeout: 30000 });
+    const seen = [];
+    for (let i = 0; i < 120; i++) {
+      const badges = await page.locator('[data-testid^="pass-badge-"]').allTextContents();
+      const text = badges.join(' | ').trim();
+      if (seen[seen.length - 1] !== text) seen.push(text);
+      if (i === 2) await page.screenshot({ path: `${out}/live-${id}.png`, fullPage: true });
+      const status = await page.getByTestId('run-status').getAttribute('data-status');
+      if (status && status !== 'running') break;
+      await page.waitForTimeout(500);
+    }
+    console.log(`live run ${id}: badges seen ${seen.join(' → ')}`);
+    if (seen.length < 2) problems.push(`live run ${id}: the pass badge never changed`);
+    await page.waitForTimeout(1000);
+    const bars = await page.locator('[data-testid^="timeline-bar-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
+    const dupes = bars.filter((b, i) => bars.indexOf(b) !== i);
+    if (dupes.length) problems.push(`live run ${id}: timeline bars repeated: ${dupes.join(', ')}`);
+    runs.push(id);
+  }
 
   for (const id of runs) {
     await page.goto(`${base}/runs/${encodeURIComponent(id)}`);

@@ -320,6 +320,8 @@ export function GraphView(props: GraphViewProps) {
   return (
     <div className="graph-canvas" data-testid="run-graph" style={{ height: Math.min(Math.max(layout.height + 40, 320), 720) }}>
       <ReactFlow
+        // fitted again when the drawing changes (a graph drawn from events grows as nodes first run)
+        key={`${graph.nodes.length}:${graph.containers?.length ?? 0}`}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
