@@ -41,7 +41,10 @@ export function Actions(props: Props) {
   const status = props.detail?.status ?? props.live.status;
   return (
     <div className="actions">
-      {status === 'paused' ? <WaitingPanel {...props} /> : null}
+      {status === 'paused' ? (
+        // a new pause (the next gate) is a new question: the answer box and its outcome start empty
+        <WaitingPanel key={props.detail?.waiting?.path ?? props.live.paused?.path ?? ''} {...props} />
+      ) : null}
       {status === 'running' ? <CancelAction {...props} /> : null}
       {status === 'failed' ? <ResumeAction {...props} /> : null}
       {props.hasRestartPolicy && (status === 'running' || status === 'paused') ? <RestartAction {...props} /> : null}
