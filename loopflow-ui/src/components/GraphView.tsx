@@ -133,6 +133,11 @@ const LfNode = memo(function LfNode({ data }: NodeProps<Node<LfNodeData, 'lf'>>)
           <StatusBadge status={status} compact />
           {duration !== undefined ? <span className="muted">{fmtDuration(duration)}</span> : null}
           {runs > 1 ? <span className="muted" title={`${runs} executions in this run`}>×{runs}</span> : null}
+          {view?.carriedFrom !== undefined ? (
+            <span className="muted" title={`carried over from iteration ${view.carriedFrom}: the restart did not run it again`}>
+              from {view.carriedFrom}
+            </span>
+          ) : null}
           <PassBadgeView badge={badge} />
         </span>
       </button>
