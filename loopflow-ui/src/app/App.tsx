@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { clearToken, getToken, onUnauthorized } from '../api/client';
+import { clearToken, getToken, initToken, onUnauthorized } from '../api/client';
 import { Link } from '../components/common';
 import { BuilderPage, NoTokenPage, NotFoundPage } from '../pages/OtherPages';
 import { RunListPage } from '../pages/RunListPage';
@@ -17,6 +17,23 @@ export function App() {
       }),
     [],
   );
+  // Opening the server's address in a tab that already shows the app changes only the fragment: no page load, so
+  // the token is taken from it here.
+  const [, setTokenVersion] = useState(0);
+  useEffect(() => {
+    const onHash = () => {
+      const before = getToken();
+      const after = initToken();
+      if (after && after !== before) {
+        setRefused(false);
+        setTokenVersion((v) => v + 1);
+      } else if (after && refused) {
+        setRefused(false);
+      }
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, [refused]);
   const route = parseRoute(pathname);
   let page;
   if (route.page === 'builder') page = <BuilderPage name={route.name} />;
