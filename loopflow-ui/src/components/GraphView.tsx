@@ -30,7 +30,7 @@ import {
 import type { GraphContainer, GraphNode, RunGraph } from '../api/types';
 import { fmtDuration, words } from '../model/format';
 import { containerFor, type EffectivePass, type GraphIndex, type NodeView } from '../model/graphMap';
-import { NODE_H, NODE_W, isBackEdge, layoutGraph } from '../model/graphLayout';
+import { NODE_H, NODE_W, drawnSource, isBackEdge, layoutGraph } from '../model/graphLayout';
 import type { RunLive } from '../model/runState';
 import { StatusBadge, cssToken } from './common';
 
@@ -284,7 +284,7 @@ export function GraphView(props: GraphViewProps) {
     const out: Edge[] = [];
     const known = (k: string) => (index.byKey.has(k) ? 'n:' + k : index.containers.has(k) ? 'c:' + k : undefined);
     (graph.edges ?? []).forEach((e, i) => {
-      const source = known(e.from);
+      const source = known(drawnSource(graph, e));
       const target = known(e.to);
       if (!source || !target) return;
       const back = isBackEdge(e);
