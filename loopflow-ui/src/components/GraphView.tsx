@@ -156,8 +156,9 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
       <div className="loop-box-header">
         <Repeat aria-hidden="true" size={13} />
         <span className="loop-box-title" title={container.title || container.key}>
-          {container.title || `${container.node ?? container.key} (${words(container.construct)})`}
+          {loopName(container)}
         </span>
+        <span className="muted">{words(container.construct)}</span>
         <PassBadgeView badge={badge} />
       </div>
       <Handle type="source" position={Position.Bottom} id="bottom" isConnectable={false} />
@@ -166,6 +167,12 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
 });
 
 const nodeTypes = { lf: LfNode, loopBox: LoopBox };
+
+/** A loop body's short name: its loop's id (the last part of its path); the graph's full title is its tooltip. */
+function loopName(c: GraphContainer): string {
+  const path = c.path ?? c.node ?? c.key;
+  return path.split('.').pop() || path;
+}
 
 export interface GraphViewProps {
   graph: RunGraph;
