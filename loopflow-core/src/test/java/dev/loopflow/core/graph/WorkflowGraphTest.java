@@ -10,6 +10,7 @@ import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Problem;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -148,6 +149,30 @@ class WorkflowGraphTest {
     assertThat(node(g, "pick").kind()).isEqualTo("router");
   }
 
+  @Test
+  void theBodiesOfGraphFormLoopsAreLoopBodies() {
+    for (String yaml : List.of(EVERY_CONSTRUCT, RESTART)) {
+      dev.loopflow.core.model.Workflow wf = ENGINE.parse(yaml, "t.yaml");
+      WorkflowGraph g = WorkflowGraph.of(wf);
+      Map<String, GraphContainer> byKey = new java.util.HashMap<>();
+      g.containers().forEach(c -> byKey.put(c.key(), c));
+      dev.loopflow.core.LoopBodies.of(wf.nodes(), wf.edges()).forEach((loop, body) -> {
+        List<String> inside = g.nodes().stream().filter(n -> n.role() == GraphNode.Role.NODE
+            && !n.key().contains("/") && within(n.parent(), "[" + loop + "]", byKey)).map(GraphNode::id).toList();
+        assertThat(inside).as(loop).containsExactlyInAnyOrderElementsOf(body);
+      });
+    }
+  }
+
+  private static boolean within(String container, String wanted, Map<String, GraphContainer> byKey) {
+    for (String c = container; c != null; c = byKey.get(c).parent()) {
+      if (c.equals(wanted)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {
       "check->start[1].each[2].w[3].inc", "check->start[10].each[1].w[1].inc", "check->start.each.w.inc"})
@@ -269,6 +294,21 @@ class WorkflowGraphTest {
     assertThat(g.restart()).isEqualTo(new GraphRestart(false, List.of(), List.of(), 3));
     assertThat(g.edges()).noneMatch(e -> e.kind() == GraphEdge.Kind.RESTART);
     assertThat(g.nodes()).extracting(GraphNode::path).containsExactly("restart.one", "restart.two");
+  }
+
+  @Test
+  void aWorkflowBuiltInJavaHasItsGraphToo() {
+    WorkflowGraph g = WorkflowGraph.of(ENGINE.workflow("greet")
+        .node("hello", "shell", Map.of("command", "echo hi"))
+        .node("count", ctx -> dev.loopflow.core.spi.NodeOutcome.of(1))
+        .edge("hello", "count", "hello.output != ''")
+        .build());
+
+    assertThat(g.workflow()).isEqualTo("greet");
+    assertThat(g.nodes()).extracting(GraphNode::id, GraphNode::path).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("hello", "hello"), org.assertj.core.groups.Tuple.tuple("count", "count"));
+    assertThat(g.edges()).containsExactly(
+        new GraphEdge("hello", "count", "hello.output != ''", GraphEdge.Kind.NEXT, null));
   }
 
   // ---------------------------------------------------------------------------------------------------------
