@@ -53,7 +53,7 @@ public final class HttpApi implements AutoCloseable {
         frames);
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
-        settings.heartbeat(), () -> stopping);
+        settings.heartbeat(), () -> stopping, settings.log());
     String version = version();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -89,6 +89,7 @@ public final class HttpApi implements AutoCloseable {
       health.put("version", version);
       config.routes.get("/api/health", ctx -> json(ctx, 200, health));
       config.routes.post("/api/validate", guard(workflowRoutes::validate));
+      config.routes.get("/api/schema", guard(workflowRoutes::schema));
       config.routes.get("/api/workflows", guard(workflowRoutes::list));
       config.routes.get("/api/workflows/{name}", guard(workflowRoutes::get));
       config.routes.put("/api/workflows/{name}", guard(workflowRoutes::put));
