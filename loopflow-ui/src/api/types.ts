@@ -1,0 +1,176 @@
+// Shapes of the loopflow server's JSON API. Every field a server may leave out or set to null is optional here, so
+// the views must render a missing value as empty.
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'paused' | 'cancelled';
+
+export interface RunSummary {
+  run_id: string;
+  workflow?: string | null;
+  file?: string | null;
+  status?: string | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration_ms?: number | null;
+  iterations?: number | null;
+  llm_calls?: number | null;
+  cost_usd?: number | null;
+  error?: string | null;
+  paused_at?: string | null;
+}
+
+export interface Usage {
+  input_tokens?: number | null;
+  output_tokens?: number | null;
+  cost_usd?: number | null;
+  llm_calls?: number | null;
+}
+
+export interface ErrorInfo {
+  code?: string | null;
+  message?: string | null;
+  node?: string | null;
+  path?: string | null;
+  [detail: string]: unknown;
+}
+
+export interface Waiting {
+  kind?: 'approval' | 'input' | string | null;
+  node?: string | null;
+  path?: string | null;
+  loop?: string | null;
+  iteration?: number | null;
+  message?: string | null;
+  deadline?: string | null;
+  default?: string | null;
+}
+
+export interface RestartRequestRecord {
+  requester_stage_id?: string | null;
+  target_stage_id?: string | null;
+  reason?: string | null;
+  iteration?: number | null;
+  success?: boolean | null;
+  error?: { code?: string | null; message?: string | null } | null;
+}
+
+export interface RunDetail {
+  run_id: string;
+  status?: string | null;
+  output?: unknown;
+  state?: Record<string, unknown> | null;
+  nodes?: Record<string, Record<string, unknown>> | null;
+  usage?: Usage | null;
+  error?: ErrorInfo | null;
+  waiting?: Waiting | null;
+  pipeline?: {
+    iterations_executed?: number | null;
+    validation_retries?: number | null;
+    restart_requests?: RestartRequestRecord[] | null;
+  } | null;
+  /** present when the server adds them; the restart panel uses them to offer targets */
+  restart_policy?: Record<string, unknown> | null;
+  workflow?: string | null;
+}
+
+export interface Execution {
+  node: string;
+  path: string;
+  loops?: { loop?: string; loopId?: string; iteration?: number }[] | null;
+  kind?: string | null;
+  status?: string | null;
+  attempts?: number | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration_ms?: number | null;
+  input?: unknown;
+  result?: Record<string, unknown> | null;
+  usage?: Usage | null;
+  error?: { code?: string | null; message?: string | null } | null;
+  state_patch?: Record<string, unknown> | null;
+}
+
+export interface GraphNode {
+  key: string;
+  id: string;
+  title?: string | null;
+  kind?: string | null;
+  parent?: string | null;
+  path?: string | null;
+  loop?: string | null;
+}
+
+export interface GraphContainer {
+  key: string;
+  node?: string | null;
+  title?: string | null;
+  construct?: string | null;
+  max?: number | null;
+  parent?: string | null;
+}
+
+export type EdgeKind = 'next' | 'branch' | 'loop_back' | 'restart';
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  label?: string | null;
+  kind?: EdgeKind | string | null;
+  max?: number | null;
+}
+
+export interface RunGraph {
+  workflow?: string | null;
+  nodes: GraphNode[];
+  containers?: GraphContainer[] | null;
+  edges?: GraphEdge[] | null;
+  restart?: {
+    max_iterations?: number | null;
+    restartable_stages?: string[] | null;
+    restart_triggers?: string[] | null;
+    [k: string]: unknown;
+  } | null;
+}
+
+export interface WorkflowInput {
+  name: string;
+  type?: string | null;
+  required?: boolean | null;
+  default?: unknown;
+  description?: string | null;
+}
+
+export interface WorkflowInfo {
+  name: string;
+  file?: string | null;
+  description?: string | null;
+  valid?: boolean | null;
+  inputs?: WorkflowInput[] | null;
+  problems?: Problem[] | null;
+}
+
+export interface Problem {
+  line?: number | null;
+  col?: number | null;
+  path?: string | null;
+  message?: string | null;
+}
+
+export interface RestartResponse {
+  success?: boolean | null;
+  error?: { code?: string | null; message?: string | null } | null;
+  iteration?: number | null;
+  request_seq?: number | null;
+  target_stage_id?: string | null;
+}
+
+/** An event as the journal and the SSE stream carry it (snake_case fields, `type`, `seq`, `at`). */
+export interface RunEvent {
+  type: string;
+  seq?: number | null;
+  at?: string | null;
+  run_id?: string;
+  node?: string | null;
+  path?: string | null;
+  loops?: { loopId?: string; loop?: string; iteration?: number }[] | null;
+  [field: string]: unknown;
+}

@@ -1,0 +1,51 @@
+// Client-side routes. The server answers every page path with the app, so links are real paths and reloading a page
+// works; navigation within the app uses the History API.
+import { useSyncExternalStore } from 'react';
+
+export type Route =
+  | { page: 'runs' }
+  | { page: 'run'; id: string }
+  | { page: 'builder'; name?: string }
+  | { page: 'notfound'; path: string };
+
+export function parseRoute(pathname: string): Route {
+  const parts = pathname.split('/').filter(Boolean).map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  if (parts.length === 0) return { page: 'runs' };
+  if (parts[0] === 'runs' && parts.length === 2) return { page: 'run', id: parts[1]! };
+  if (parts[0] === 'runs' && parts.length === 1) return { page: 'runs' };
+  if (parts[0] === 'builder' && parts.length <= 2) return { page: 'builder', name: parts[1] };
+  return { page: 'notfound', path: pathname };
+}
+
+const listeners = new Set<() => void>();
+function subscribe(f: () => void) {
+  listeners.add(f);
+  window.addEventListener('popstate', f);
+  return () => {
+    listeners.delete(f);
+    window.removeEventListener('popstate', f);
+  };
+}
+const snapshot = () => window.location.pathname + window.location.search;
+
+export function useLocation(): { pathname: string; search: string } {
+  const href = useSyncExternalStore(subscribe, snapshot);
+  const q = href.indexOf('?');
+  return q < 0 ? { pathname: href, search: '' } : { pathname: href.slice(0, q), search: href.slice(q) };
+}
+
+export function navigate(href: string, replace = false): void {
+  if (replace) window.history.replaceState(null, '', href);
+  else window.history.pushState(null, '', href);
+  listeners.forEach((f) => f());
+}
+
+export function runHref(id: string): string {
+  return `/runs/${encodeURIComponent(id)}`;
+}

@@ -1,0 +1,207 @@
+// One node execution in full: state, timing, what it received (its rendered templates), what it produced, the state it
+// changed, its error, and for LLM and agent nodes every model call (provider, model, tokens, cost, latency, a visible
+// "mock" label) and tool call.
+import type { Execution } from '../api/types';
+import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTokens, valueText } from '../model/format';
+import type { ExecLive, StepRecord } from '../model/runState';
+import { Field, StatusBadge, ValueBlock } from './common';
+
+/** A node's rendered templates: one entry per template, or the whole input when it is not such a map. */
+function InputView({ input }: { input: unknown }) {
+  if (input === null || input === undefined) return <p className="muted">No rendered input was journaled.</p>;
+  if (typeof input === 'object' && !Array.isArray(input)) {
+    const entries = Object.entries(input as Record<string, unknown>);
+    if (entries.length === 0) return <p className="muted">No templates.</p>;
+    return (
+      <div className="inputs">
+        {entries.map(([template, rendered], i) => (
+          <details key={i} open={i === 0 || entries.length <= 3}>
+            <summary>
+              <span className="muted">template</span> <code className="clip">{template}</code>
+            </summary>
+            <ValueBlock value={rendered} label={`rendered ${template}`} />
+          </details>
+        ))}
+      </div>
+    );
+  }
+  return <ValueBlock value={input} label="input" />;
+}
+
+/** The reply of an LLM or agent node: its text when it has one, else the whole result. */
+export function replyOf(result: Record<string, unknown> | null | undefined): unknown {
+  if (!result) return undefined;
+  if (typeof result.text === 'string') return result.text;
+  if ('output' in result) return result.output;
+  return result;
+}
+
+function Steps({ steps }: { steps: StepRecord[] }) {
+  if (!steps.length) return null;
+  return (
+    <section className="steps">
+      <h4>Agent steps</h4>
+      <ol>
+        {steps.map((s) => {
+          const st = s.step;
+          const type = valueText(st.type);
+          if (type === 'tool') {
+            return (
+              <li key={s.seq} className="step tool" data-testid="agent-tool-call">
+                <div>
+                  <strong>tool call</strong> <code>{valueText(st.name)}</code>{' '}
+                  <span className="muted">turn {valueText(st.turn)}</span>
+                  {st.error ? <span className="st-failed"> failed</span> : null}
+                </div>
+                <div className="kv">
+                  <span className="muted">arguments</span>
+                  <ValueBlock value={st.arguments} />
+                  <span className="muted">result</span>
+                  <ValueBlock value={st.result ?? st.error} />
+                </div>
+              </li>
+            );
+          }
+          const calls = Array.isArray(st.tool_calls) ? (st.tool_calls as Record<string, unknown>[]) : [];
+          return (
+            <li key={s.seq} className="step model">
+              <div>
+                <strong>model turn {valueText(st.turn)}</strong>{' '}
+                <span className="muted">
+                  {[valueText(st.provider), valueText(st.model)].filter(Boolean).join(' ')}{' '}
+                  {fmtTokens(st.input_tokens as number, st.output_tokens as number)}
+                </span>
+              </div>
+              {valueText(st.text) ? <ValueBlock value={st.text} label="model text" /> : null}
+              {calls.length > 0 && (
+                <ul className="tool-requests">
+                  {calls.map((c, i) => (
+                    <li key={i}>
+                      asks for <code>{valueText(c.name)}</code> <code className="clip">{valueText(c.arguments)}</code>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; record?: Execution; testId?: string }) {
+  const status = live?.status ?? record?.status ?? undefined;
+  const error = live?.error?.message || live?.error?.code ? live.error : record?.error ?? undefined;
+  const calls = live?.llmCalls ?? [];
+  const isModel = calls.length > 0 || live?.kind === 'llm' || live?.kind === 'agent' || record?.kind === 'llm' || record?.kind === 'agent';
+  const result = record?.result;
+  const usage = record?.usage;
+  const duration = live?.durationMs ?? record?.duration_ms ?? undefined;
+  return (
+    <div className="exec-details" data-testid={testId}>
+      <dl className="facts">
+        <Field label="position">
+          <code>{live?.path ?? record?.path ?? ''}</code>
+        </Field>
+        <Field label="status">
+          <StatusBadge status={status} />
+        </Field>
+        <Field label="kind">{live?.kind ?? record?.kind ?? ''}</Field>
+        <Field label="started">{fmtTime(live?.startedAt ?? record?.started_at)}</Field>
+        <Field label="duration">{fmtDuration(duration)}</Field>
+        <Field label="attempts">{(record?.attempts ?? live?.attempt ?? 0) > 1 ? fmtInt(record?.attempts ?? live?.attempt) : ''}</Field>
+        <Field label="tokens">{fmtTokens(usage?.input_tokens ?? live?.inputTokens, usage?.output_tokens ?? live?.outputTokens)}</Field>
+        <Field label="cost">{fmtCost(usage?.cost_usd ?? live?.costUsd)}</Field>
+        <Field label="branch">{live?.branch ?? ''}</Field>
+        <Field label="skipped because">{live?.reason ?? ''}</Field>
+      </dl>
+      {error && (error.message || error.code) ? (
+        <div className="error-box" role="alert" data-testid="execution-error">
+          <p>
+            {error.code ? <code className="code">{error.code}</code> : null} {error.message ?? ''}
+          </p>
+        </div>
+      ) : null}
+      {live?.retryMessage && live.status === 'retrying' ? <p className="muted">Retrying: {live.retryMessage}</p> : null}
+
+      {isModel && (
+        <section className="llm-calls" data-testid="llm-calls">
+          <h4>LLM calls</h4>
+          {calls.length === 0 ? (
+            <p className="muted">No model call yet.</p>
+          ) : (
+            <table className="table compact">
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">provider / model</th>
+                  <th scope="col">tokens</th>
+                  <th scope="col">cost</th>
+                  <th scope="col">latency</th>
+                </tr>
+              </thead>
+              <tbody>
+                {calls.map((c, i) => (
+                  <tr key={c.seq || i} data-testid="llm-call">
+                    <td>{i + 1}</td>
+                    <td>
+                      {[c.provider, c.model].filter(Boolean).join(' / ')}
+                      {c.mock ? (
+                        <span className="mock-label" data-testid="mock-label" title="answered by the mock provider, not a real model">
+                          mock
+                        </span>
+                      ) : null}
+                    </td>
+                    <td>{fmtTokens(c.inputTokens, c.outputTokens)}</td>
+                    <td>{fmtCost(c.costUsd)}</td>
+                    <td>{fmtDuration(c.durationMs)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
+
+      <section>
+        <h4>{isModel ? 'Prompt (rendered input)' : 'Input (rendered templates)'}</h4>
+        {record ? <InputView input={record.input} /> : <p className="muted">Loading the journaled input…</p>}
+      </section>
+
+      {live?.streamText ? (
+        <section>
+          <h4>Streaming reply</h4>
+          <ValueBlock value={live.streamText} label="streaming reply" testId="streaming-text" />
+        </section>
+      ) : null}
+
+      <section>
+        <h4>{isModel ? 'Reply' : 'Output'}</h4>
+        {record ? (
+          <ValueBlock value={isModel ? replyOf(result) : result?.output ?? result} label="output" testId="execution-output" />
+        ) : live?.outputPreview ? (
+          <ValueBlock value={live.outputPreview} label="output preview" testId="execution-output" />
+        ) : (
+          <p className="muted">No output yet.</p>
+        )}
+      </section>
+
+      {isModel && result && typeof result === 'object' ? (
+        <details>
+          <summary>Full result</summary>
+          <ValueBlock value={result} />
+        </details>
+      ) : null}
+
+      {record?.state_patch && Object.keys(record.state_patch).length > 0 ? (
+        <section>
+          <h4>State change</h4>
+          <ValueBlock value={record.state_patch} label="state change" testId="execution-state-change" />
+        </section>
+      ) : null}
+
+      {live && live.steps.length > 0 ? <Steps steps={live.steps} /> : null}
+    </div>
+  );
+}

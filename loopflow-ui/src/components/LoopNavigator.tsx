@@ -1,0 +1,216 @@
+// A navigator per loop: pick a pass (iteration k of N) and see what each body node of that pass received, produced
+// and changed in `state`, the condition that admitted the pass and how the loop ended. A nested loop's navigator
+// shows the instance inside the pass chosen in the enclosing loop.
+import { AlertTriangle, Repeat } from 'lucide-react';
+import type { Execution } from '../api/types';
+import { fmtCost, fmtDuration, fmtTokens, words } from '../model/format';
+import type { EffectivePass, PassSelection } from '../model/graphMap';
+import { failedPasses, passView, type PassItem } from '../model/passes';
+import type { RunLive } from '../model/runState';
+import { durationBetween } from '../model/format';
+import { ExecutionDetails, replyOf } from './ExecutionDetails';
+import { StatusBadge, ValueBlock } from './common';
+
+interface Props {
+  run: RunLive;
+  records: Map<string, Execution[]>;
+  effective: Map<string, EffectivePass>;
+  onChoose: (loopStatic: string, iteration: number) => void;
+  /** the node shown in the side panel, by execution path */
+  onShowExecution: (path: string) => void;
+  errorPath?: string;
+  selection: PassSelection;
+}
+
+export function LoopNavigators(props: Props) {
+  const loops = [...props.effective.values()];
+  if (loops.length === 0) return <p className="muted">This run has no loop.</p>;
+  return (
+    <div className="loop-navigators">
+      {loops.map((e) => (
+        <LoopNavigator key={e.loopStatic} {...props} eff={e} />
+      ))}
+    </div>
+  );
+}
+
+function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath }: Props & { eff: EffectivePass }) {
+  const loop = eff.instance;
+  const failed = failedPasses(run, loop);
+  const shown = eff.iteration;
+  const view = shown !== undefined ? passView(run, records, loop, shown) : undefined;
+  const depth = loop.enclosing.length;
+  const passCount = loop.passes.length;
+  const lastPass = loop.passes[passCount - 1]?.iteration;
+  const c = loop.completed;
+  return (
+    <section
+      className="loop-nav"
+      style={{ marginLeft: depth * 20 }}
+      data-testid={`loop-navigator-${eff.loopStatic}`}
+      aria-label={`loop ${loop.node}`}
+    >
+      <header className="loop-nav-header">
+        <Repeat aria-hidden="true" size={15} />
+        <h3>
+          <code>{loop.node}</code>
+        </h3>
+        <span className="muted">{words(loop.construct)}</span>
+        {depth > 0 ? (
+          <span className="muted">
+            inside{' '}
+            {loop.enclosing.map((p) => (
+              <span key={p.loopPath}>
+                <code>{p.loopStatic.split('.').pop()}</code> pass {p.iteration}{' '}
+              </span>
+            ))}
+          </span>
+        ) : null}
+        <span className="loop-nav-count" data-testid={`loop-pass-count-${eff.loopStatic}`}>
+          {shown !== undefined ? `pass ${shown} of ${loop.max ?? passCount}` : 'no pass yet'}
+          {passCount && loop.max ? <span className="muted"> ({passCount} run)</span> : null}
+        </span>
+        {c ? (
+          <span className="loop-exit" data-testid={`loop-exit-${eff.loopStatic}`}>
+            ended: <strong>{words(c.exitReason)}</strong>
+            <span className="muted">
+              {' '}
+              after {c.iterationsRun ?? passCount} pass{(c.iterationsRun ?? passCount) === 1 ? '' : 'es'}
+              {fmtTokens(c.inputTokens, c.outputTokens) ? ' · ' + fmtTokens(c.inputTokens, c.outputTokens) : ''}
+              {fmtCost(c.costUsd) ? ' · ' + fmtCost(c.costUsd) : ''}
+            </span>
+          </span>
+        ) : run.status === 'running' ? (
+          <span className="muted">running</span>
+        ) : null}
+      </header>
+
+      {passCount > 0 ? (
+        <div className="pass-buttons" role="group" aria-label={`passes of ${loop.node}`}>
+          {loop.passes.map((p) => {
+            const isFailed = failed.has(p.iteration);
+            const running = !p.endedAt && run.status === 'running';
+            return (
+              <button
+                key={p.iteration}
+                type="button"
+                className={`pass-button${p.iteration === shown ? ' active' : ''}${isFailed ? ' failed' : ''}${running ? ' running' : ''}`}
+                aria-pressed={p.iteration === shown}
+                onClick={() => onChoose(eff.loopStatic, p.iteration)}
+                data-testid={`pass-button-${eff.loopStatic}-${p.iteration}`}
+                title={`pass ${p.iteration}${isFailed ? ' (failed)' : running ? ' (running)' : ''}`}
+              >
+                {isFailed ? <AlertTriangle aria-hidden="true" size={12} /> : null}
+                {p.iteration}
+                {isFailed ? <span className="sr-only"> failed</span> : null}
+                {running ? <span className="sr-only"> running</span> : null}
+              </button>
+            );
+          })}
+        </div>
+      ) : (
+        <p className="muted">{c ? 'The loop ran no pass.' : 'Waiting for the first pass.'}</p>
+      )}
+
+      {view && (
+        <div className="pass-view" data-testid={`pass-view-${eff.loopStatic}`}>
+          <dl className="facts inline">
+            {view.pass?.inputPreview ? (
+              <>
+                <dt>{loop.construct === 'iterator' ? 'item' : 'pass input'}</dt>
+                <dd>
+                  <code className="clip">{view.pass.inputPreview}</code>
+                </dd>
+              </>
+            ) : null}
+            {typeof view.pass?.conditionResult === 'boolean' ? (
+              <>
+                <dt>condition before this pass</dt>
+                <dd data-testid="pass-condition">{view.pass.conditionResult ? 'true (the pass ran)' : 'false'}</dd>
+              </>
+            ) : null}
+            {durationBetween(view.pass?.startedAt, view.pass?.endedAt) !== undefined ? (
+              <>
+                <dt>duration</dt>
+                <dd>{fmtDuration(durationBetween(view.pass?.startedAt, view.pass?.endedAt))}</dd>
+              </>
+            ) : null}
+            {c && shown === lastPass ? (
+              <>
+                <dt>after this pass</dt>
+                <dd>the loop ended: {words(c.exitReason)}</dd>
+              </>
+            ) : null}
+          </dl>
+          {view.items.length === 0 ? (
+            <p className="muted">No node has run in this pass yet.</p>
+          ) : (
+            <table className="table pass-table">
+              <thead>
+                <tr>
+                  <th scope="col">node</th>
+                  <th scope="col">status</th>
+                  <th scope="col">output</th>
+                  <th scope="col">state change</th>
+                </tr>
+              </thead>
+              <tbody>
+                {view.items.map((it) => (
+                  <PassRow key={it.path} item={it} onShow={onShowExecution} isError={it.path === errorPath} />
+                ))}
+              </tbody>
+            </table>
+          )}
+          {Object.keys(view.stateChange).length > 0 ? (
+            <details>
+              <summary>State changed by this pass</summary>
+              <ValueBlock value={view.stateChange} testId="pass-state-change" />
+            </details>
+          ) : null}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: string) => void; isError: boolean }) {
+  const result = item.record?.result;
+  const isModel = item.kind === 'llm' || item.kind === 'agent';
+  const output = item.loop
+    ? `${item.loop.passes.length} pass${item.loop.passes.length === 1 ? '' : 'es'}${item.loop.completed ? ', ' + words(item.loop.completed.exitReason) : ''}`
+    : result
+      ? isModel
+        ? replyOf(result)
+        : (result.output ?? result)
+      : item.live?.outputPreview;
+  const patch = item.record?.state_patch;
+  return (
+    <>
+      <tr className={isError ? 'row-error' : undefined} data-testid={`pass-item-${item.path}`}>
+        <td>
+          <button type="button" className="link-button" onClick={() => onShow(item.path)} title="show this execution">
+            <code>{item.node}</code>
+          </button>
+          <span className="muted"> {item.kind ?? ''}</span>
+        </td>
+        <td>
+          <StatusBadge status={item.status} compact />
+        </td>
+        <td className="cell-value">
+          <ValueBlock value={output} />
+        </td>
+        <td className="cell-value">{patch && Object.keys(patch).length ? <ValueBlock value={patch} /> : null}</td>
+      </tr>
+      {isError || (item.live?.status === 'failed' && !item.live.error?.allowed) ? (
+        <tr className="row-error-details">
+          <td colSpan={4}>
+            <details open>
+              <summary>Error in this pass</summary>
+              <ExecutionDetails live={item.live} record={item.record} />
+            </details>
+          </td>
+        </tr>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { graphFixture } from '../test-support';
+import { layoutGraph, type Box } from './graphLayout';
+
+const inside = (a: Box, b: Box) => a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height;
+const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+describe('graph layout', () => {
+  it.each(['fix-until-pass', 'nested-fail', 'coder-reviewer-loop', 'pipeline-restart-tool'])(
+    'places every node of %s, inside its loop body, without overlaps',
+    (name) => {
+      const g = graphFixture(name);
+      const l = layoutGraph(g);
+      expect(l.nodes.size).toBe(g.nodes.length);
+      for (const n of g.nodes) {
+        const box = l.nodes.get(n.key)!;
+        expect(Number.isFinite(box.x) && Number.isFinite(box.y)).toBe(true);
+        if (n.parent) expect(inside(box, l.containers.get(n.parent)!)).toBe(true);
+      }
+      for (const c of g.containers ?? []) {
+        if (c.parent) expect(inside(l.containers.get(c.key)!, l.containers.get(c.parent)!)).toBe(true);
+      }
+      const boxes = [...l.nodes.values()];
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) expect(overlap(boxes[i]!, boxes[j]!)).toBe(false);
+    },
+  );
+
+  it('puts the forward order top to bottom', () => {
+    const l = layoutGraph(graphFixture('fix-until-pass'));
+    const y = (k: string) => l.nodes.get(k)!.y;
+    expect(y('fix_until_pass.implement')).toBeLessThan(y('fix_until_pass.test'));
+    expect(y('fix_until_pass.test')).toBeLessThan(y('fix_until_pass.review'));
+  });
+
+  it('survives edges naming nothing and a body with no node', () => {
+    const l = layoutGraph({
+      nodes: [{ key: 'a', id: 'a' }],
+      containers: [{ key: 'empty', node: 'a' }],
+      edges: [{ from: 'a', to: 'ghost' }, { from: 'a', to: 'a' }],
+    });
+    expect(l.nodes.get('a')).toBeDefined();
+    expect(l.containers.get('empty')).toBeDefined();
+  });
+});

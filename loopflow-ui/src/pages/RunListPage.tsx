@@ -1,0 +1,173 @@
+// The runs: filters kept in the address (so a filtered list can be bookmarked and reloaded), refreshed every two
+// seconds without blanking what is shown, with a link to each run's page.
+import { useEffect, useRef, useState } from 'react';
+import { Plus, RefreshCw } from 'lucide-react';
+import { api } from '../api/client';
+import type { RunSummary } from '../api/types';
+import { navigate, runHref, useLocation } from '../app/router';
+import { Empty, ErrorMessage, Link, Loading, StatusBadge } from '../components/common';
+import { StartRun } from '../components/StartRun';
+import { fmtCost, fmtDuration, fmtInt, fmtTime, words } from '../model/format';
+
+const STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'];
+const POLL_MS = 2000;
+
+export function RunListPage() {
+  const { search } = useLocation();
+  const params = new URLSearchParams(search);
+  const status = params.get('status') ?? '';
+  const workflow = params.get('workflow') ?? '';
+  const [runs, setRuns] = useState<RunSummary[]>();
+  const [error, setError] = useState<unknown>();
+  const [starting, setStarting] = useState(params.get('start') === '1');
+  const [workflowText, setWorkflowText] = useState(workflow);
+  const known = useRef(new Set<string>());
+
+  const setFilter = (key: string, value: string) => {
+    const p = new URLSearchParams(window.location.search);
+    if (value) p.set(key, value);
+    else p.delete(key);
+    const q = p.toString();
+    navigate('/' + (q ? '?' + q : ''), true);
+  };
+
+  useEffect(() => {
+    let stopped = false;
+    let timer: number | undefined;
+    const q = new URLSearchParams();
+    if (status) q.set('status', status);
+    if (workflow) q.set('workflow', workflow);
+    q.set('limit', '200');
+    const load = async () => {
+      try {
+        const r = await api.get<RunSummary[]>('/api/runs?' + q.toString());
+        if (stopped) return;
+        const list = Array.isArray(r) ? r : [];
+        list.forEach((x) => x.workflow && known.current.add(x.workflow));
+        setRuns(list);
+        setError(undefined);
+      } catch (e) {
+        if (!stopped) setError(e);
+      }
+      if (!stopped) timer = window.setTimeout(load, POLL_MS);
+    };
+    void load();
+    return () => {
+      stopped = true;
+      window.clearTimeout(timer);
+    };
+  }, [status, workflow]);
+
+  // typing in the workflow filter applies after a short pause, not at every key
+  useEffect(() => {
+    if (workflowText === workflow) return;
+    const t = window.setTimeout(() => setFilter('workflow', workflowText.trim()), 400);
+    return () => window.clearTimeout(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [workflowText]);
+
+  return (
+    <main className="page">
+      <header className="page-head">
+        <h1>Runs</h1>
+        <button type="button" className="primary" onClick={() => setStarting(!starting)} aria-expanded={starting} data-testid="start-run-button">
+          <Plus aria-hidden="true" size={14} /> Start a run
+        </button>
+      </header>
+      {starting ? <StartRun onClose={() => setStarting(false)} /> : null}
+      <form className="filters" role="search" onSubmit={(e) => e.preventDefault()} aria-label="filter runs">
+        <label htmlFor="filter-status">Status</label>
+        <select id="filter-status" value={status} onChange={(e) => setFilter('status', e.target.value)} data-testid="filter-status">
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="filter-workflow">Workflow</label>
+        <input
+          id="filter-workflow"
+          list="known-workflows"
+          value={workflowText}
+          onChange={(e) => setWorkflowText(e.target.value)}
+          placeholder="any"
+          data-testid="filter-workflow"
+        />
+        <datalist id="known-workflows">
+          {[...known.current].sort().map((w) => (
+            <option key={w} value={w} />
+          ))}
+        </datalist>
+        {status || workflow ? (
+          <button
+            type="button"
+            onClick={() => {
+              setWorkflowText('');
+              navigate('/', true);
+            }}
+          >
+            Clear filters
+          </button>
+        ) : null}
+        <span className="muted small refresh-note">
+          <RefreshCw aria-hidden="true" size={12} /> refreshes every 2 s
+        </span>
+      </form>
+      {error ? <ErrorMessage error={error} testId="runs-error" /> : null}
+      {!runs ? (
+        error ? null : <Loading what="runs" />
+      ) : runs.length === 0 ? (
+        <Empty>
+          {status || workflow ? 'No run matches these filters.' : 'No run yet. Start one here, or with `loopflow run FILE` using the same store.'}
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table runs-table" data-testid="runs-table">
+            <thead>
+              <tr>
+                <th scope="col">run</th>
+                <th scope="col">workflow</th>
+                <th scope="col">status</th>
+                <th scope="col">started</th>
+                <th scope="col">duration</th>
+                <th scope="col" className="num">iterations</th>
+                <th scope="col" className="num">LLM calls</th>
+                <th scope="col" className="num">cost</th>
+                <th scope="col">error / waiting at</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((r) => (
+                <tr key={r.run_id} data-testid={`run-row-${r.run_id}`} data-status={r.status ?? ''}>
+                  <td>
+                    <Link href={runHref(r.run_id)} testId={`run-link-${r.run_id}`}>
+                      <code>{r.run_id}</code>
+                    </Link>
+                  </td>
+                  <td>{r.workflow ?? ''}</td>
+                  <td>
+                    <StatusBadge status={r.status} />
+                  </td>
+                  <td>{fmtTime(r.started_at)}</td>
+                  <td>{fmtDuration(r.duration_ms)}</td>
+                  <td className="num">{fmtInt(r.iterations)}</td>
+                  <td className="num">{fmtInt(r.llm_calls)}</td>
+                  <td className="num">{fmtCost(r.cost_usd)}</td>
+                  <td>
+                    {r.error ? <code className="code">{words(r.error) === r.error ? r.error : r.error}</code> : null}
+                    {r.paused_at ? (
+                      <span>
+                        waits at <code>{r.paused_at}</code>
+                      </span>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </main>
+  );
+}

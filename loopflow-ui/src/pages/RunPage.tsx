@@ -1,0 +1,447 @@
+// A run: the live graph, a navigator per loop, the timeline, the node details with LLM calls, errors pinned to their
+// node and pass, and the actions a person can take. The state is folded from the run's event stream (the journal's
+// replay, then live events); inputs, outputs and state changes come from the journaled executions.
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { ArrowLeft, Radio, WifiOff } from 'lucide-react';
+import { ApiError, api, enc, followEvents, type StreamStatus } from '../api/client';
+import type { Execution, RunDetail, RunEvent, RunGraph } from '../api/types';
+import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Field } from '../components/common';
+import { GraphView } from '../components/GraphView';
+import { LoopNavigators } from '../components/LoopNavigator';
+import { TimelineView } from '../components/TimelineView';
+import { ExecutionDetails } from '../components/ExecutionDetails';
+import { Actions } from '../components/Actions';
+import { fmtCost, fmtDuration, fmtTime, fmtTokens, words } from '../model/format';
+import { graphFromRun } from '../model/graphFallback';
+import {
+  effectivePasses,
+  failingExecution,
+  graphNodeFor,
+  indexGraph,
+  nodeViews,
+  selectionFor,
+  type NodeView,
+  type PassSelection,
+} from '../model/graphMap';
+import { recordsByPath } from '../model/passes';
+import { applyEvents, emptyRun, type RunLive } from '../model/runState';
+import { durationBetween } from '../model/format';
+
+const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 'node.cancelled', 'loop.completed']);
+const DETAIL_EVENTS = new Set(['run.finished', 'run.paused', 'run.resumed']);
+
+export function RunPage({ id }: { id: string }) {
+  const [detail, setDetail] = useState<RunDetail>();
+  const [detailError, setDetailError] = useState<unknown>();
+  const [graph, setGraph] = useState<RunGraph>();
+  const [graphMissing, setGraphMissing] = useState(false);
+  const [records, setRecords] = useState<Execution[]>([]);
+  const [live, setLive] = useState<RunLive>(emptyRun);
+  const [stream, setStream] = useState<{ status: StreamStatus; detail?: string }>({ status: 'connecting' });
+  const [epoch, setEpoch] = useState(0);
+  const [selection, setSelection] = useState<PassSelection>({});
+  const [selectedKey, setSelectedKey] = useState<string>();
+  const [selectedExec, setSelectedExec] = useState<string>();
+  const [now, setNow] = useState(() => Date.now());
+  const lastSeq = useRef(0);
+  const pinned = useRef(false);
+  lastSeq.current = live.lastSeq;
+
+  const loadDetail = useCallback(async () => {
+    try {
+      setDetail(await api.get<RunDetail>(`/api/runs/${enc(id)}`));
+      setDetailError(undefined);
+    } catch (e) {
+      setDetailError(e);
+    }
+  }, [id]);
+
+  const loadRecords = useCallback(async () => {
+    try {
+      const r = await api.get<Execution[]>(`/api/runs/${enc(id)}/executions`);
+      if (Array.isArray(r)) setRecords(r);
+    } catch {
+      // the journaled details are extra: the page works from events alone until they load
+    }
+  }, [id]);
+
+  // a fresh page for another run
+  useEffect(() => {
+    setDetail(undefined);
+    setDetailError(undefined);
+    setGraph(undefined);
+    setGraphMissing(false);
+    setRecords([]);
+    setLive(emptyRun());
+    setSelection({});
+    setSelectedKey(undefined);
+    setSelectedExec(undefined);
+    pinned.current = false;
+    lastSeq.current = 0;
+    void loadDetail();
+    void loadRecords();
+    api
+      .get<RunGraph>(`/api/runs/${enc(id)}/graph`)
+      .then((g) => (g && Array.isArray(g.nodes) ? setGraph(g) : setGraphMissing(true)))
+      .catch(() => setGraphMissing(true));
+  }, [id, loadDetail, loadRecords]);
+
+  // the event stream; opened again (from the last event applied) after an action or when a paused run goes on
+  const recordTimer = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    const stop = followEvents(
+      id,
+      {
+        onEvents: (events: RunEvent[]) => {
+          setLive((prev) => applyEvents(prev, events));
+          if (events.some((e) => DETAIL_EVENTS.has(e.type))) {
+            void loadDetail();
+            void loadRecords();
+          } else if (events.some((e) => RECORD_EVENTS.has(e.type))) {
+            window.clearTimeout(recordTimer.current);
+            recordTimer.current = window.setTimeout(() => void loadRecords(), 700);
+          }
+        },
+        onStatus: (status, d) => setStream({ status, detail: d }),
+      },
+      lastSeq.current,
+    );
+    return () => {
+      stop();
+      window.clearTimeout(recordTimer.current);
+    };
+  }, [id, epoch, loadDetail, loadRecords]);
+
+  const status = live.status !== 'unknown' ? live.status : (detail?.status ?? 'unknown');
+  const streamOpen = stream.status === 'live' || stream.status === 'connecting' || stream.status === 'reconnecting';
+
+  // a paused or closed run may go on from elsewhere (the command line): look again now and then
+  useEffect(() => {
+    if (streamOpen) return;
+    const t = window.setInterval(async () => {
+      try {
+        const d = await api.get<RunDetail>(`/api/runs/${enc(id)}`);
+        setDetail(d);
+        if (d.status === 'running') setEpoch((x) => x + 1);
+      } catch {
+        // shown by the next successful load
+      }
+    }, 3000);
+    return () => window.clearInterval(t);
+  }, [id, streamOpen]);
+
+  useEffect(() => {
+    if (status !== 'running') return;
+    const t = window.setInterval(() => setNow(Date.now()), 1000);
+    return () => window.clearInterval(t);
+  }, [status]);
+
+  const drawn = useMemo(() => graph ?? (graphMissing ? graphFromRun(live) : undefined), [graph, graphMissing, live]);
+  const index = useMemo(() => (drawn ? indexGraph(drawn) : undefined), [drawn]);
+  const effective = useMemo(() => effectivePasses(live, selection), [live, selection]);
+  const views = useMemo(() => (index ? nodeViews(live, index, selection) : new Map<string, NodeView>()), [live, index, selection]);
+  const recordMap = useMemo(() => recordsByPath(records), [records]);
+  const failing = useMemo(
+    () => (status === 'failed' ? failingExecution(live, detail?.error?.path) : undefined),
+    [live, status, detail?.error?.path],
+  );
+  const failingKey = failing && index ? graphNodeFor(index, failing.path)?.key : undefined;
+
+  // errors are pinned to their node and pass and shown open: the failing pass is chosen once, when it is known
+  useEffect(() => {
+    if (!failing || pinned.current) return;
+    pinned.current = true;
+    setSelection((s) => ({ ...selectionFor(failing), ...s }));
+    setSelectedExec(failing.path);
+    if (failingKey) setSelectedKey(failingKey);
+  }, [failing, failingKey]);
+
+  const choosePass = useCallback((loopStatic: string, iteration: number) => {
+    setSelection((s) => ({ ...s, [loopStatic]: iteration }));
+  }, []);
+  const selectNode = useCallback((key: string) => {
+    setSelectedKey(key);
+    setSelectedExec(undefined);
+  }, []);
+  const showExecution = useCallback(
+    (path: string) => {
+      setSelectedExec(path);
+      const n = index ? graphNodeFor(index, path) : undefined;
+      setSelectedKey(n?.key);
+      document.getElementById('node-panel')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+    },
+    [index],
+  );
+  const onChanged = useCallback(() => {
+    void loadDetail();
+    setEpoch((x) => x + 1);
+  }, [loadDetail]);
+
+  if (detailError instanceof ApiError && detailError.status === 404) {
+    return (
+      <main className="page">
+        <BackLink />
+        <h1>Run not found</h1>
+        <p>
+          There is no run <code>{id}</code> in this server’s store.
+        </p>
+      </main>
+    );
+  }
+
+  const selectedNode = selectedKey && index ? index.byKey.get(selectedKey) : undefined;
+  const view = selectedKey ? views.get(selectedKey) : undefined;
+  const shownExecPath = selectedExec ?? view?.exec?.path ?? view?.executions[view.executions.length - 1]?.path;
+  const shownLive = shownExecPath ? live.execs[shownExecPath] : undefined;
+  const shownRecords = shownExecPath ? recordMap.get(shownExecPath) : undefined;
+  const shownRecord = shownRecords ? shownRecords[shownRecords.length - 1] : undefined;
+  const error = detail?.error ?? (live.finished?.errorCode ? { code: live.finished.errorCode, message: live.finished.message } : undefined);
+  const usage = detail?.usage;
+  const hasRestartPolicy = Boolean(graph?.restart) || Boolean(detail?.pipeline) || live.loops['restart'] !== undefined;
+
+  return (
+    <main className="page run-page">
+      <BackLink />
+      <header className="run-header">
+        <div className="run-title">
+          <h1>
+            <span className="muted">run</span> <code data-testid="run-id">{id}</code>
+          </h1>
+          <StatusBadge status={status === 'unknown' ? undefined : status} testId="run-status" />
+          <StreamIndicator status={stream.status} detail={stream.detail} />
+        </div>
+        <dl className="facts inline">
+          <Field label="workflow">{live.workflow ?? detail?.workflow ?? ''}</Field>
+          <Field label="started">{fmtTime(live.startedAt)}</Field>
+          <Field label="duration">
+            {fmtDuration(durationBetween(live.startedAt, live.finishedAt ?? (status === 'running' ? new Date(now).toISOString() : live.lastAt)))}
+          </Field>
+          <Field label="LLM calls">{usage?.llm_calls ?? live.usage.llmCalls ? String(usage?.llm_calls ?? live.usage.llmCalls) : ''}</Field>
+          <Field label="tokens">
+            {fmtTokens(usage?.input_tokens ?? live.usage.inputTokens, usage?.output_tokens ?? live.usage.outputTokens)}
+          </Field>
+          <Field label="cost">{fmtCost(usage?.cost_usd ?? live.usage.costUsd)}</Field>
+        </dl>
+      </header>
+
+      {detailError && !(detailError instanceof ApiError && detailError.status === 404) ? <ErrorMessage error={detailError} /> : null}
+
+      {error && (error.code || error.message) && status !== 'running' && status !== 'paused' ? (
+        <section className="panel error-panel" data-testid="error-panel" aria-labelledby="error-title">
+          <details open>
+            <summary>
+              <h2 id="error-title">
+                Run {status === 'cancelled' ? 'cancelled' : 'failed'}
+                {error.code ? (
+                  <>
+                    {' '}
+                    <code className="code">{error.code}</code>
+                  </>
+                ) : null}
+              </h2>
+            </summary>
+            <p className="error-text" data-testid="error-message">
+              {error.message ?? ''}
+            </p>
+            {failing ? (
+              <p>
+                In node <code>{failing.node}</code>
+                {failing.passes.length ? (
+                  <>
+                    , {failing.passes.map((p) => `pass ${p.iteration} of ${p.loopStatic.split('.').pop()}`).join(', ')}
+                  </>
+                ) : null}{' '}
+                (<code>{failing.path}</code>).{' '}
+                <button type="button" className="link-button" onClick={() => { setSelection((s) => ({ ...s, ...selectionFor(failing) })); showExecution(failing.path); }}>
+                  Show the failing pass
+                </button>
+              </p>
+            ) : error.path || error.node ? (
+              <p>
+                At <code>{String(error.path ?? error.node)}</code>.
+              </p>
+            ) : null}
+          </details>
+        </section>
+      ) : null}
+
+      <Actions runId={id} detail={detail} live={live} graph={graph} hasRestartPolicy={hasRestartPolicy} onChanged={onChanged} />
+
+      <div className="run-main">
+        <section className="panel graph-panel" aria-labelledby="graph-title">
+          <h2 id="graph-title">Graph</h2>
+          {graphMissing ? <p className="muted small">The server sent no graph for this run; this one is drawn from the run’s events.</p> : null}
+          {drawn && index ? (
+            drawn.nodes.length ? (
+              <GraphView
+                graph={drawn}
+                index={index}
+                run={live}
+                views={views}
+                effective={effective}
+                selectedKey={selectedKey}
+                failingKey={failingKey}
+                onSelect={selectNode}
+              />
+            ) : (
+              <p className="muted">Nothing has run yet.</p>
+            )
+          ) : (
+            <Loading what="the graph" />
+          )}
+        </section>
+        <section className="panel node-panel" id="node-panel" aria-labelledby="node-title" data-testid="node-panel">
+          {selectedNode || shownExecPath ? (
+            <>
+              <h2 id="node-title">
+                <code>{selectedNode?.title || selectedNode?.id || shownLive?.node || ''}</code>{' '}
+                <span className="muted small">{selectedNode?.kind ?? shownLive?.kind ?? ''}</span>
+              </h2>
+              {view && view.executions.length > 1 ? (
+                <div className="exec-picker">
+                  <label htmlFor="exec-pick">Execution</label>
+                  <select id="exec-pick" value={shownExecPath ?? ''} onChange={(e) => setSelectedExec(e.target.value)}>
+                    {view.executions.map((x) => (
+                      <option key={x.path} value={x.path}>
+                        {x.path} — {words(x.status)}
+                      </option>
+                    ))}
+                  </select>
+                </div>
+              ) : null}
+              {shownLive || shownRecord ? (
+                <ExecutionDetails live={shownLive} record={shownRecord} testId="execution-details" />
+              ) : (
+                <p className="muted">
+                  {view?.status === 'not_run' ? 'This node did not run in the shown passes.' : 'This node has not run yet in the shown passes.'}
+                </p>
+              )}
+            </>
+          ) : (
+            <>
+              <h2 id="node-title">Details</h2>
+              <p className="muted">Choose a node in the graph, a bar in the timeline or a node of a pass to see what it received and produced.</p>
+              <RunOutput detail={detail} />
+            </>
+          )}
+        </section>
+      </div>
+
+      <section className="panel" aria-labelledby="loops-title">
+        <h2 id="loops-title">Loops</h2>
+        <LoopNavigators
+          run={live}
+          records={recordMap}
+          effective={effective}
+          onChoose={choosePass}
+          onShowExecution={showExecution}
+          errorPath={failing?.path}
+          selection={selection}
+        />
+      </section>
+
+      {detail?.pipeline?.restart_requests?.length || live.restarts.length ? (
+        <section className="panel" aria-labelledby="restarts-title" data-testid="restart-requests">
+          <h2 id="restarts-title">Restart requests</h2>
+          <RestartList detail={detail} live={live} />
+        </section>
+      ) : null}
+
+      <section className="panel" aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline</h2>
+        <TimelineView run={live} now={now} onShowExecution={showExecution} onChoosePass={choosePass} />
+      </section>
+
+      <section className="panel" aria-labelledby="output-title">
+        <details>
+          <summary>
+            <h2 id="output-title">Run output and state</h2>
+          </summary>
+          <RunOutput detail={detail} withState />
+        </details>
+      </section>
+    </main>
+  );
+}
+
+function BackLink() {
+  return (
+    <nav className="crumbs" aria-label="breadcrumb">
+      <Link href="/">
+        <ArrowLeft aria-hidden="true" size={14} /> All runs
+      </Link>
+    </nav>
+  );
+}
+
+function StreamIndicator({ status, detail }: { status: StreamStatus; detail?: string }) {
+  const text: Record<StreamStatus, string> = {
+    connecting: 'connecting…',
+    live: 'live',
+    reconnecting: 'connection lost, reconnecting…',
+    closed: 'up to date',
+    error: detail ?? 'the event stream failed',
+  };
+  const Icon = status === 'reconnecting' || status === 'error' ? WifiOff : Radio;
+  return (
+    <span className={`stream stream-${status}`} data-testid="stream-status" role="status">
+      <Icon aria-hidden="true" size={13} /> {text[status]}
+    </span>
+  );
+}
+
+function RunOutput({ detail, withState }: { detail?: RunDetail; withState?: boolean }) {
+  if (!detail) return null;
+  return (
+    <div className="run-output">
+      <h3>Output</h3>
+      <ValueBlock value={detail.output} testId="run-output" />
+      {withState ? (
+        <>
+          <h3>State</h3>
+          <ValueBlock value={detail.state} testId="run-state" />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+function RestartList({ detail, live }: { detail?: RunDetail; live: RunLive }) {
+  const decided = detail?.pipeline?.restart_requests ?? [];
+  if (decided.length) {
+    return (
+      <ol className="restart-list">
+        {decided.map((r, i) => (
+          <li key={i}>
+            <code>{r.requester_stage_id ?? ''}</code> → <code>{r.target_stage_id ?? ''}</code>:{' '}
+            {r.success ? <strong className="ok">accepted</strong> : <strong className="error-text">rejected</strong>}
+            {r.error?.code ? (
+              <>
+                {' '}
+                <code className="code">{r.error.code}</code> {r.error.message ?? ''}
+              </>
+            ) : null}
+            {r.iteration ? <span className="muted"> (iteration {r.iteration})</span> : null}
+            {r.reason ? <div className="muted">reason: {r.reason}</div> : null}
+          </li>
+        ))}
+      </ol>
+    );
+  }
+  return (
+    <ol className="restart-list">
+      {live.restarts.map((r) => (
+        <li key={r.seq}>
+          {words(r.type)} <code>{r.requester ?? ''}</code> → <code>{r.target ?? ''}</code>
+          {r.errorCode ? (
+            <>
+              {' '}
+              <code className="code">{r.errorCode}</code> {r.message ?? ''}
+            </>
+          ) : null}
+          {r.reason ? <span className="muted"> — {r.reason}</span> : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
