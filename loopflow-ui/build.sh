@@ -32,7 +32,7 @@ install_packages() {
 
 sources_changed() {
   [ ! -f "$STAMP" ] || [ ! -f "$OUT/index.html" ] && return 0
-  [ -n "$(find src index.html public vite.config.ts tsconfig.json package.json package-lock.json -newer "$STAMP" \
+  [ -n "$(find src index.html favicon.svg vite.config.ts tsconfig.json package.json package-lock.json -newer "$STAMP" \
           -print -quit 2>/dev/null)" ]
 }
 

@@ -11,6 +11,8 @@ export default defineConfig({
     outDir: 'target/classes/loopflow-ui',
     emptyOutDir: true,
     chunkSizeWarningLimit: 1024,
+    // the server's Content-Security-Policy allows only files of its own origin: no asset may become a data: URL
+    assetsInlineLimit: 0,
   },
   server: {
     proxy: {

@@ -96,7 +96,10 @@ export interface GraphNode {
   kind?: string | null;
   parent?: string | null;
   path?: string | null;
-  loop?: string | null;
+  /** set on a loop node: the loop it runs */
+  loop?: { construct?: string | null; max?: number | null } | null;
+  /** `node`, or the markers and loop steps drawn too: `start`, `end`, `until_command`, `gate` */
+  role?: string | null;
 }
 
 export interface GraphContainer {
@@ -106,6 +109,8 @@ export interface GraphContainer {
   construct?: string | null;
   max?: number | null;
   parent?: string | null;
+  /** the loop's position with passes removed (a loop edge's is `from->to`) */
+  path?: string | null;
 }
 
 export type EdgeKind = 'next' | 'branch' | 'loop_back' | 'restart';
@@ -124,10 +129,13 @@ export interface RunGraph {
   containers?: GraphContainer[] | null;
   edges?: GraphEdge[] | null;
   restart?: {
+    enabled?: boolean | null;
+    /** the stages a restart may target */
+    targets?: string[] | null;
+    /** the stages that may request one (empty: all) */
+    triggers?: string[] | null;
     max_iterations?: number | null;
-    restartable_stages?: string[] | null;
-    restart_triggers?: string[] | null;
-    [k: string]: unknown;
+    path?: string | null;
   } | null;
 }
 

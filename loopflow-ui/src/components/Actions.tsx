@@ -41,7 +41,10 @@ export function Actions(props: Props) {
   const status = props.detail?.status ?? props.live.status;
   return (
     <div className="actions">
-      {status === 'paused' ? <WaitingPanel {...props} /> : null}
+      {status === 'paused' ? (
+        // a new pause (the next gate) is a new question: the answer box and its outcome start empty
+        <WaitingPanel key={props.detail?.waiting?.path ?? props.live.paused?.path ?? ''} {...props} />
+      ) : null}
       {status === 'running' ? <CancelAction {...props} /> : null}
       {status === 'failed' ? <ResumeAction {...props} /> : null}
       {props.hasRestartPolicy && (status === 'running' || status === 'paused') ? <RestartAction {...props} /> : null}
@@ -205,11 +208,11 @@ function ResumeAction({ runId, onChanged }: Props) {
   );
 }
 
-/** Stages a restart may target: the policy's restartable stages, or every top-level node of the graph. */
+/** Stages a restart may target: the policy's targets, or every top-level node of the graph. */
 export function restartTargets(graph: RunGraph | undefined, live: RunLive): string[] {
-  const listed = graph?.restart?.restartable_stages;
+  const listed = graph?.restart?.targets;
   if (Array.isArray(listed) && listed.length) return listed.filter((s): s is string => typeof s === 'string');
-  const top = (graph?.nodes ?? []).filter((n) => !n.parent).map((n) => n.id);
+  const top = (graph?.nodes ?? []).filter((n) => !n.parent && (n.role ?? 'node') === 'node').map((n) => n.id);
   if (top.length) return [...new Set(top)];
   const fromRun = Object.values(live.execs)
     .filter((x) => x.passes.length <= 1 && !x.path.includes('~'))

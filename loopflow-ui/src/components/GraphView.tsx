@@ -287,6 +287,8 @@ export function GraphView(props: GraphViewProps) {
         const badge =
           (index.containers.has(e.from) ? containerBadge.get(e.from) : undefined) ??
           (index.containers.has(e.to) ? containerBadge.get(e.to) : undefined) ??
+          // a loop edge runs between two nodes of its region's box
+          (e.kind === 'loop_back' ? containerBadge.get(index.byKey.get(e.from)?.parent ?? '') : undefined) ??
           (e.kind === 'restart' ? edgeBadge.find((b) => b.loopStatic === 'restart') : undefined) ??
           (edgeBadge.length === 1 ? edgeBadge[0] : undefined);
         const count = passBadgeText(badge);
@@ -318,6 +320,8 @@ export function GraphView(props: GraphViewProps) {
   return (
     <div className="graph-canvas" data-testid="run-graph" style={{ height: Math.min(Math.max(layout.height + 40, 320), 720) }}>
       <ReactFlow
+        // fitted again when the drawing changes (a graph drawn from events grows as nodes first run)
+        key={`${graph.nodes.length}:${graph.containers?.length ?? 0}`}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}

@@ -56,7 +56,7 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass }: Props)
               <button
                 type="button"
                 className={`timeline-bar st-${cssToken(r.status)}${r.running ? ' running' : ''} bar-${r.type}`}
-                style={{ left: pct(r.start), width: `max(3px, ${pct(r.end - r.start)})` }}
+                style={{ left: `min(${pct(r.start)}, calc(100% - 3px))`, width: `max(3px, ${pct(r.end - r.start)})` }}
                 onMouseEnter={() => setHover(r)}
                 onMouseLeave={() => setHover((h) => (h === r ? undefined : h))}
                 onFocus={() => setHover(r)}

@@ -21,8 +21,9 @@ export function fmtInt(n: number | null | undefined): string {
   return Math.round(n).toLocaleString('en-US');
 }
 
+/** Tokens in and out; empty when none were used (a node that calls no model). */
 export function fmtTokens(input: number | null | undefined, output: number | null | undefined): string {
-  if ((input ?? null) === null && (output ?? null) === null) return '';
+  if (!input && !output) return '';
   return `${fmtInt(input ?? 0)} in / ${fmtInt(output ?? 0)} out`;
 }
 

@@ -6,7 +6,7 @@ const inside = (a: Box, b: Box) => a.x >= b.x && a.y >= b.y && a.x + a.width <= 
 const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 describe('graph layout', () => {
-  it.each(['fix-until-pass', 'nested-fail', 'coder-reviewer-loop', 'pipeline-restart-tool'])(
+  it.each(['fix-until-pass', 'nested-fail', 'coder-reviewer-loop', 'pipeline-restart-tool', 'self-refine', 'tagline-with-a-person', 'counter', 'iterator-demo'])(
     'places every node of %s, inside its loop body, without overlaps',
     (name) => {
       const g = graphFixture(name);
@@ -28,8 +28,8 @@ describe('graph layout', () => {
   it('puts the forward order top to bottom', () => {
     const l = layoutGraph(graphFixture('fix-until-pass'));
     const y = (k: string) => l.nodes.get(k)!.y;
-    expect(y('fix_until_pass.implement')).toBeLessThan(y('fix_until_pass.test'));
-    expect(y('fix_until_pass.test')).toBeLessThan(y('fix_until_pass.review'));
+    expect(y('fix_until_pass/implement')).toBeLessThan(y('fix_until_pass/test'));
+    expect(y('fix_until_pass/test')).toBeLessThan(y('fix_until_pass/review'));
   });
 
   it('survives edges naming nothing and a body with no node', () => {

@@ -7,10 +7,10 @@ describe('graph node of an execution path', () => {
   const nested = indexGraph(graphFixture('nested-fail'));
   it.each([
     ['outer', 'outer'],
-    ['outer[2].prep', 'outer.prep'],
-    ['outer[1].inner', 'outer.inner'],
-    ['outer[1].inner[2].inc', 'outer.inner.inc'],
-    ['outer[3].boom', 'outer.boom'],
+    ['outer[2].prep', 'outer/prep'],
+    ['outer[1].inner', 'outer/inner'],
+    ['outer[1].inner[2].inc', 'outer/inner/inc'],
+    ['outer[3].boom', 'outer/boom'],
     ['after', 'after'],
   ])('%s → %s', (path, key) => {
     expect(graphNodeFor(nested, path)?.key).toBe(key);
@@ -42,11 +42,11 @@ describe('node states in the shown passes', () => {
     expect(eff.get('outer.inner')?.instance.path).toBe('outer[2].inner');
     expect(eff.get('outer.inner')?.iteration).toBeUndefined();
     const v = nodeViews(run, index, {});
-    expect(v.get('outer.boom')?.status).toBe('failed');
-    expect(v.get('outer.prep')?.status).toBe('completed');
-    expect(v.get('outer.inner.inc')?.status).toBe('not_run');
+    expect(v.get('outer/boom')?.status).toBe('failed');
+    expect(v.get('outer/prep')?.status).toBe('completed');
+    expect(v.get('outer/inner/inc')?.status).toBe('not_run');
     expect(v.get('after')?.status).toBe('not_run');
-    expect(v.get('outer.inc' as string)).toBeUndefined();
+    expect(v.get('outer.inner.inc')).toBeUndefined();
   });
 
   it('follows a chosen outer pass into the inner loop instance of that pass', () => {
@@ -54,9 +54,9 @@ describe('node states in the shown passes', () => {
     expect(eff.get('outer.inner')?.instance.path).toBe('outer[1].inner');
     expect(eff.get('outer.inner')?.iteration).toBe(1);
     const v = nodeViews(run, index, { outer: 1, 'outer.inner': 1 });
-    expect(v.get('outer.boom')?.status).toBe('completed');
-    expect(v.get('outer.inner.inc')?.exec?.path).toBe('outer[1].inner[1].inc');
-    expect(v.get('outer.inner.inc')?.executions).toHaveLength(2);
+    expect(v.get('outer/boom')?.status).toBe('completed');
+    expect(v.get('outer/inner/inc')?.exec?.path).toBe('outer[1].inner[1].inc');
+    expect(v.get('outer/inner/inc')?.executions).toHaveLength(2);
   });
 
   it('falls back to the latest pass when the chosen one does not exist', () => {
@@ -68,7 +68,7 @@ describe('node states in the shown passes', () => {
     expect(x?.path).toBe('outer[2].boom');
     expect(failingExecution(run, undefined)?.path).toBe('outer[2].boom');
     expect(selectionFor(x!)).toEqual({ outer: 2 });
-    expect(nodeViews(run, index, {}).get('outer.boom')?.failure?.path).toBe('outer[2].boom');
+    expect(nodeViews(run, index, {}).get('outer/boom')?.failure?.path).toBe('outer[2].boom');
   });
 
   it('shows a node waiting for a person as paused, and unreached nodes as pending while the run waits', () => {
@@ -84,9 +84,24 @@ describe('node states in the shown passes', () => {
     expect([v.get('build')?.status, v.get('ask')?.status, v.get('deploy')?.status]).toEqual(['completed', 'paused', 'pending']);
   });
 
-  it('shows the loop node as paused while its gate waits', () => {
-    const g = indexGraph({ nodes: [{ key: 'tagline', id: 'tagline', path: 'tagline' }] });
+  it('shows the loop node and its gate as paused while the gate waits', () => {
+    const g = indexGraph(graphFixture('tagline-with-a-person'));
     const paused = applyEvents(emptyRun(), fixture('tagline-with-a-person-paused').events);
-    expect(nodeViews(paused, g, {}).get('tagline')?.status).toBe('paused');
+    const v = nodeViews(paused, g, {});
+    expect(v.get('tagline')?.status).toBe('paused');
+    expect(v.get('tagline/gate')?.status).toBe('paused');
+    expect(v.get('tagline/draft')?.status).toBe('completed');
+    expect(v.get('tagline/accept')?.status).toBe('skipped');
+    expect(v.get('publish')?.status).toBe('pending');
+  });
+
+  it('marks the start and end markers by the run', () => {
+    const g = indexGraph(graphFixture('counter'));
+    const done = applyEvents(emptyRun(), [
+      { type: 'run.started', seq: 1 },
+      { type: 'run.finished', seq: 2, status: 'completed' },
+    ]);
+    const v = nodeViews(done, g, {});
+    expect([v.get('__start__')?.status, v.get('__end__')?.status]).toEqual(['completed', 'completed']);
   });
 });

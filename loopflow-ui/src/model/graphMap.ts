@@ -50,6 +50,7 @@ export function graphNodeFor(index: GraphIndex, path: string): GraphNode | undef
 
 /** The container drawn for a loop (its body box), found through the loop's node or, for a loop edge, its id. */
 export function containerFor(index: GraphIndex, loop: { staticPath: string; node: string }): GraphContainer | undefined {
+  for (const c of index.containers.values()) if (c.path === loop.staticPath) return c;
   const loopNode = graphNodeFor(index, loop.staticPath);
   for (const c of index.containers.values()) {
     if (loopNode && (c.node === loopNode.key || c.node === loopNode.path)) return c;
@@ -132,15 +133,24 @@ export function nodeViews(run: RunLive, index: GraphIndex, selection: PassSelect
     if (x.status === 'failed' && !x.error?.allowed && !v.failure) v.failure = x;
     if (matchesContext(x.passes, eff)) v.exec = x;
   }
+  const pausedAt = run.status === 'paused' && run.paused?.path ? graphNodeFor(index, run.paused.path)?.key : undefined;
   for (const [key, v] of views) {
-    if (v.exec) {
+    const node = index.byKey.get(key)!;
+    if (node.role === 'start') {
+      v.status = run.status === 'unknown' ? 'pending' : 'completed';
+    } else if (node.role === 'end') {
+      v.status = run.status === 'completed' ? 'completed' : run.status === 'running' || run.status === 'paused' || run.status === 'unknown' ? 'pending' : 'not_run';
+    } else if (v.exec) {
       v.status = v.exec.status;
       if (run.status === 'paused' && run.paused?.path && v.exec.status === 'running') {
         const p = run.paused.path;
         if (p === v.exec.path || p.startsWith(v.exec.path + '[') || p.startsWith(v.exec.path + '.')) v.status = 'paused';
       }
+    } else if (key === pausedAt) {
+      // an interactive loop's gate has no execution of its own: the pause is its state
+      v.status = 'paused';
     } else {
-      v.status = notRunStatus(run, index.byKey.get(key)!, eff);
+      v.status = notRunStatus(run, node, eff);
     }
   }
   return views;

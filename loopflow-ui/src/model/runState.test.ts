@@ -99,3 +99,28 @@ describe('run state from events', () => {
     expect(() => applyEvents(emptyRun(), [e as never])).not.toThrow();
   });
 });
+
+describe('executions across a resume', () => {
+  it('aLoopContinuedOnResumeKeepsItsFirstStart_bugBarStartedAtResume', () => {
+    const run = applyEvents(emptyRun(), [
+      { type: 'run.started', seq: 1, at: '2026-01-01T00:00:00Z' },
+      { type: 'node.started', seq: 2, at: '2026-01-01T00:00:01Z', node: 'g', path: 'g', kind: 'loop_group', attempt: 1 },
+      { type: 'run.paused', seq: 3, at: '2026-01-01T00:00:02Z', node: 'gate', path: 'g[1].gate' },
+      { type: 'run.resumed', seq: 4, at: '2026-01-01T00:30:00Z', from: 'paused' },
+      { type: 'node.started', seq: 5, at: '2026-01-01T00:30:00Z', node: 'g', path: 'g', kind: 'loop_group', attempt: 1 },
+    ]);
+    expect(run.execs['g']!.startedAt).toBe('2026-01-01T00:00:01Z');
+  });
+
+  it('a failed node run again on resume starts afresh', () => {
+    const run = applyEvents(emptyRun(), [
+      { type: 'node.started', seq: 1, at: '2026-01-01T00:00:01Z', node: 'a', path: 'a', attempt: 1 },
+      { type: 'node.failed', seq: 2, at: '2026-01-01T00:00:02Z', node: 'a', path: 'a', error_code: 'node_failed', message: 'x' },
+      { type: 'run.resumed', seq: 3, at: '2026-01-01T01:00:00Z', from: 'failed' },
+      { type: 'node.started', seq: 4, at: '2026-01-01T01:00:00Z', node: 'a', path: 'a', attempt: 1 },
+    ]);
+    expect(run.execs['a']!.startedAt).toBe('2026-01-01T01:00:00Z');
+    expect(run.execs['a']!.status).toBe('running');
+    expect(run.execs['a']!.error).toBeUndefined();
+  });
+});

@@ -298,10 +298,13 @@ function applyTo(d: Draft, e: RunEvent): boolean {
     }
     case 'node.started': {
       const x = touchExec();
+      const ended = x.status === 'completed' || x.status === 'failed' || x.status === 'cancelled' || x.status === 'skipped';
       x.status = 'running';
       x.attempt = num(e.attempt) ?? x.attempt;
-      // A node started again (a resumed run, a retry) starts its record afresh, keeping its LLM calls and steps.
-      if (x.attempt <= 1 || !x.startedAt) x.startedAt = at;
+      // A node that ended and starts again (a failed node run again on resume) starts its record afresh, keeping its
+      // LLM calls and steps; one that was still running or waiting (a loop continued on resume, a retry) keeps its
+      // first start, so its bar covers the whole execution.
+      if (!x.startedAt || (ended && x.attempt <= 1)) x.startedAt = at;
       x.finishedAt = undefined;
       x.durationMs = undefined;
       x.error = undefined;

@@ -59,6 +59,20 @@ describe('timeline', () => {
     expect(running.end).toBeGreaterThan(4000);
   });
 
+  it('runningBarsReachTheLatestEventWhenThePageClockLags_bugStaleNow', () => {
+    const f = fixture('fix-until-pass');
+    const cut = f.events.slice(0, 14); // pass 2 has just begun
+    const run = applyEvents(emptyRun(), cut);
+    const staleNow = parseTime(f.events[2]!.at)!; // the page's clock ticked long before the latest event
+    const t = timelineRows(run, staleNow);
+    const pass1 = t.rows.find((r) => r.path === 'fix_until_pass[1]')!;
+    const pass2 = t.rows.find((r) => r.path === 'fix_until_pass[2]')!;
+    expect(pass1.running).toBe(false);
+    expect(pass2.start).toBeGreaterThanOrEqual(pass1.end);
+    expect(t.span).toBeGreaterThanOrEqual(pass2.end);
+    expect(t.rows.find((r) => r.path === 'fix_until_pass')!.end).toBeGreaterThanOrEqual(pass2.start);
+  });
+
   it.each([
     ['2026-11-24T02:51:02.249230776Z', Date.UTC(2026, 10, 24, 2, 51, 2, 249)],
     ['2026-11-24T02:51:02Z', Date.UTC(2026, 10, 24, 2, 51, 2)],

@@ -37,7 +37,11 @@ export function timelineRows(run: RunLive, now: number): Timeline {
   }
   const t0 = parseTime(run.startedAt) ?? (times.length ? Math.min(...times) : now);
   const over = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'paused';
-  const endOfRun = over ? (parseTime(run.finishedAt) ?? parseTime(run.paused?.at) ?? parseTime(run.lastAt) ?? now) : now;
+  // a running run ends "now", but never before its latest event: the page's clock ticks once a second
+  const latest = parseTime(run.lastAt);
+  const endOfRun = over
+    ? (parseTime(run.finishedAt) ?? parseTime(run.paused?.at) ?? latest ?? now)
+    : Math.max(now, latest ?? now);
   const rows: TimelineRow[] = [];
   let span = Math.max(0, endOfRun - t0);
 

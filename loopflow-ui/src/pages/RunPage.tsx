@@ -197,7 +197,7 @@ export function RunPage({ id }: { id: string }) {
   const shownRecord = shownRecords ? shownRecords[shownRecords.length - 1] : undefined;
   const error = detail?.error ?? (live.finished?.errorCode ? { code: live.finished.errorCode, message: live.finished.message } : undefined);
   const usage = detail?.usage;
-  const hasRestartPolicy = Boolean(graph?.restart) || Boolean(detail?.pipeline) || live.loops['restart'] !== undefined;
+  const hasRestartPolicy = Boolean(graph?.restart && graph.restart.enabled !== false) || Boolean(detail?.pipeline) || live.loops['restart'] !== undefined;
 
   return (
     <main className="page run-page">
@@ -218,7 +218,9 @@ export function RunPage({ id }: { id: string }) {
           </Field>
           <Field label="LLM calls">{usage?.llm_calls ?? live.usage.llmCalls ? String(usage?.llm_calls ?? live.usage.llmCalls) : ''}</Field>
           <Field label="tokens">
-            {fmtTokens(usage?.input_tokens ?? live.usage.inputTokens, usage?.output_tokens ?? live.usage.outputTokens)}
+            {(usage?.input_tokens ?? live.usage.inputTokens) || (usage?.output_tokens ?? live.usage.outputTokens)
+              ? fmtTokens(usage?.input_tokens ?? live.usage.inputTokens, usage?.output_tokens ?? live.usage.outputTokens)
+              : ''}
           </Field>
           <Field label="cost">{fmtCost(usage?.cost_usd ?? live.usage.costUsd)}</Field>
         </dl>
@@ -392,10 +394,12 @@ function StreamIndicator({ status, detail }: { status: StreamStatus; detail?: st
 
 function RunOutput({ detail, withState }: { detail?: RunDetail; withState?: boolean }) {
   if (!detail) return null;
+  const hasOutput = detail.output !== null && detail.output !== undefined && detail.output !== '';
+  if (!hasOutput && !withState) return null;
   return (
     <div className="run-output">
       <h3>Output</h3>
-      <ValueBlock value={detail.output} testId="run-output" />
+      {hasOutput ? <ValueBlock value={detail.output} testId="run-output" /> : <p className="muted">No output.</p>}
       {withState ? (
         <>
           <h3>State</h3>
