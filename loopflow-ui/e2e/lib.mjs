@@ -352,3 +352,131 @@ export async function scenario(name, body) {
   if (outcome === 0) console.log(`PASS ${name} (${Date.now() - started} ms)`);
   process.exit(outcome);
 }
+
+/** The run page's status (the header badge's data-status), or undefined before it shows one. */
+export async function runStatus(page) {
+  const l = page.locator(tid('run-status'));
+  return (await l.count()) ? ((await l.getAttribute('data-status')) ?? undefined) : undefined;
+}
+
+/** Waits until the run page shows `status`. */
+export async function awaitRunStatus(page, status, ms = WAIT_MS) {
+  await until(`the run page to show status ${status}`, async () => (await runStatus(page)) === status, ms);
+}
+
+/** The graph's nodes as {testid suffix: data-status}. */
+export async function graphNodes(page) {
+  return page.locator('[data-testid^="graph-node-"]').evaluateAll((els) =>
+    Object.fromEntries(els.map((e) => [e.getAttribute('data-testid').slice('graph-node-'.length), e.getAttribute('data-status')])),
+  );
+}
+
+/** Checks that the graph draws exactly `paths` (graph node paths, e.g. "passes.tick"), each once. */
+export async function expectGraphNodes(page, paths) {
+  const drawn = await until(`the graph to draw ${paths.join(', ')}`, async () => {
+    const ids = await page.locator('[data-testid^="graph-node-"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
+    const names = ids.map((i) => i.slice('graph-node-'.length));
+    return paths.every((p) => names.includes(p)) ? names : undefined;
+  });
+  const extra = drawn.filter((n) => !paths.includes(n));
+  const twice = drawn.filter((n, i) => drawn.indexOf(n) !== i);
+  check(extra.length === 0, `the graph draws nodes the workflow does not have: ${extra.join(', ')}`);
+  check(twice.length === 0, `the graph draws a node more than once: ${twice.join(', ')}`);
+  // drawn means visible in the canvas, not merely present in the document
+  for (const p of paths) {
+    const box = await page.locator(tid(`graph-node-${p}`)).boundingBox();
+    check(box && box.width > 20 && box.height > 10, `graph node ${p} is not visible (box ${JSON.stringify(box)})`);
+  }
+}
+
+/** Fails when a script planted by hostile text ran, or when such text became an element or an attribute. */
+export async function expectNoInjection(page, where) {
+  const found = await page.evaluate(() => ({
+    xss: typeof window.__xss !== 'undefined' ? String(window.__xss) : undefined,
+    imgs: document.querySelectorAll('img[src="x"], img[onerror]').length,
+    handlers: document.querySelectorAll('[onerror]').length,
+    scripts: [...document.scripts].filter((s) => (s.textContent ?? '').includes('__xss')).length,
+  }));
+  check(found.xss === undefined, `window.__xss was set (${found.xss}) on ${where}: hostile text ran as script`);
+  check(found.imgs === 0 && found.handlers === 0, `hostile text became an element on ${where}: ${JSON.stringify(found)}`);
+  check(found.scripts === 0, `hostile text became a script element on ${where}`);
+}
+
+/**
+ * Records, inside the page, every change of what `probes` show: {name: [selector, attribute?]} (the attribute's value,
+ * or the element's text without one; null while absent). changes(page) returns the distinct snapshots in order, so
+ * a value that was on screen for a moment between two polls is not missed.
+ */
+export async function recordChanges(page, probes) {
+  await page.evaluate((probes) => {
+    const snap = () => {
+      const s = {};
+      for (const [name, [sel, attr]] of Object.entries(probes)) {
+        const el = document.querySelector(sel);
+        s[name] = el ? (attr ? el.getAttribute(attr) : (el.textContent ?? '').replace(/\s+/g, ' ').trim()) : null;
+      }
+      return s;
+    };
+    const log = (window.__lfChanges = []);
+    let last = '';
+    const take = () => {
+      const s = snap();
+      const key = JSON.stringify(s);
+      if (key !== last) {
+        last = key;
+        log.push({ at: performance.now(), ...s });
+      }
+    };
+    take();
+    new MutationObserver(take).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  }, probes);
+}
+
+export async function changes(page) {
+  return page.evaluate(() => window.__lfChanges ?? []);
+}
+
+/**
+ * A pass-through HTTP proxy in front of the server, so a scenario can cut the page's connections as a network drop
+ * would: dropStreams() destroys every open event stream. eventRequests lists the event-stream requests with their
+ * Last-Event-ID header. The page opens the proxy's address as it would the server's.
+ */
+export async function startProxy(target) {
+  const http = await import('node:http');
+  const upstream = new URL(target);
+  const streams = new Set();
+  const eventRequests = [];
+  const server = http.createServer((req, res) => {
+    const isStream = /\/api\/runs\/[^/]+\/events$/.test(new URL(req.url, 'http://x').pathname);
+    if (isStream) eventRequests.push({ url: req.url, lastEventId: req.headers['last-event-id'] ?? null });
+    const out = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        if (isStream) {
+          const pair = { req, res, up };
+          streams.add(pair);
+          res.on('close', () => streams.delete(pair));
+        }
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    eventRequests,
+    openStreams: () => streams.size,
+    dropStreams() {
+      for (const s of streams) {
+        s.up.destroy();
+        s.res.destroy();
+        s.req.socket.destroy();
+      }
+      streams.clear();
+    },
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+  };
+}
