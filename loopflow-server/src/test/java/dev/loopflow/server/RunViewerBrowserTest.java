@@ -42,7 +42,8 @@ class RunViewerBrowserTest {
   private static final String TOKEN = "e2e-token-5b0d7c93";
   /** Every scenario script; a script added to the folder without a test here fails everyScenarioScriptIsRun. */
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
-      "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs");
+      "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
+      "regressions.mjs");
   /** The shared helpers, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
   private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "smoke.mjs");
   /** Longer than a script's own limit, so a script normally reports its own timeout first. */
@@ -128,6 +129,11 @@ class RunViewerBrowserTest {
   @Test
   void aRunStartedThroughTheApiShowsEveryNodeAndItsPassCounts() {
     runScenario("api-started-run.mjs");
+  }
+
+  @Test
+  void clickingAGraphNodeShowsItsExecution_bugGraphNodesIgnoredThePointer() {
+    runScenario("regressions.mjs", "graph-node-click");
   }
 
   @Test
