@@ -1,8 +1,22 @@
 // Regression checks for bugs the browser tests found, one per argument:
-//   node e2e/regressions.mjs graph-node-click
+//   node e2e/regressions.mjs token-link-in-same-tab | graph-node-click
 import { awaitRunStatus, check, expectText, scenario, tid, until } from './lib.mjs';
 
 const checks = {
+  // The page asking for the token tells the person to open the #token=… address; pasted into the same tab only the
+  // fragment changes, the page is not loaded again, and the app stayed on the explanation.
+  async 'token-link-in-same-tab'(t) {
+    const page = await t.page('same tab');
+    await t.goto(page, t.link('/', { token: false }));
+    await page.locator(tid('no-token')).waitFor();
+    await page.goto(t.link('/'));
+    await until('the run list after opening the #token=… address in the tab that asked for it', async () =>
+      (await page.locator(tid('start-run-button')).count()) > 0,
+    );
+    check(!page.url().includes('token'), `the token stayed in the address bar: ${page.url()}`);
+    t.step('the #token=… address opened in the same tab logs it in and leaves the address bar');
+  },
+
   // React Flow turns pointer events off on nodes that are neither selectable nor draggable nor have a click handler,
   // and the node's button inherited it: clicking a node in the graph did nothing.
   async 'graph-node-click'(t) {

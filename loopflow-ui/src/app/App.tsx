@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { clearToken, getToken, onUnauthorized } from '../api/client';
+import { clearToken, getToken, initToken, onUnauthorized } from '../api/client';
 import { Link } from '../components/common';
 import { BuilderPage, NoTokenPage, NotFoundPage } from '../pages/OtherPages';
 import { RunListPage } from '../pages/RunListPage';
@@ -17,6 +17,19 @@ export function App() {
       }),
     [],
   );
+  // The #token=… address opened in a tab that already shows the app (the page asking for it) changes only the
+  // fragment: the browser does not load the page again, so the token is taken here and the pages drawn afresh.
+  const [, setTokenEpoch] = useState(0);
+  useEffect(() => {
+    const onHash = () => {
+      if (!new URLSearchParams(window.location.hash.slice(1)).has('token')) return;
+      initToken();
+      setRefused(false);
+      setTokenEpoch((n) => n + 1);
+    };
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
   const route = parseRoute(pathname);
   let page;
   if (route.page === 'builder') page = <BuilderPage name={route.name} />;

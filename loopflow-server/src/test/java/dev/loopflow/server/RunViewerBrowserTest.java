@@ -132,6 +132,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void aTokenLinkOpenedInTheTabThatAskedForItLogsIn_bugFragmentOnlyNavigationKeptTheExplanation() {
+    runScenario("regressions.mjs", "token-link-in-same-tab");
+  }
+
+  @Test
   void clickingAGraphNodeShowsItsExecution_bugGraphNodesIgnoredThePointer() {
     runScenario("regressions.mjs", "graph-node-click");
   }
