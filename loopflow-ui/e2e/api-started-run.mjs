@@ -6,7 +6,7 @@ import { awaitRunStatus, check, expectGraphNodes, expectText, scenario, textOf, 
 
 const NODES = ['outline', 'refine', 'refine.draft', 'refine.review', 'publish'];
 
-await scenario('api-started-run', async (t) => {
+export default scenario('api-started-run', async (t) => {
   const source = readFileSync(new URL('./workflows/draft-and-review.yaml', import.meta.url), 'utf8');
   const started = await t.api.post('/api/runs', { source, inputs: { topic: 'bounded loops' } }, [201]);
   const runId = started.run_id;

@@ -18,7 +18,7 @@ async function gateResult(api, runId) {
   return gate.result ?? {};
 }
 
-await scenario('approvals', async (t) => {
+export default scenario('approvals', async (t) => {
   // 1. approve with a comment
   const approved = await t.api.startRun('needs-approval', { version: '2.0.0' });
   await t.api.awaitStatus(approved, 'paused');

@@ -2,7 +2,7 @@
 // and drops it from the address bar; a token the server refuses is said so.
 import { check, expectText, scenario, tid, until } from './lib.mjs';
 
-await scenario('auth', async (t) => {
+export default scenario('auth', async (t) => {
   const page = await t.page('no token');
   await t.goto(page, t.link('/', { token: false }));
   await expectText(page, tid('no-token'), '#token=', 'the page shown without a token');

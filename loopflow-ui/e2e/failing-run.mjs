@@ -4,7 +4,7 @@ import { awaitRunStatus, check, expectText, scenario, tid, until } from './lib.m
 
 const MESSAGE = 'batch 3: checksum mismatch in table orders';
 
-await scenario('failing-run', async (t) => {
+export default scenario('failing-run', async (t) => {
   const runId = await t.api.startRun('fails-on-pass-3');
   const shown = await t.api.awaitStatus(runId, 'failed');
   check(JSON.stringify(shown.error ?? {}).includes(MESSAGE), `the API's error does not carry the message: ${JSON.stringify(shown.error)}`);

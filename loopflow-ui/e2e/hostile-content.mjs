@@ -21,7 +21,7 @@ const CORPUS = [
   '<math><mtext><table><mglyph><style><img src=x onerror=window.__xss=1>',
 ];
 
-await scenario('hostile-content', async (t) => {
+export default scenario('hostile-content', async (t) => {
   const page = await t.page('hostile');
   await t.open(page, '/');
   await page.locator(tid('start-run-button')).click();

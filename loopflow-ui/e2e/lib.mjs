@@ -2,12 +2,11 @@
 // any console error or warning, uncaught exception or failed request, a small client for the server's API, waiting
 // helpers that say what they waited for, and screenshots when LOOPFLOW_UI_SCREENSHOTS names a folder.
 //
-// A scenario file calls scenario(name, async (t) => {...}); it exits 0 after printing "PASS name", or 1 after
-// printing "FAIL name: reason" and the page problems seen. The harness (RunViewerBrowserTest) starts the server and
-// runs one file per test with LOOPFLOW_URL (http://host:port/) and LOOPFLOW_TOKEN in the environment.
+// A scenario file exports scenario(name, async (t) => {...}) as default (regressions.mjs: a map of them); run.mjs runs
+// them with one browser and prints "PASS name" or "FAIL name: reason" with the page problems seen. The harness
+// (RunViewerBrowserTest) starts the server and gives LOOPFLOW_URL (http://host:port/) and LOOPFLOW_TOKEN.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const CHROMIUM = process.env.LOOPFLOW_CHROMIUM || '/usr/bin/chromium';
@@ -41,10 +40,7 @@ export function check(condition, reason) {
 
 function env(name) {
   const v = process.env[name];
-  if (!v) {
-    console.error(`FAIL: ${name} is not set; run the scenarios through RunViewerBrowserTest (or set LOOPFLOW_URL and LOOPFLOW_TOKEN)`);
-    process.exit(2);
-  }
+  if (!v) fail(`${name} is not set; run the scenarios through RunViewerBrowserTest (or set LOOPFLOW_URL and LOOPFLOW_TOKEN)`);
   return v;
 }
 
@@ -300,22 +296,32 @@ class Scenario {
   }
 }
 
-/** Runs one scenario in a fresh Chromium with a fresh profile folder, and exits with its outcome. */
-export async function scenario(name, body) {
+/** A scenario: a name and what it does with its tools. Scenario files export one (or a map of them) as default. */
+export function scenario(name, body) {
+  return { name, body };
+}
+
+/**
+ * Starts Debian's Chromium headless. Playwright gives each launch a fresh profile folder of its own (it passes
+ * --user-data-dir itself and deletes the folder on close), so nothing is carried over from an earlier run.
+ */
+export async function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/**
+ * Runs one scenario in a new browser context (its own storage, 1280×800, en-US, UTC) of `browser` and prints its
+ * outcome: "PASS name (ms)", or "FAIL name: reason" with every problem the pages reported. Returns true when it
+ * passed. A scenario still going after its time limit fails and its pages are closed.
+ */
+export async function runScenario(browser, { name, body }) {
   const started = Date.now();
-  const profile = mkdtempSync(join(tmpdir(), 'loopflow-chromium-'));
   let context;
   let t;
-  let outcome = 0;
-  const timer = setTimeout(() => {
-    console.log(`FAIL ${name}: the scenario did not finish within ${SCENARIO_MS} ms`);
-    process.exit(1);
-  }, SCENARIO_MS);
+  let outcome = true;
+  let timer;
   try {
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
+    context = await browser.newContext({
       viewport: VIEWPORT,
       deviceScaleFactor: 1,
       locale: 'en-US',
@@ -323,18 +329,19 @@ export async function scenario(name, body) {
       colorScheme: 'light',
       reducedMotion: 'reduce',
     });
-    // the persistent context opens a first tab; scenarios open their own, watched ones
-    for (const p of context.pages()) await p.close();
     t = new Scenario(name, context);
-    await body(t);
+    const limit = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new ScenarioFailure(`the scenario did not finish within ${SCENARIO_MS} ms`)), SCENARIO_MS);
+    });
+    await Promise.race([body(t), limit]);
     const problems = t.problems();
     if (problems.length) {
-      outcome = 1;
+      outcome = false;
       console.log(`FAIL ${name}: the pages reported ${problems.length} problem(s):`);
       for (const p of problems) console.log(`  ${p}`);
     }
   } catch (e) {
-    outcome = 1;
+    outcome = false;
     const reason = e instanceof ScenarioFailure ? e.message : (e?.stack ?? String(e));
     console.log(`FAIL ${name}: ${reason}`);
     const problems = t?.problems() ?? [];
@@ -347,10 +354,9 @@ export async function scenario(name, body) {
     } catch {
       // the browser is gone already
     }
-    rmSync(profile, { recursive: true, force: true });
   }
-  if (outcome === 0) console.log(`PASS ${name} (${Date.now() - started} ms)`);
-  process.exit(outcome);
+  if (outcome) console.log(`PASS ${name} (${Date.now() - started} ms)`);
+  return outcome;
 }
 
 /** The run page's status (the header badge's data-status), or undefined before it shows one. */

@@ -5,7 +5,7 @@ import { awaitRunStatus, changes, check, expectGraphNodes, expectText, recordCha
 
 const NODES = ['prepare', 'passes', 'passes.tick', 'passes.note', 'report'];
 
-await scenario('live-loop', async (t) => {
+export default scenario('live-loop', async (t) => {
   const page = await t.page('run list');
   await t.open(page, '/');
   await page.locator(tid('start-run-button')).click();
@@ -25,7 +25,7 @@ await scenario('live-loop', async (t) => {
   check(await label.evaluate((e) => e.validity.valueMissing), 'the empty required field is not reported missing');
   check(new URL(page.url()).pathname === '/', `submitting the incomplete form left the run list: ${page.url()}`);
   check((await t.api.get('/api/runs?workflow=live-loop')).length === before, 'a run was started from an incomplete form');
-  t.step('an empty required input is refused by the form's required check and starts nothing');
+  t.step("an empty required input is refused by the form's required check and starts nothing");
 
   await label.fill('alpha');
   await delay.fill('0.8');

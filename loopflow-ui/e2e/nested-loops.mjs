@@ -5,7 +5,7 @@ import { awaitRunStatus, check, expectGraphNodes, expectText, scenario, textOf, 
 /** The output cell of one execution's row in a pass table. */
 const outputCell = (exec) => `${tid(`pass-item-${exec}`)} td.cell-value`;
 
-await scenario('nested-loops', async (t) => {
+export default scenario('nested-loops', async (t) => {
   const runId = await t.api.startRun('nested-loops');
   await t.api.awaitStatus(runId, 'completed');
   const page = await t.page('nested run');

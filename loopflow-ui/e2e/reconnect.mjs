@@ -19,7 +19,7 @@ function checkNoRepeat({ buttons, bars }, when) {
   check(twice.length === 0, `${when}: timeline bars shown twice: ${[...new Set(twice)].join(', ')}`);
 }
 
-await scenario('reconnect', async (t) => {
+export default scenario('reconnect', async (t) => {
   const proxy = await startProxy(t.url);
   try {
     await body(t, proxy);

@@ -1,5 +1,5 @@
-// Regression checks for bugs the browser tests found, one per argument:
-//   node e2e/regressions.mjs token-link-in-same-tab | graph-node-click
+// Regression checks for bugs the browser tests found, one scenario each:
+//   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click
 import { awaitRunStatus, check, expectText, scenario, tid, until } from './lib.mjs';
 
 const checks = {
@@ -34,9 +34,4 @@ const checks = {
   },
 };
 
-const name = process.argv[2];
-if (!checks[name]) {
-  console.log(`FAIL: unknown regression check '${name}'; known: ${Object.keys(checks).join(', ')}`);
-  process.exit(2);
-}
-await scenario(`regression ${name}`, checks[name]);
+export default Object.fromEntries(Object.entries(checks).map(([name, body]) => [name, scenario(`regression ${name}`, body)]));

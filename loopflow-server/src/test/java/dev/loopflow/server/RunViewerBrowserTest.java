@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.store.jdbc.JdbcStores;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -28,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The web run viewer in a real Chromium against the real server: this class starts a server over a SQLite store with
- * the fixture workflows of {@code loopflow-ui/e2e/workflows}, then runs each scenario script of {@code loopflow-ui/e2e}
- * with Node.js (playwright-core driving Debian's {@code /usr/bin/chromium}). A script prints what it checked and exits
- * 0 only after {@code PASS <name>}; on failure it prints the reason and every console error, uncaught exception and
- * failed request the pages reported.
+ * the fixture workflows of {@code loopflow-ui/e2e/workflows}, and one Node.js process ({@code loopflow-ui/e2e/run.mjs},
+ * playwright-core driving Debian's {@code /usr/bin/chromium}) that runs the scenario each test names, in a fresh
+ * browser context. A scenario prints what it checked and {@code PASS <name>}; on failure it prints the reason and every
+ * console error, uncaught exception and failed request the pages reported.
  *
  * <p>Node.js and Chromium are required, not optional: without them every test here fails saying what to install (CI
  * installs both). With {@code LOOPFLOW_UI_SCREENSHOTS=DIR} (relative to the repository root) the scenarios also save
@@ -40,13 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunViewerBrowserTest {
   private static final String TOKEN = "e2e-token-5b0d7c93";
-  /** Every scenario script; a script added to the folder without a test here fails everyScenarioScriptIsRun. */
+  /** Every scenario file; a file added to the folder without a test here fails everyScenarioFileIsRun. */
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
       "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
       "regressions.mjs");
-  /** The shared helpers, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
-  private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "smoke.mjs");
-  /** Longer than a script's own limit, so a script normally reports its own timeout first. */
+  /** The helpers, the runner, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
+  private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "run.mjs", "smoke.mjs");
+  /** Longer than a scenario's own limit (lib.mjs), so a scenario normally reports its own timeout first. */
   private static final Duration SCRIPT_LIMIT = Duration.ofSeconds(120);
 
   @TempDir static Path home;
@@ -57,6 +56,7 @@ class RunViewerBrowserTest {
   private RunStore store;
   private LoopflowServer server;
   private final List<String> serverLog = new CopyOnWriteArrayList<>();
+  private Runner runner;
 
   @BeforeAll
   void startServer() throws IOException {
@@ -83,6 +83,18 @@ class RunViewerBrowserTest {
 
   @AfterAll
   void stopServer() {
+    if (runner != null) {
+      // end of input: the runner closes its browser and exits
+      runner.in.close();
+      try {
+        if (!runner.process.waitFor(15, TimeUnit.SECONDS)) {
+          stopRunner();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        stopRunner();
+      }
+    }
     if (server != null) {
       server.close();
     }
@@ -93,56 +105,56 @@ class RunViewerBrowserTest {
 
   @Test
   void withoutATokenThePageExplainsHowToOpenItAndTheTokenLeavesTheAddressBar() {
-    runScenario("auth.mjs");
+    runScenario("auth");
   }
 
   @Test
   void aLoopRunStartedFromTheFormShowsItsPassesLiveAndEveryNode() {
-    runScenario("live-loop.mjs");
+    runScenario("live-loop");
   }
 
   @Test
   void aPassOfANestedLoopInsideAChosenOuterPassShowsThatPassesValues() {
-    runScenario("nested-loops.mjs");
+    runScenario("nested-loops");
   }
 
   @Test
   void pausedRunsAreApprovedRejectedAndAnsweredFromTheRunPage() {
-    runScenario("approvals.mjs");
+    runScenario("approvals");
   }
 
   @Test
   void aFailureIsShownOpenOnItsNodeAndPass() {
-    runScenario("failing-run.mjs");
+    runScenario("failing-run");
   }
 
   @Test
   void hostileNamesOutputsAndMessagesRenderAsText() {
-    runScenario("hostile-content.mjs");
+    runScenario("hostile-content");
   }
 
   @Test
   void reloadingARunningRunsPageNeitherRepeatsNorLosesPasses() {
-    runScenario("reconnect.mjs");
+    runScenario("reconnect");
   }
 
   @Test
   void aRunStartedThroughTheApiShowsEveryNodeAndItsPassCounts() {
-    runScenario("api-started-run.mjs");
+    runScenario("api-started-run");
   }
 
   @Test
   void aTokenLinkOpenedInTheTabThatAskedForItLogsIn_bugFragmentOnlyNavigationKeptTheExplanation() {
-    runScenario("regressions.mjs", "token-link-in-same-tab");
+    runScenario("regressions:token-link-in-same-tab");
   }
 
   @Test
   void clickingAGraphNodeShowsItsExecution_bugGraphNodesIgnoredThePointer() {
-    runScenario("regressions.mjs", "graph-node-click");
+    runScenario("regressions:graph-node-click");
   }
 
   @Test
-  void everyScenarioScriptIsRun() throws IOException {
+  void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
           .filter(n -> n.endsWith(".mjs") && !NOT_SCENARIOS.contains(n)).collect(Collectors.toCollection(TreeSet::new));
@@ -150,12 +162,83 @@ class RunViewerBrowserTest {
     }
   }
 
-  private void runScenario(String script, String... args) {
-    assertThat(SCENARIOS).contains(script);
-    List<String> command = new java.util.ArrayList<>(List.of(node.toString(), e2e.resolve(script).toString()));
-    command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).directory(root.resolve("loopflow-ui").toFile())
-        .redirectErrorStream(true);
+  /**
+   * Runs one scenario in the runner (started on first use) and checks it passed: the runner printed {@code PASS} and
+   * {@code @@done NAME pass}, and the server logged nothing meanwhile. A runner that hangs past the limit or dies is
+   * killed and the next scenario starts a new one.
+   */
+  private void runScenario(String name) {
+    assertThat(SCENARIOS).contains(name.split(":")[0] + ".mjs");
+    int logBefore = serverLog.size();
+    long start = System.nanoTime();
+    Runner r = runner();
+    r.in.println(name);
+    r.in.flush();
+    StringBuilder out = new StringBuilder();
+    String outcome = null;
+    long deadline = System.nanoTime() + SCRIPT_LIMIT.toNanos();
+    try {
+      while (outcome == null) {
+        String line = r.lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null || line == Runner.EOF) {
+          stopRunner();
+          fail("the scenario runner " + (line == null ? "did not finish " + name + " within "
+              + SCRIPT_LIMIT.toSeconds() + " s and was killed" : "ended during " + name)
+              + "\n--- its output:\n" + out + serverLogSince(logBefore));
+        }
+        if (line.startsWith("@@done " + name + " ")) {
+          outcome = line.substring(("@@done " + name + " ").length());
+        } else {
+          out.append(line).append('\n');
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stopRunner();
+      throw new IllegalStateException(e);
+    }
+    long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
+    System.out.println("--- " + name + " (" + ms + " ms)\n" + out);
+    String context = "\n--- output of " + name + ":\n" + out + serverLogSince(logBefore);
+    assertThat(outcome).as("outcome of " + name + context).isEqualTo("pass");
+    assertThat(out.toString()).as("the PASS line of " + name).containsPattern("(?m)^PASS ");
+    assertThat(serverLog.subList(logBefore, serverLog.size())).as("what the server logged during " + name).isEmpty();
+  }
+
+  private String serverLogSince(int from) {
+    List<String> lines = serverLog.subList(from, serverLog.size());
+    return lines.isEmpty() ? "" : "\n--- server log:\n" + String.join("\n", lines);
+  }
+
+  /** {@code node e2e/run.mjs --serve}: one Node.js process and one Chromium for the scenarios of this class. */
+  private static final class Runner {
+    static final String EOF = new String("(end of output)");
+    final Process process;
+    final java.io.PrintWriter in;
+    final java.util.concurrent.BlockingQueue<String> lines = new java.util.concurrent.LinkedBlockingQueue<>();
+
+    Runner(Process process) {
+      this.process = process;
+      this.in = new java.io.PrintWriter(process.getOutputStream(), false, StandardCharsets.UTF_8);
+      Thread.ofVirtual().start(() -> {
+        try (java.io.BufferedReader r = process.inputReader(StandardCharsets.UTF_8)) {
+          for (String line; (line = r.readLine()) != null; ) {
+            lines.add(line);
+          }
+        } catch (IOException e) {
+          lines.add("(reading the runner's output failed: " + e.getMessage() + ")");
+        }
+        lines.add(EOF);
+      });
+    }
+  }
+
+  private Runner runner() {
+    if (runner != null && runner.process.isAlive()) {
+      return runner;
+    }
+    ProcessBuilder pb = new ProcessBuilder(node.toString(), e2e.resolve("run.mjs").toString(), "--serve")
+        .directory(root.resolve("loopflow-ui").toFile()).redirectErrorStream(true);
     Map<String, String> env = pb.environment();
     env.put("LOOPFLOW_URL", server.url());
     env.put("LOOPFLOW_TOKEN", TOKEN);
@@ -167,61 +250,26 @@ class RunViewerBrowserTest {
     } else {
       env.remove("LOOPFLOW_UI_SCREENSHOTS");
     }
-    int logBefore = serverLog.size();
-    long start = System.nanoTime();
-    Process p;
     try {
-      p = pb.start();
+      runner = new Runner(pb.start());
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start " + node + " " + script, e);
+      throw new UncheckedIOException("could not start " + node + " e2e/run.mjs", e);
     }
-    StringBuilder out = new StringBuilder();
-    Thread reader = Thread.ofVirtual().start(() -> drain(p.getInputStream(), out));
-    boolean ended;
-    try {
-      ended = p.waitFor(SCRIPT_LIMIT.toMillis(), TimeUnit.MILLISECONDS);
-      if (!ended) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-      reader.join(Duration.ofSeconds(10));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-      throw new IllegalStateException(e);
-    }
-    String output;
-    synchronized (out) {
-      output = out.toString();
-    }
-    long ms = Duration.ofNanos(System.nanoTime() - start).toMillis();
-    System.out.println("--- " + script + " (" + ms + " ms)\n" + output);
-    List<String> newLog = serverLog.subList(logBefore, serverLog.size());
-    String context = "\n--- output of " + script + ":\n" + output
-        + (newLog.isEmpty() ? "" : "\n--- server log:\n" + String.join("\n", newLog));
-    if (!ended) {
-      fail(script + " did not end within " + SCRIPT_LIMIT.toSeconds() + " s and was killed" + context);
-    }
-    assertThat(p.exitValue()).as("exit status of " + script + context).isZero();
-    assertThat(output).as("the outcome line of " + script).containsPattern("(?m)^PASS ");
-    assertThat(newLog).as("what the server logged during " + script).isEmpty();
+    return runner;
   }
 
-  private static void drain(InputStream in, StringBuilder out) {
-    byte[] buf = new byte[8192];
-    try (in) {
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        synchronized (out) {
-          out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-        }
-      }
-    } catch (IOException e) {
-      synchronized (out) {
-        out.append("\n(reading the output failed: ").append(e.getMessage()).append(")");
-      }
+  private void stopRunner() {
+    if (runner == null) {
+      return;
+    }
+    Process p = runner.process;
+    runner = null;
+    p.descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    try {
+      p.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
