@@ -52,7 +52,6 @@ export default scenario('api-started-run', async (t) => {
   check(/mock/.test(callText) && /\d+ in \/ \d+ out|\d+\s*\+\s*\d+|\d+ in/.test(callText), `the LLM call row lacks provider or tokens: ${callText}`);
   await expectText(page, `${tid('execution-details')} .inputs`, 'Review this draft about bounded loops: First draft about bounded loops', 'the rendered prompt');
   t.step(`pass 1's review shows its LLM call (${callText}), prompt and reply`);
-  await page.locator(tid('llm-calls')).scrollIntoViewIfNeeded();
   await t.screenshot(page, 'llm-call');
 
   // the timeline: one bar per execution and per pass
@@ -61,9 +60,11 @@ export default scenario('api-started-run', async (t) => {
     check(bars.includes(b), `the timeline has no bar ${b}; it has ${bars.join(', ')}`);
   }
   check(new Set(bars).size === bars.length, `the timeline repeats bars: ${bars.join(', ')}`);
-  await page.locator(tid('timeline')).scrollIntoViewIfNeeded();
-  await page.locator(tid('timeline-bar-refine[2].review')).hover();
-  await expectText(page, tid('timeline-details'), 'refine[2].review', 'the hovered bar\'s details');
-  t.step('the timeline has one bar per execution and per pass; hovering shows a bar\'s details');
-  await t.screenshot(page, 'timeline');
+  await page.locator(tid('timeline-bar-refine[1].review')).hover();
+  await expectText(page, tid('timeline-details'), 'refine[1].review', "the hovered bar's details");
+  await page.mouse.move(0, 0);
+  await page.locator(tid('timeline-bar-refine[2].draft')).focus();
+  await expectText(page, tid('timeline-details'), 'refine[2].draft', "the focused bar's details");
+  t.step("the timeline has one bar per execution and per pass; hovering or focusing a bar shows its details");
+  await t.screenshot(page, 'timeline', { at: 'section:has(#timeline-title)', keepFocus: true });
 });

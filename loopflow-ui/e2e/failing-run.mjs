@@ -43,6 +43,7 @@ export default scenario('failing-run', async (t) => {
   await expectText(page, tid('pass-badge-batches'), '3/5', 'the loop badge');
   t.step('the graph highlights migrate (failed, badge 3/5) and the side panel shows batches[3].migrate with its error');
   await t.screenshot(page, 'failed-run');
+  await t.screenshot(page, 'failed-run-pass', { at: 'section:has(#loops-title)' });
 
   // choosing another pass and coming back with "Show the failing pass"
   await page.locator(tid('pass-button-batches-1')).click();

@@ -259,16 +259,27 @@ class Scenario {
     console.log(`  ok - ${text}`);
   }
 
-  /** Saves a PNG of the viewport as NAME.png in the screenshot folder, when one is set. */
-  async screenshot(page, name, { fullPage = false } = {}) {
+  /**
+   * Saves a PNG of the viewport as NAME.png in the screenshot folder, when one is set: the top of the page, or with
+   * `at` the element it names scrolled to the top. The pointer is moved away and focus dropped unless `keepFocus`
+   * (a focused timeline bar shows its details).
+   */
+  async screenshot(page, name, { at, keepFocus = false } = {}) {
     if (!this.shots) return;
     mkdirSync(this.shots, { recursive: true });
-    // the mouse pointer and caret would differ from run to run
-    await page.mouse.move(0, 0);
-    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
-    await sleep(250);
+    if (!keepFocus) {
+      // the pointer and caret would differ from run to run
+      await page.mouse.move(0, 0);
+      await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    }
+    await page.evaluate((sel) => {
+      const el = sel ? document.querySelector(sel) : null;
+      if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 12);
+      else window.scrollTo(0, 0);
+    }, at ?? null);
+    await sleep(300);
     const path = join(this.shots, `${name}.png`);
-    await page.screenshot({ path, fullPage, animations: 'disabled', caret: 'hide' });
+    await page.screenshot({ path, animations: 'disabled', caret: 'hide' });
     console.log(`  screenshot ${path}`);
   }
 

@@ -41,7 +41,7 @@ export default scenario('nested-loops', async (t) => {
   check(out === 'outer 2 inner 2', `the side panel output reads ${JSON.stringify(out)}`);
   await expectText(page, outputCell('outer[2].sum'), 'outer pass 2 ran 3 inner passes', "outer pass 2's sum");
   t.step('the counter node in the graph opens the execution of that pass: "outer 2 inner 2"');
-  await t.screenshot(page, 'nested-loops');
+  await t.screenshot(page, 'nested-loops', { at: 'section:has(#loops-title)' });
 
   // another outer pass: the inner navigator follows it, still on the chosen inner pass (Space also chooses)
   const outer1 = page.locator(tid('pass-button-outer-1'));
