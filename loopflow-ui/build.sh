@@ -42,7 +42,7 @@ case "${1:-build}" in
     install_packages
     if sources_changed; then
       echo "loopflow-ui: bundling the app into $OUT" >&2
-      npm run --silent build || die "the Vite build failed (see above)."
+      npm run --silent build -- --logLevel warn || die "the Vite build failed (see above)."
       mkdir -p target && touch "$STAMP"
     fi
     ;;

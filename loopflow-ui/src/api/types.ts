@@ -145,6 +145,8 @@ export interface WorkflowInput {
   required?: boolean | null;
   default?: unknown;
   description?: string | null;
+  /** the input's JSON Schema, when it was declared as one (then `type` may be null) */
+  schema?: Record<string, unknown> | null;
 }
 
 export interface WorkflowInfo {

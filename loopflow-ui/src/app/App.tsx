@@ -17,19 +17,23 @@ export function App() {
       }),
     [],
   );
-  // The #token=… address opened in a tab that already shows the app (the page asking for it) changes only the
-  // fragment: the browser does not load the page again, so the token is taken here and the pages drawn afresh.
-  const [, setTokenEpoch] = useState(0);
+  // Opening the server's address in a tab that already shows the app changes only the fragment: no page load, so
+  // the token is taken from it here.
+  const [, setTokenVersion] = useState(0);
   useEffect(() => {
     const onHash = () => {
-      if (!new URLSearchParams(window.location.hash.slice(1)).has('token')) return;
-      initToken();
-      setRefused(false);
-      setTokenEpoch((n) => n + 1);
+      const before = getToken();
+      const after = initToken();
+      if (after && after !== before) {
+        setRefused(false);
+        setTokenVersion((v) => v + 1);
+      } else if (after && refused) {
+        setRefused(false);
+      }
     };
     window.addEventListener('hashchange', onHash);
     return () => window.removeEventListener('hashchange', onHash);
-  }, []);
+  }, [refused]);
   const route = parseRoute(pathname);
   let page;
   if (route.page === 'builder') page = <BuilderPage name={route.name} />;

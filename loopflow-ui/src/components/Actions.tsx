@@ -208,16 +208,20 @@ function ResumeAction({ runId, onChanged }: Props) {
   );
 }
 
-/** Stages a restart may target: the policy's targets, or every top-level node of the graph. */
+/**
+ * Stages offered as restart targets: every top-level node of the graph (the policy decides, and a refusal is said in
+ * words), the graph's restart targets first. The graph's targets alone would hide stages an unset
+ * `restartable_stages` allows: when it is unset the graph draws restart edges to the first stages only.
+ */
 export function restartTargets(graph: RunGraph | undefined, live: RunLive): string[] {
-  const listed = graph?.restart?.targets;
-  if (Array.isArray(listed) && listed.length) return listed.filter((s): s is string => typeof s === 'string');
+  const listed = (graph?.restart?.targets ?? []).filter((s): s is string => typeof s === 'string');
   const top = (graph?.nodes ?? []).filter((n) => !n.parent && (n.role ?? 'node') === 'node').map((n) => n.id);
-  if (top.length) return [...new Set(top)];
-  const fromRun = Object.values(live.execs)
-    .filter((x) => x.passes.length <= 1 && !x.path.includes('~'))
-    .map((x) => x.node);
-  return [...new Set(fromRun)];
+  const fromRun = top.length
+    ? []
+    : Object.values(live.execs)
+        .filter((x) => x.passes.length <= 1 && !x.path.includes('~'))
+        .map((x) => x.node);
+  return [...new Set([...listed, ...top, ...fromRun])];
 }
 
 export function restartOutcome(status: number, body: RestartResponse | { error?: { code?: string; message?: string } } | undefined): {

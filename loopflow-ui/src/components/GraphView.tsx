@@ -1,6 +1,6 @@
 // The run graph: one box per node with its state in the shown passes (icon and word), loop bodies as boxes with
 // their pass badge, loop and restart edges drawn as dashed back edges labelled with their pass count.
-import { memo, useMemo } from 'react';
+import { memo, useCallback, useMemo } from 'react';
 import {
   Background,
   Controls,
@@ -133,6 +133,11 @@ const LfNode = memo(function LfNode({ data }: NodeProps<Node<LfNodeData, 'lf'>>)
           <StatusBadge status={status} compact />
           {duration !== undefined ? <span className="muted">{fmtDuration(duration)}</span> : null}
           {runs > 1 ? <span className="muted" title={`${runs} executions in this run`}>×{runs}</span> : null}
+          {view?.carriedFrom !== undefined ? (
+            <span className="muted" title={`carried over from iteration ${view.carriedFrom}: the restart did not run it again`}>
+              from {view.carriedFrom}
+            </span>
+          ) : null}
           <PassBadgeView badge={badge} />
         </span>
       </button>
@@ -150,8 +155,9 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
       <Handle type="source" position={Position.Right} id="right-out" isConnectable={false} style={{ top: '30%' }} />
       <div className="loop-box-header">
         <Repeat aria-hidden="true" size={13} />
-        <span className="loop-box-title">{container.title || container.node || container.key}</span>
-        <span className="muted">{words(container.construct)}</span>
+        <span className="loop-box-title" title={container.title || container.key}>
+          {container.title || `${container.node ?? container.key} (${words(container.construct)})`}
+        </span>
         <PassBadgeView badge={badge} />
       </div>
       <Handle type="source" position={Position.Bottom} id="bottom" isConnectable={false} />
@@ -317,7 +323,24 @@ export function GraphView(props: GraphViewProps) {
     return out;
   }, [graph, index, containerBadge, edgeBadge, run.status]);
 
+  const onNodeClick = useCallback(
+    (_: unknown, n: Node) => {
+      if (n.type === 'lf') onSelect((n.data as LfNodeData).node.key);
+    },
+    [onSelect],
+  );
+
   return (
+    <>
+    {edgeBadge.length ? (
+      <div className="loop-strip" aria-label="loops drawn as back edges">
+        {edgeBadge.map((b) => (
+          <span key={b.loopStatic} className="loop-strip-item">
+            <code>{b.loopStatic}</code> <PassBadgeView badge={b} />
+          </span>
+        ))}
+      </div>
+    ) : null}
     <div className="graph-canvas" data-testid="run-graph" style={{ height: Math.min(Math.max(layout.height + 40, 320), 720) }}>
       <ReactFlow
         // fitted again when the drawing changes (a graph drawn from events grows as nodes first run)
@@ -335,11 +358,15 @@ export function GraphView(props: GraphViewProps) {
         edgesFocusable={false}
         elementsSelectable={false}
         zoomOnDoubleClick={false}
+        // a click handler is what lets React Flow pass pointer events to nodes that are neither selectable nor
+        // draggable; the node's own button does the choosing (and is what the keyboard reaches)
+        onNodeClick={onNodeClick}
         proOptions={{ hideAttribution: false }}
       >
         <Background gap={24} size={1} />
         <Controls showInteractive={false} />
       </ReactFlow>
     </div>
+    </>
   );
 }

@@ -11,9 +11,22 @@ import { ErrorMessage, Loading } from './common';
 
 type FieldValue = string | boolean;
 
+/** The input's type: its declared type name, or its schema's `type`; `string` when neither says. */
+export function inputType(input: WorkflowInput): string {
+  const fromSchema = input.schema && typeof input.schema.type === 'string' ? input.schema.type : undefined;
+  return (input.type ?? fromSchema ?? 'string').toLowerCase();
+}
+
+/** The allowed values of a schema `enum` of strings, numbers or booleans; undefined when there is none. */
+export function inputChoices(input: WorkflowInput): (string | number | boolean)[] | undefined {
+  const e = input.schema?.enum;
+  if (!Array.isArray(e) || e.length === 0) return undefined;
+  return e.every((v) => ['string', 'number', 'boolean'].includes(typeof v)) ? (e as (string | number | boolean)[]) : undefined;
+}
+
 /** The value a field starts with: the input's default, as the field shows it. */
 export function initialValue(input: WorkflowInput): FieldValue {
-  const t = (input.type ?? 'string').toLowerCase();
+  const t = inputType(input);
   if (t === 'boolean') return input.default === true;
   if (input.default === undefined || input.default === null) return '';
   if (t === 'array' || t === 'object') return JSON.stringify(input.default, null, 2);
@@ -25,7 +38,7 @@ export function collectInputs(inputs: WorkflowInput[], values: Record<string, Fi
   const out: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const i of inputs) {
-    const t = (i.type ?? 'string').toLowerCase();
+    const t = inputType(i);
     const v = values[i.name];
     if (t === 'boolean') {
       out[i.name] = v === true;
@@ -187,7 +200,9 @@ function FromFile() {
 }
 
 function InputField({ id, input, value, error, onChange }: { id: string; input: WorkflowInput; value: FieldValue; error?: string; onChange: (v: FieldValue) => void }) {
-  const t = (input.type ?? 'string').toLowerCase();
+  const t = inputType(input);
+  const choices = inputChoices(input);
+  const secret = input.schema?.writeOnly === true;
   const required = input.required === true && (input.default === undefined || input.default === null);
   const label = (
     <label htmlFor={id}>
@@ -198,7 +213,27 @@ function InputField({ id, input, value, error, onChange }: { id: string; input: 
   );
   const describedBy = [input.description ? id + '-d' : '', error ? id + '-e' : ''].filter(Boolean).join(' ') || undefined;
   let field;
-  if (t === 'boolean') {
+  if (choices && t !== 'boolean') {
+    field = (
+      <select
+        id={id}
+        value={typeof value === 'string' ? value : ''}
+        required={required}
+        aria-required={required}
+        aria-invalid={Boolean(error)}
+        aria-describedby={describedBy}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid={`input-${input.name}`}
+      >
+        {!required ? <option value="">(none)</option> : null}
+        {choices.map((c) => (
+          <option key={String(c)} value={String(c)}>
+            {String(c)}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (t === 'boolean') {
     field = <input id={id} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} aria-describedby={describedBy} data-testid={`input-${input.name}`} />;
   } else if (t === 'integer' || t === 'number') {
     field = (
@@ -234,7 +269,8 @@ function InputField({ id, input, value, error, onChange }: { id: string; input: 
     field = (
       <input
         id={id}
-        type="text"
+        type={secret ? 'password' : 'text'}
+        autoComplete={secret ? 'off' : undefined}
         value={typeof value === 'string' ? value : ''}
         required={required}
         aria-required={required}

@@ -105,3 +105,35 @@ describe('node states in the shown passes', () => {
     expect([v.get('__start__')?.status, v.get('__end__')?.status]).toEqual(['completed', 'completed']);
   });
 });
+
+describe('restart iterations', () => {
+  it('showsANodeBeforeTheRestartTargetAsCarriedOver_bugNotRunAfterRestart', () => {
+    const g = indexGraph({
+      nodes: [
+        { key: 'plan', id: 'plan', path: 'restart.plan' },
+        { key: 'implement', id: 'implement', path: 'restart.implement' },
+      ],
+      restart: { targets: ['plan'], path: 'restart' },
+    });
+    const at = (s: number) => `2026-01-01T00:00:0${s}Z`;
+    const run = applyEvents(emptyRun(), [
+      { type: 'run.started', seq: 1, at: at(0) },
+      { type: 'loop.started', seq: 2, at: at(0), node: 'restart', path: 'restart', construct: 'restart', max: 3 },
+      { type: 'loop.iteration', seq: 3, at: at(0), node: 'restart', path: 'restart', construct: 'restart', iteration: 1 },
+      { type: 'node.started', seq: 4, at: at(1), node: 'plan', path: 'restart[1].plan' },
+      { type: 'node.completed', seq: 5, at: at(2), node: 'plan', path: 'restart[1].plan' },
+      { type: 'node.started', seq: 6, at: at(2), node: 'implement', path: 'restart[1].implement' },
+      { type: 'node.completed', seq: 7, at: at(3), node: 'implement', path: 'restart[1].implement' },
+      { type: 'loop.iteration', seq: 8, at: at(4), node: 'restart', path: 'restart', construct: 'restart', iteration: 2 },
+      { type: 'node.started', seq: 9, at: at(5), node: 'implement', path: 'restart[2].implement' },
+    ]);
+    const v = nodeViews(run, g, {});
+    expect(v.get('plan')?.status).toBe('completed');
+    expect(v.get('plan')?.carriedFrom).toBe(1);
+    expect(v.get('implement')?.status).toBe('running');
+    expect(v.get('implement')?.carriedFrom).toBeUndefined();
+    // an ordinary loop's earlier pass is never carried into a later one
+    const loop = applyEvents(emptyRun(), fixture('nested-fail').events);
+    expect(nodeViews(loop, indexGraph(graphFixture('nested-fail')), {}).get('outer/inner/inc')?.status).toBe('not_run');
+  });
+});

@@ -105,12 +105,38 @@ export type DisplayStatus = NodeStatus | 'not_run';
 
 export interface NodeView {
   status: DisplayStatus;
+  /**
+   * set when the shown execution ran in an earlier iteration of a restart loop and was carried over (a restart
+   * reruns the target and what follows it; the nodes before keep their results): that iteration
+   */
+  carriedFrom?: number;
   /** the execution shown, in the shown passes */
   exec?: ExecLive;
   /** every execution of this node in the run (all passes) */
   executions: ExecLive[];
   /** set when this node failed in some pass (not necessarily the shown one): the first failure */
   failure?: ExecLive;
+  carried?: ExecLive;
+}
+
+const RESTART_CONSTRUCTS = new Set(['pipeline', 'restart']);
+
+/**
+ * The earlier restart iteration an execution is carried over from, when it differs from the shown passes only by
+ * running in an earlier iteration of a restart loop; undefined otherwise.
+ */
+function carriedIteration(x: ExecLive, eff: Map<string, EffectivePass>): number | undefined {
+  let from: number | undefined;
+  for (const p of x.passes) {
+    const e = eff.get(p.loopStatic);
+    if (e && e.instance.path === p.loopPath && e.iteration === p.iteration) continue;
+    if (e && RESTART_CONSTRUCTS.has(e.instance.construct ?? '') && e.iteration !== undefined && p.iteration < e.iteration) {
+      from = p.iteration;
+      continue;
+    }
+    return undefined;
+  }
+  return from;
 }
 
 /** Positions the engine makes that are not nodes of the graph (restart decisions). */
@@ -132,28 +158,43 @@ export function nodeViews(run: RunLive, index: GraphIndex, selection: PassSelect
     v.executions.push(x);
     if (x.status === 'failed' && !x.error?.allowed && !v.failure) v.failure = x;
     if (matchesContext(x.passes, eff)) v.exec = x;
+    else {
+      const from = carriedIteration(x, eff);
+      if (from !== undefined && (v.carriedFrom === undefined || from >= v.carriedFrom) && !v.exec) {
+        v.carried = x;
+        v.carriedFrom = from;
+      }
+    }
   }
   const pausedAt = run.status === 'paused' && run.paused?.path ? graphNodeFor(index, run.paused.path)?.key : undefined;
   for (const [key, v] of views) {
     const node = index.byKey.get(key)!;
-    if (node.role === 'start') {
-      v.status = run.status === 'unknown' ? 'pending' : 'completed';
-    } else if (node.role === 'end') {
-      v.status = run.status === 'completed' ? 'completed' : run.status === 'running' || run.status === 'paused' || run.status === 'unknown' ? 'pending' : 'not_run';
-    } else if (v.exec) {
-      v.status = v.exec.status;
-      if (run.status === 'paused' && run.paused?.path && v.exec.status === 'running') {
-        const p = run.paused.path;
-        if (p === v.exec.path || p.startsWith(v.exec.path + '[') || p.startsWith(v.exec.path + '.')) v.status = 'paused';
-      }
-    } else if (key === pausedAt) {
-      // an interactive loop's gate has no execution of its own: the pause is its state
-      v.status = 'paused';
-    } else {
-      v.status = notRunStatus(run, node, eff);
+    if (v.exec) {
+      v.carried = undefined;
+      v.carriedFrom = undefined;
+    } else if (v.carried) {
+      v.exec = v.carried;
     }
+    v.status = displayStatus(run, node, v, key === pausedAt, eff);
   }
   return views;
+}
+
+function displayStatus(run: RunLive, node: GraphNode, v: NodeView, gateWaiting: boolean, eff: Map<string, EffectivePass>): DisplayStatus {
+  if (node.role === 'start') return run.status === 'unknown' ? 'pending' : 'completed';
+  if (node.role === 'end') {
+    if (run.status === 'completed') return 'completed';
+    return run.status === 'running' || run.status === 'paused' || run.status === 'unknown' ? 'pending' : 'not_run';
+  }
+  const x = v.exec;
+  if (x) {
+    const p = run.paused?.path;
+    const waitsInside = run.status === 'paused' && p && (p === x.path || p.startsWith(x.path + '[') || p.startsWith(x.path + '.'));
+    return x.status === 'running' && waitsInside ? 'paused' : x.status;
+  }
+  // an interactive loop's gate has no execution of its own: the pause is its state
+  if (gateWaiting) return 'paused';
+  return notRunStatus(run, node, eff);
 }
 
 /** A node with no execution in the shown passes: pending while its pass (or the run) can still reach it. */

@@ -215,14 +215,31 @@ class AuthAndErrorsTest {
   }
 
   @Test
-  void pagesNeedNoToken() {
+  void pagesNeedNoTokenAndAnswerTheBundledApp() {
     for (String page : List.of("/", "/runs/run_1", "/builder", "/builder/review")) {
       ServerHarness.Response r = h.send(HttpRequest.newBuilder(h.uri(page)).GET().build());
       assertThat(r.status()).as(page).isEqualTo(200);
       assertThat(r.header("Content-Type")).startsWith("text/html");
       assertThat(r.header("Cache-Control")).isEqualTo("no-cache");
-      assertThat(r.body()).contains("web UI bundle is not part of this build");
+      // the loopflow-ui module is a dependency: its index.html, which loads the bundle from /assets
+      assertThat(r.body()).as(page).contains("<div id=\"root\"></div>").contains("/assets/");
     }
+  }
+
+  @Test
+  void theAppsAssetsAreServedWithTheirTypesAndNoToken() {
+    String index = h.send(HttpRequest.newBuilder(h.uri("/")).GET().build()).body();
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("/assets/[A-Za-z0-9_.-]+\\.(js|css)").matcher(index);
+    int found = 0;
+    while (m.find()) {
+      found++;
+      ServerHarness.Response r = h.send(HttpRequest.newBuilder(h.uri(m.group())).GET().build());
+      assertThat(r.status()).as(m.group()).isEqualTo(200);
+      assertThat(r.header("Content-Type")).startsWith(m.group(1).equals("js") ? "text/javascript" : "text/css");
+      assertThat(r.body()).isNotEmpty();
+    }
+    assertThat(found).as("scripts and styles the page loads").isGreaterThanOrEqualTo(2);
+    assertThat(h.send(HttpRequest.newBuilder(h.uri("/assets/nosuch.js")).GET().build()).status()).isEqualTo(404);
   }
 
   @Test
