@@ -102,7 +102,8 @@ final class Fixtures {
   /**
    * A restart policy over plan → implement → wait → verify: {@code wait} holds each iteration at the file
    * {@code GATE-ITERATION}, so requests sent meanwhile are decided after it completes, with {@code implement}
-   * upstream. Only {@code implement} may be restarted, only by {@code external} or {@code verify}, once an hour.
+   * upstream. Only {@code implement} may be restarted, only by {@code wait} or {@code verify} (a request from
+   * outside names one of them as its requester), once an hour.
    */
   static final String RESTARTABLE = """
       name: restartable
@@ -113,7 +114,7 @@ final class Fixtures {
         max_iterations: 4
         cooldown_seconds: 3600
         restartable_stages: [implement]
-        restart_triggers: [external, verify]
+        restart_triggers: [wait, verify]
       nodes:
         - {id: plan, type: transform, template: plan}
         - {id: implement, type: transform, template: "implementation {{ loop.iteration }}"}

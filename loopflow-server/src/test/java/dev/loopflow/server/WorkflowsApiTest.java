@@ -272,6 +272,18 @@ class WorkflowsApiTest {
   }
 
   @Test
+  void theSchemaIsThePublishedOne() throws IOException {
+    ServerHarness.Response r = h.get("/api/schema");
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.header("Content-Type")).startsWith("application/schema+json");
+    JsonNode published = ServerHarness.JSON.readTree(Files.readString(Path.of("..", "docs", "schema",
+        "loopflow-workflow.schema.json")));
+    assertThat(r.json()).isEqualTo(published);
+    assertThat(r.json().path("$schema").asText()).contains("json-schema.org");
+    assertThat(h.send(java.net.http.HttpRequest.newBuilder(h.uri("/api/schema")).build()).status()).isEqualTo(401);
+  }
+
+  @Test
   void graphOfAnUnsavedWorkflow() {
     ServerHarness.Response r = h.post("/api/graph", ServerHarness.map("source", REVIEW));
     assertThat(r.status()).isEqualTo(200);

@@ -10,6 +10,7 @@ import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Problem;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -269,6 +270,21 @@ class WorkflowGraphTest {
     assertThat(g.restart()).isEqualTo(new GraphRestart(false, List.of(), List.of(), 3));
     assertThat(g.edges()).noneMatch(e -> e.kind() == GraphEdge.Kind.RESTART);
     assertThat(g.nodes()).extracting(GraphNode::path).containsExactly("restart.one", "restart.two");
+  }
+
+  @Test
+  void aWorkflowBuiltInJavaHasItsGraphToo() {
+    WorkflowGraph g = WorkflowGraph.of(ENGINE.workflow("greet")
+        .node("hello", "shell", Map.of("command", "echo hi"))
+        .node("count", ctx -> dev.loopflow.core.spi.NodeOutcome.of(1))
+        .edge("hello", "count", "hello.output != ''")
+        .build());
+
+    assertThat(g.workflow()).isEqualTo("greet");
+    assertThat(g.nodes()).extracting(GraphNode::id, GraphNode::path).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("hello", "hello"), org.assertj.core.groups.Tuple.tuple("count", "count"));
+    assertThat(g.edges()).containsExactly(
+        new GraphEdge("hello", "count", "hello.output != ''", GraphEdge.Kind.NEXT, null));
   }
 
   // ---------------------------------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ public final class HttpApi implements AutoCloseable {
       health.put("version", version);
       config.routes.get("/api/health", ctx -> json(ctx, 200, health));
       config.routes.post("/api/validate", guard(workflowRoutes::validate));
+      config.routes.get("/api/schema", guard(workflowRoutes::schema));
       config.routes.get("/api/workflows", guard(workflowRoutes::list));
       config.routes.get("/api/workflows/{name}", guard(workflowRoutes::get));
       config.routes.put("/api/workflows/{name}", guard(workflowRoutes::put));

@@ -3,6 +3,7 @@ package dev.loopflow.server.internal;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
+import dev.loopflow.core.schema.WorkflowSchema;
 import dev.loopflow.core.model.Workflow;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -18,10 +19,26 @@ import java.util.Set;
 final class WorkflowRoutes {
   private final Loopflow engine;
   private final WorkflowFiles files;
+  /** The schema's JSON text, made on first use. */
+  private volatile String schema;
 
   WorkflowRoutes(Loopflow engine, WorkflowFiles files) {
     this.engine = engine;
     this.files = files;
+  }
+
+  /**
+   * {@code GET /api/schema} → the JSON Schema of the workflow format for the node kinds this server knows (the
+   * built-in kinds and those of the modules on its class path), the same document the repository publishes for
+   * editors when the modules are the same. Built once, on first use.
+   */
+  void schema(Context ctx) {
+    String s = schema;
+    if (s == null) {
+      s = HttpApi.json(WorkflowSchema.json(engine.handlers().values()));
+      schema = s;
+    }
+    ctx.status(200).contentType("application/schema+json").result(s);
   }
 
   /** {@code POST /api/validate {"source"}} → {@code {"valid", "problems"}}, whatever the source holds. */

@@ -86,6 +86,7 @@ class RunFeedTest {
     store.createRun(RunRecord.builder().runId("r").workflow("w").status(RunStatus.RUNNING).startedAt(T0).build());
     RunFeed feed = new RunFeed("r", 16, frames);
     CountDownLatch unblock = new CountDownLatch(1);
+    CountDownLatch writing = new CountDownLatch(1);
     ByteArrayOutputStream written = new ByteArrayOutputStream();
     OutputStream stuck = new OutputStream() {
       @Override
@@ -95,6 +96,7 @@ class RunFeedTest {
 
       @Override
       public void write(byte[] b, int off, int len) throws IOException {
+        writing.countDown();
         try {
           unblock.await(); // a client that does not read: the first write blocks
         } catch (InterruptedException e) {
@@ -113,6 +115,8 @@ class RunFeedTest {
         Thread.currentThread().interrupt();
       }
     });
+    // The stream has subscribed and replayed the journal: it is stuck writing the first event.
+    writing.await();
     for (long seq = 2; seq <= 100; seq++) {
       store.appendEvent(started("r", seq));
       feed.onEvent(started("r", seq));
