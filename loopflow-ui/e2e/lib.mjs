@@ -497,3 +497,13 @@ export async function startProxy(target) {
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
   };
 }
+
+/** Checks that the graph draws `count` edges, each with a path (an edge whose ends are not measured has none). */
+export async function expectGraphEdges(page, count) {
+  await until(`the graph to draw its ${count} edges`, async () => {
+    const drawn = await page.locator('.react-flow__edge path.react-flow__edge-path').evaluateAll((els) =>
+      els.filter((e) => (e.getAttribute('d') ?? '').length > 4).length,
+    );
+    return drawn === count;
+  });
+}

@@ -1,7 +1,7 @@
 // Starting a loop workflow from the run list's form and watching it live: the input form is generated from the
 // workflow's inputs, the pass badge counts 1/4, 2/4, 3/4, 4/4 while the run goes, node states change, the run ends
 // completed and every node of the workflow is drawn.
-import { awaitRunStatus, changes, check, expectGraphNodes, expectText, recordChanges, scenario, sleep, tid, until } from './lib.mjs';
+import { awaitRunStatus, changes, check, expectGraphEdges, expectGraphNodes, expectText, recordChanges, scenario, sleep, tid, until } from './lib.mjs';
 
 const NODES = ['prepare', 'passes', 'passes.tick', 'passes.note', 'report'];
 
@@ -62,6 +62,8 @@ export default scenario('live-loop', async (t) => {
   t.step(`node states changed live: tick ${tickStates.join(' → ')}; report ${[...new Set(reportStates)].join(' → ')}`);
 
   await expectGraphNodes(page, NODES);
+  const graph = await t.api.get(`/api/runs/${encodeURIComponent(runId)}/graph`);
+  await expectGraphEdges(page, graph.edges.length);
   await expectText(page, tid('pass-badge-passes'), '4/4', 'the pass badge at the end');
   await expectText(page, tid('loop-pass-count-passes'), 'pass 4 of 4', 'the loop navigator');
   await expectText(page, tid('loop-exit-passes'), 'max iterations', 'the loop exit reason');
