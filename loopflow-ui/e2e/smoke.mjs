@@ -28,6 +28,11 @@ try {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // run outputs may hold markup such as <img src=x onerror=alert(1)>: it must show as text, never run
+  page.on('dialog', async (d) => {
+    problems.push(`a dialog opened (markup from a run was executed?): ${d.message()}`);
+    await d.dismiss();
+  });
 
   await page.goto(`${base}/#token=${encodeURIComponent(token)}`);
   await page.getByTestId('runs-table').or(page.locator('.empty-state')).first().waitFor({ timeout: 15000 });

@@ -178,8 +178,10 @@ export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; re
 
       <section>
         <h4>{isModel ? 'Reply' : 'Output'}</h4>
-        {record ? (
-          <ValueBlock value={isModel ? replyOf(result) : result?.output ?? result} label="output" testId="execution-output" />
+        {record && valueText(isModel ? replyOf(result) : (result?.output ?? result)) ? (
+          <ValueBlock value={isModel ? replyOf(result) : (result?.output ?? result)} label="output" testId="execution-output" />
+        ) : record ? (
+          <p className="muted">No output.</p>
         ) : live?.outputPreview ? (
           <ValueBlock value={live.outputPreview} label="output preview" testId="execution-output" />
         ) : (

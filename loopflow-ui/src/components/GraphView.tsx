@@ -30,7 +30,7 @@ import {
 import type { GraphContainer, GraphNode, RunGraph } from '../api/types';
 import { fmtDuration, words } from '../model/format';
 import { containerFor, type EffectivePass, type GraphIndex, type NodeView } from '../model/graphMap';
-import { NODE_H, NODE_W, isBackEdge, layoutGraph } from '../model/graphLayout';
+import { NODE_H, NODE_W, drawnSource, isBackEdge, layoutGraph } from '../model/graphLayout';
 import type { RunLive } from '../model/runState';
 import { StatusBadge, cssToken } from './common';
 
@@ -156,8 +156,9 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
       <div className="loop-box-header">
         <Repeat aria-hidden="true" size={13} />
         <span className="loop-box-title" title={container.title || container.key}>
-          {container.title || `${container.node ?? container.key} (${words(container.construct)})`}
+          {loopName(container)}
         </span>
+        <span className="muted">{words(container.construct)}</span>
         <PassBadgeView badge={badge} />
       </div>
       <Handle type="source" position={Position.Bottom} id="bottom" isConnectable={false} />
@@ -166,6 +167,12 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
 });
 
 const nodeTypes = { lf: LfNode, loopBox: LoopBox };
+
+/** A loop body's short name: its loop's id (the last part of its path); the graph's full title is its tooltip. */
+function loopName(c: GraphContainer): string {
+  const path = c.path ?? c.node ?? c.key;
+  return path.split('.').pop() || path;
+}
 
 export interface GraphViewProps {
   graph: RunGraph;
@@ -284,7 +291,7 @@ export function GraphView(props: GraphViewProps) {
     const out: Edge[] = [];
     const known = (k: string) => (index.byKey.has(k) ? 'n:' + k : index.containers.has(k) ? 'c:' + k : undefined);
     (graph.edges ?? []).forEach((e, i) => {
-      const source = known(e.from);
+      const source = known(drawnSource(graph, e));
       const target = known(e.to);
       if (!source || !target) return;
       const back = isBackEdge(e);

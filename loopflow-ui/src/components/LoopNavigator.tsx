@@ -1,7 +1,8 @@
 // A navigator per loop: pick a pass (iteration k of N) and see what each body node of that pass received, produced
 // and changed in `state`, the condition that admitted the pass and how the loop ended. A nested loop's navigator
 // shows the instance inside the pass chosen in the enclosing loop.
-import { AlertTriangle, Repeat } from 'lucide-react';
+import { useState } from 'react';
+import { AlertTriangle, ChevronDown, ChevronRight, Repeat } from 'lucide-react';
 import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtTokens, words } from '../model/format';
 import type { EffectivePass, PassSelection } from '../model/graphMap';
@@ -174,6 +175,8 @@ function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath
 }
 
 function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: string) => void; isError: boolean }) {
+  const failed = isError || (item.live?.status === 'failed' && !item.live.error?.allowed);
+  const [open, setOpen] = useState(failed);
   const result = item.record?.result;
   const isModel = item.kind === 'llm' || item.kind === 'agent';
   const output = item.loop
@@ -184,11 +187,30 @@ function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: str
         : (result.output ?? result)
       : item.live?.outputPreview;
   const patch = item.record?.state_patch;
+  const detailsId = `pass-details-${item.path}`;
   return (
     <>
-      <tr className={isError ? 'row-error' : undefined} data-testid={`pass-item-${item.path}`}>
+      <tr className={failed ? 'row-error' : undefined} data-testid={`pass-item-${item.path}`}>
         <td>
-          <button type="button" className="link-button" onClick={() => onShow(item.path)} title="show this execution">
+          <button
+            type="button"
+            className="disclosure"
+            aria-expanded={open}
+            aria-controls={detailsId}
+            onClick={() => setOpen(!open)}
+            data-testid={`pass-item-toggle-${item.path}`}
+            title={open ? 'hide the input and full result' : 'show the input and full result'}
+          >
+            {open ? <ChevronDown aria-hidden="true" size={14} /> : <ChevronRight aria-hidden="true" size={14} />}
+            <span className="sr-only">{open ? 'hide' : 'show'} details of</span>
+          </button>{' '}
+          <button
+            type="button"
+            className="link-button"
+            onClick={() => onShow(item.path)}
+            title="show this execution beside the graph"
+            data-testid={`pass-item-show-${item.path}`}
+          >
             <code>{item.node}</code>
           </button>
           <span className="muted"> {item.kind ?? ''}</span>
@@ -201,13 +223,11 @@ function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: str
         </td>
         <td className="cell-value">{patch && Object.keys(patch).length ? <ValueBlock value={patch} /> : null}</td>
       </tr>
-      {isError || (item.live?.status === 'failed' && !item.live.error?.allowed) ? (
-        <tr className="row-error-details">
+      {open ? (
+        <tr className={failed ? 'row-error-details' : 'row-details'} id={detailsId}>
           <td colSpan={4}>
-            <details open>
-              <summary>Error in this pass</summary>
-              <ExecutionDetails live={item.live} record={item.record} />
-            </details>
+            {failed ? <p className="error-text"><strong>The error of this pass:</strong></p> : null}
+            <ExecutionDetails live={item.live} record={item.record} />
           </td>
         </tr>
       ) : null}

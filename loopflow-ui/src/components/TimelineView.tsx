@@ -50,7 +50,8 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass }: Props)
         {rows.map((r) => (
           <li key={r.key} className={`timeline-row type-${r.type}`}>
             <div className="timeline-label-col" style={{ paddingLeft: 4 + r.depth * 14 }} title={r.path}>
-              {r.type === 'pass' ? <span className="muted">{r.label}</span> : <code>{r.label}</code>}
+              {r.type === 'pass' ? <span className="muted">{r.label}</span> : <code>{r.label}</code>}{' '}
+              <span className="muted small">{fmtDuration(r.end - r.start)}</span>
             </div>
             <div className="timeline-track">
               <button

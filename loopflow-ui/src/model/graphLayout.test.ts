@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { graphFixture } from '../test-support';
-import { layoutGraph, type Box } from './graphLayout';
+import { drawnSource, layoutGraph, type Box } from './graphLayout';
 
 const inside = (a: Box, b: Box) => a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height;
 const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -30,6 +30,21 @@ describe('graph layout', () => {
     const y = (k: string) => l.nodes.get(k)!.y;
     expect(y('fix_until_pass/implement')).toBeLessThan(y('fix_until_pass/test'));
     expect(y('fix_until_pass/test')).toBeLessThan(y('fix_until_pass/review'));
+  });
+
+  it('draws what follows a loop below its body, from the body', () => {
+    const g = graphFixture('fix-until-pass');
+    const l = layoutGraph(g);
+    const body = l.containers.get('[fix_until_pass]')!;
+    expect(l.nodes.get('ship')!.y).toBeGreaterThanOrEqual(body.y + body.height);
+    const toShip = g.edges!.find((e) => e.to === 'ship')!;
+    expect(drawnSource(g, toShip)).toBe('[fix_until_pass]');
+    const intoBody = g.edges!.find((e) => e.from === 'fix_until_pass' && e.to === '[fix_until_pass]')!;
+    expect(drawnSource(g, intoBody)).toBe('fix_until_pass');
+    const nested = graphFixture('nested-fail');
+    const l2 = layoutGraph(nested);
+    const inner = l2.containers.get('[outer/inner]')!;
+    expect(l2.nodes.get('outer/boom')!.y).toBeGreaterThanOrEqual(inner.y + inner.height);
   });
 
   it('survives edges naming nothing and a body with no node', () => {

@@ -29,6 +29,32 @@ export function isBackEdge(e: GraphEdge): boolean {
   return e.kind === 'loop_back' || e.kind === 'restart';
 }
 
+/**
+ * Where a forward edge is drawn from. An edge leaving a loop node for a node outside the loop's body (`fix -> ship`)
+ * is taken after the last pass, so it is drawn from the body's box, and laid out below it; every other edge keeps
+ * its ends.
+ */
+export function drawnSource(graph: RunGraph, e: GraphEdge): string {
+  if (isBackEdge(e)) return e.from;
+  const body = (graph.containers ?? []).find((c) => c.node === e.from);
+  if (!body || e.to === body.key || isInside(graph, e.to, body.key)) return e.from;
+  return body.key;
+}
+
+/** True when the node or container `key` sits in the container `containerKey`, at any depth. */
+function isInside(graph: RunGraph, key: string, containerKey: string): boolean {
+  const parentOf = (k: string): string | null | undefined =>
+    graph.nodes.find((n) => n.key === k)?.parent ?? (graph.containers ?? []).find((c) => c.key === k)?.parent;
+  const seen = new Set<string>();
+  let p = parentOf(key);
+  while (p && !seen.has(p)) {
+    if (p === containerKey) return true;
+    seen.add(p);
+    p = parentOf(p);
+  }
+  return false;
+}
+
 export function layoutGraph(graph: RunGraph): Layout {
   const g = new dagre.graphlib.Graph({ compound: true, multigraph: true });
   g.setGraph({ rankdir: 'TB', nodesep: 36, ranksep: 56, marginx: 24, marginy: 24 });
@@ -56,22 +82,37 @@ export function layoutGraph(graph: RunGraph): Layout {
   }
   // A header node at the top of each cluster keeps room for the title: it is ranked above the cluster's members.
   for (const c of containers.values()) {
-    g.setNode('h:' + c.key, { width: NODE_W, height: HEADER - PAD });
+    // wider than a node, so the title and the pass badge fit on one line
+    g.setNode('h:' + c.key, { width: NODE_W + 90, height: HEADER - PAD });
     g.setParent('h:' + c.key, 'c:' + c.key);
   }
-  const memberTops = new Map<string, string[]>();
+  // the header sits above the body's first nodes (those no other body node leads to); the body's last nodes (those
+  // that lead to no other body node) sit above whatever follows the loop
+  const forward = (graph.edges ?? []).filter((e) => !isBackEdge(e));
+  const members = new Map<string, string[]>();
   for (const n of graph.nodes) {
-    if (n.parent && containers.has(n.parent)) memberTops.set(n.parent, [...(memberTops.get(n.parent) ?? []), 'n:' + n.key]);
+    if (n.parent && containers.has(n.parent)) members.set(n.parent, [...(members.get(n.parent) ?? []), n.key]);
   }
-  for (const [c, members] of memberTops) for (const m of members) g.setEdge('h:' + c, m, { weight: 0, minlen: 1 }, 'hdr:' + m);
+  const firsts = (c: string) => {
+    const m = members.get(c) ?? [];
+    return m.filter((k) => !forward.some((e) => e.to === k && m.includes(e.from)));
+  };
+  const lasts = (c: string) => {
+    const m = members.get(c) ?? [];
+    return m.filter((k) => !forward.some((e) => e.from === k && m.includes(e.to)));
+  };
+  for (const c of containers.keys()) for (const m of firsts(c)) g.setEdge('h:' + c, 'n:' + m, { weight: 0, minlen: 1 }, 'hdr:' + m);
 
   let i = 0;
-  for (const e of graph.edges ?? []) {
-    if (isBackEdge(e)) continue;
-    const from = endpoint(e.from, nodeKeys, containers);
+  for (const e of forward) {
+    const source = drawnSource(graph, e);
     const to = endpoint(e.to, nodeKeys, containers);
-    if (!from || !to || from === to) continue;
-    g.setEdge(from, to, { weight: 1, minlen: 1 }, 'e' + i++);
+    if (!to) continue;
+    const froms = containers.has(source) && source !== e.from ? lasts(source).map((k) => 'n:' + k) : [endpoint(source, nodeKeys, containers)];
+    for (const from of froms) {
+      if (!from || from === to) continue;
+      g.setEdge(from, to, { weight: 1, minlen: 1 }, 'e' + i++);
+    }
   }
   dagre.layout(g);
 

@@ -63,8 +63,7 @@ export function RunListPage() {
     if (workflowText === workflow) return;
     const t = window.setTimeout(() => setFilter('workflow', workflowText.trim()), 400);
     return () => window.clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [workflowText]);
+  }, [workflowText]); // the filter in the address is read on every render; only the typed text starts the timer
 
   return (
     <main className="page">

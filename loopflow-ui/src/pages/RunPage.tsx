@@ -115,9 +115,11 @@ export function RunPage({ id }: { id: string }) {
   const status = live.status !== 'unknown' ? live.status : (detail?.status ?? 'unknown');
   const streamOpen = stream.status === 'live' || stream.status === 'connecting' || stream.status === 'reconnecting';
 
-  // a paused or closed run may go on from elsewhere (the command line): look again now and then
+  // a paused or failed run may go on from elsewhere (the command line): look again now and then; completed and
+  // cancelled runs never go on
+  const pollMs = streamOpen || stream.status === 'error' ? 0 : status === 'paused' ? 3000 : status === 'failed' ? 10_000 : 0;
   useEffect(() => {
-    if (streamOpen) return;
+    if (!pollMs) return;
     const t = window.setInterval(async () => {
       try {
         const d = await api.get<RunDetail>(`/api/runs/${enc(id)}`);
@@ -126,9 +128,9 @@ export function RunPage({ id }: { id: string }) {
       } catch {
         // shown by the next successful load
       }
-    }, 3000);
+    }, pollMs);
     return () => window.clearInterval(t);
-  }, [id, streamOpen]);
+  }, [id, pollMs]);
 
   useEffect(() => {
     if (status !== 'running') return;
