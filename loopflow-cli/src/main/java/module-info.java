@@ -6,6 +6,7 @@ module dev.loopflow.cli {
   requires dev.loopflow.core;
   requires dev.loopflow.llm;
   requires dev.loopflow.store.jdbc;
+  requires dev.loopflow.server;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires jdk.unsupported;

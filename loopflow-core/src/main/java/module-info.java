@@ -21,6 +21,7 @@ module dev.loopflow.core {
   exports dev.loopflow.core;
   exports dev.loopflow.core.event;
   exports dev.loopflow.core.expr;
+  exports dev.loopflow.core.graph;
   exports dev.loopflow.core.model;
   exports dev.loopflow.core.run;
   exports dev.loopflow.core.secrets;

@@ -1,6 +1,8 @@
 package dev.loopflow.cli;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -11,16 +13,17 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "graph", mixinStandardHelpOptions = true,
-    description = "Prints a workflow's graph as Mermaid or Graphviz DOT; every loop is drawn as a loop: its body "
-        + "in a box and a dashed edge back labelled with its bound.",
+    description = "Prints a workflow's graph as Mermaid, Graphviz DOT or JSON; every loop is drawn as a loop: its "
+        + "body in a box and a dashed edge back labelled with its bound.",
     footer = {"", "Example:", "  loopflow graph examples/router.yaml --format dot | dot -Tpng > graph.png"})
 final class GraphCommand implements Callable<Integer> {
-  enum Format { mermaid, dot }
+  enum Format { mermaid, dot, json }
 
   @Parameters(index = "0", paramLabel = "FILE", description = "Workflow file.")
   Path file;
 
-  @Option(names = "--format", defaultValue = "mermaid", description = "mermaid or dot (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--format", defaultValue = "mermaid", description = "mermaid, dot or json (the graph's nodes, loop bodies, edges and "
+      + "match paths, as the web UI reads them; default: ${DEFAULT-VALUE}).")
   Format format;
 
   @Spec
@@ -33,7 +36,11 @@ final class GraphCommand implements Callable<Integer> {
       spec.commandLine().getErr().flush();
       return Main.USAGE;
     }
-    spec.commandLine().getOut().print(format == Format.mermaid ? mermaid(wf) : dot(wf));
+    spec.commandLine().getOut().print(switch (format) {
+      case mermaid -> mermaid(wf);
+      case dot -> dot(wf);
+      case json -> json(wf);
+    });
     spec.commandLine().getOut().flush();
     return Main.OK;
   }
@@ -44,5 +51,14 @@ final class GraphCommand implements Callable<Integer> {
 
   static String dot(Workflow wf) {
     return GraphScene.of(wf).dot();
+  }
+
+  static String json(Workflow wf) {
+    try {
+      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(WorkflowGraph.of(wf).toJson())
+          + "\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("the graph of " + wf + " cannot be written as JSON", e);
+    }
   }
 }

@@ -1,32 +1,28 @@
 package dev.loopflow.cli;
 
-import dev.loopflow.core.LoopBodies;
-import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.model.LoopConfig;
-import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.graph.GraphContainer;
+import dev.loopflow.core.graph.GraphEdge;
+import dev.loopflow.core.graph.GraphNode;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code loopflow graph} draws, built once from a workflow and rendered as Mermaid or DOT, so both formats show
- * the same picture. Every loop is drawn as a loop: its body inside a box, and a dashed edge from the box back to
- * the loop node labelled with the bound. The body is what the run repeats: the nested body of a while_loop or
- * loop_group, and for loop/exit and iterator/aggregator the nodes between the loop node and its marker
- * ({@link LoopBodies}). A loop edge is itself the dashed back edge, labelled with its condition and bound.
+ * What {@code loopflow graph} draws: the workflow's {@link WorkflowGraph}, laid out as nested boxes and rendered as
+ * Mermaid or DOT, so both formats (and the web UI) show the same picture. Every loop is drawn as a loop: its body
+ * inside a box, and a dashed edge from the box back to the loop node labelled with the bound; a loop edge is itself
+ * the dashed back edge, labelled with its condition and bound, so its region gets no box of its own. The steps a
+ * loop_group takes between passes (its until command, an interactive group's gate) are part of the loop's box
+ * title's meaning and are not drawn.
  *
- * <p>Node keys are ids (top level) or paths {@code loop/child} (nested bodies); box keys are {@code [loop key]}.
- * Neither can collide: node ids contain no '/' or brackets. Every text that reaches the output (labels, titles,
- * branch names and conditions, which an attacker may write) is escaped for the format, and Mermaid gets ids of
- * its own, so no id or label can be read as Mermaid syntax (a node called {@code end}, a label with {@code -->}).
+ * <p>Every text that reaches the output (labels, titles, branch names and conditions, which an attacker may write)
+ * is escaped for the format here, and Mermaid gets ids of its own, so no id or label can be read as Mermaid syntax
+ * (a node called {@code end}, a label with {@code -->}).
  */
 final class GraphScene {
-  private static final String START = "__start__";
-  private static final String END = "__end__";
   private static final int LABEL_MAX = 40;
 
   enum Shape { BOX, DIAMOND, CIRCLE }
@@ -72,161 +68,62 @@ final class GraphScene {
   }
 
   static GraphScene of(Workflow wf) {
-    GraphScene s = new GraphScene(wf.name() == null ? "workflow" : wf.name());
-    s.level(wf.nodes(), wf.edges(), topEdges(wf), "", s.root);
-    boolean start = false;
-    boolean end = false;
-    for (SEdge e : s.edges) {
-      start |= e.from().equals(START);
-      end |= e.to().equals(END);
+    return of(WorkflowGraph.of(wf));
+  }
+
+  static GraphScene of(WorkflowGraph g) {
+    GraphScene s = new GraphScene(g.workflow() == null ? "workflow" : g.workflow());
+    Map<String, GraphContainer> containers = new HashMap<>();
+    for (GraphContainer c : g.containers()) {
+      containers.put(c.key(), c);
+      if (drawn(c)) {
+        s.boxes.put(c.key(), new Box(c.key(), c.title()));
+      }
     }
-    s.restartEdges(wf);
-    if (start) {
-      s.root.nodes.add(0, new SNode(START, "start", null, Shape.CIRCLE));
+    for (GraphContainer c : g.containers()) {
+      if (drawn(c)) {
+        s.boxIn(c.parent(), containers).boxes.add(s.boxes.get(c.key()));
+      }
     }
-    if (end) {
-      s.root.nodes.add(new SNode(END, "end", null, Shape.CIRCLE));
+    for (GraphNode n : g.nodes()) {
+      Shape shape = switch (n.role()) {
+        case START, END -> Shape.CIRCLE;
+        case NODE -> "router".equals(n.kind()) ? Shape.DIAMOND : Shape.BOX;
+        case UNTIL_COMMAND, GATE -> null;
+      };
+      if (shape != null) {
+        s.boxIn(n.parent(), containers).nodes.add(new SNode(n.key(), n.title(), n.kind(), shape));
+      }
+    }
+    for (GraphEdge e : g.edges()) {
+      s.edges.add(new SEdge(e.from(), e.to(), s.label(e), e.back()));
     }
     return s;
   }
 
-  /**
-   * A restart policy's possible back edges, dashed and labelled with the bound: from each node that may request a
-   * restart (restart_triggers; when unset, the nodes nothing depends on) to each node it may restart
-   * (restartable_stages; when unset, the nodes that depend on nothing) upstream of it.
-   */
-  private void restartEdges(Workflow wf) {
-    RestartPolicy p = wf.restartPolicy();
-    if (p == null || !p.enabled()) {
-      return;
-    }
-    Map<String, List<String>> down = new HashMap<>();
-    java.util.Set<String> hasUpstream = new java.util.HashSet<>();
-    for (Edge d : wf.dependencies()) {
-      down.computeIfAbsent(d.from(), k -> new ArrayList<>()).add(d.to());
-      hasUpstream.add(d.to());
-    }
-    List<String> ids = wf.nodes().stream().map(Node::id).toList();
-    List<String> triggers = !p.restartTriggers().isEmpty() ? p.restartTriggers()
-        : ids.stream().filter(id -> !down.containsKey(id)).toList();
-    List<String> targets = !p.restartableStages().isEmpty() ? p.restartableStages()
-        : ids.stream().filter(id -> !hasUpstream.contains(id)).toList();
-    String label = "restart (max " + p.maxIterations() + " iterations)";
-    for (String from : triggers) {
-      for (String to : targets) {
-        if (!from.equals(to) && reaches(down, to, from)) {
-          edges.add(new SEdge(from, to, label, true));
-        }
-      }
-    }
+  /** A loop edge's region has no box: the loop edge is drawn as its back edge. */
+  private static boolean drawn(GraphContainer c) {
+    return !c.construct().equals(GraphContainer.LOOP_EDGE);
   }
 
-  private static boolean reaches(Map<String, List<String>> down, String from, String to) {
-    java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(from));
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    while (!todo.isEmpty()) {
-      String n = todo.poll();
-      if (n.equals(to)) {
-        return true;
-      }
-      if (seen.add(n)) {
-        todo.addAll(down.getOrDefault(n, List.of()));
-      }
+  /** The box drawn for container {@code key}: the nearest enclosing one that is drawn, else the top. */
+  private Box boxIn(String key, Map<String, GraphContainer> containers) {
+    while (key != null && !boxes.containsKey(key)) {
+      key = containers.get(key).parent();
     }
-    return false;
+    return key == null ? root : boxes.get(key);
   }
 
-  /** The declared edges as drawn (loop edges, start and end included) plus the engine's dependencies. */
-  private static List<Edge> topEdges(Workflow wf) {
-    List<Edge> out = new ArrayList<>(wf.edges());
-    for (Edge d : wf.dependencies()) {
-      if (!wf.edges().contains(d)) {
-        out.add(d);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * One graph level: its nodes placed in {@code container} or in the box of the innermost graph-form loop whose body
-   * holds them, nested bodies drawn recursively, and the level's edges.
-   */
-  private void level(List<Node> nodes, List<Edge> declared, List<Edge> drawn, String prefix, Box container) {
-    Map<String, List<String>> bodies = LoopBodies.of(nodes, declared);
-    Map<String, Node> byId = new LinkedHashMap<>();
-    nodes.forEach(n -> byId.put(n.id(), n));
-    for (String loop : bodies.keySet()) {
-      Node n = byId.get(loop);
-      boxes.put(boxKey(prefix + loop), new Box(boxKey(prefix + loop), n.id() + " body (" + n.kind() + ", "
-          + bound(n) + ")"));
-    }
-    for (String loop : bodies.keySet()) {
-      boxOf(loop, bodies, prefix, container).boxes.add(boxes.get(boxKey(prefix + loop)));
-    }
-    for (Node n : nodes) {
-      String key = prefix + n.id();
-      Box here = boxOf(n.id(), bodies, prefix, container);
-      here.nodes.add(new SNode(key, n.id(), n.kind(), n.body() instanceof Node.Router ? Shape.DIAMOND : Shape.BOX));
-      if (bodies.containsKey(n.id())) {
-        edges.add(new SEdge(boxKey(key), key, again(n), true));
-      }
-      if (n.body() instanceof Node.Loop loop && !loop.body().isEmpty()) {
-        Box body = new Box(boxKey(key), n.id() + " body (" + n.kind() + ", " + bound(n) + ")");
-        boxes.put(body.key, body);
-        here.boxes.add(body);
-        edges.add(new SEdge(key, body.key, "", false));
-        level(loop.body(), List.of(), nestedEdges(loop), key + "/", body);
-        edges.add(new SEdge(body.key, key, again(n), true));
-      }
-    }
-    for (Edge e : drawn) {
-      String from = e.from().equals(START) ? START : prefix + e.from();
-      String to = e.to().equals(END) ? END : prefix + e.to();
-      edges.add(new SEdge(from, to, label(e), e.isLoop()));
-    }
-  }
-
-  /** A nested body's dependencies, as the engine schedules them. */
-  private static List<Edge> nestedEdges(Node.Loop loop) {
-    return loop.bodyDependencies();
-  }
-
-  /** The box of the innermost graph-form loop whose body holds {@code id}, else {@code container}. */
-  private Box boxOf(String id, Map<String, List<String>> bodies, String prefix, Box container) {
-    String best = null;
-    for (Map.Entry<String, List<String>> b : bodies.entrySet()) {
-      if (b.getValue().contains(id) && (best == null || b.getValue().size() < bodies.get(best).size())) {
-        best = b.getKey();
-      }
-    }
-    return best == null ? container : boxes.get(boxKey(prefix + best));
-  }
-
-  private static String boxKey(String loopKey) {
-    return "[" + loopKey + "]";
-  }
-
-  private static String bound(Node n) {
-    Node.Loop l = (Node.Loop) n.body();
-    return l.config() instanceof LoopConfig.Iterate it ? "one pass per item, concurrency " + it.concurrency()
-        : "max " + l.maxIterations();
-  }
-
-  /** The back edge's label. */
-  private static String again(Node n) {
-    Node.Loop l = (Node.Loop) n.body();
-    return l.config() instanceof LoopConfig.Iterate ? "next item" : "next pass, max " + l.maxIterations();
-  }
-
-  private static String label(Edge e) {
-    if (e.branch() != null) {
-      return cut(e.branch());
-    }
-    String s = e.when() == null ? "" : e.when().source();
-    if (e.isLoop()) {
-      return (s.isEmpty() ? "" : cut(s) + " ") + "max " + e.maxIterations();
-    }
-    return cut(s);
+  /** An edge's label as drawn: the graph's text cut to one short line, with the bound where there is one. */
+  private String label(GraphEdge e) {
+    String text = e.label() == null ? "" : e.label();
+    return switch (e.kind()) {
+      case NEXT, BRANCH -> cut(text);
+      case LOOP_BACK -> boxes.containsKey(e.from())
+          ? e.max() == null ? text : text + ", max " + e.max()
+          : (text.isEmpty() ? "" : cut(text) + " ") + "max " + e.max();
+      case RESTART -> "restart (max " + e.max() + " iterations)";
+    };
   }
 
   /** At most {@link #LABEL_MAX} characters (never splitting a surrogate pair), on one line. */

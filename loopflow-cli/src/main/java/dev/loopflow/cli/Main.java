@@ -8,10 +8,12 @@ import picocli.CommandLine.Command;
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
     subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, SignalCommand.class, RunsCommand.class,
         ShowCommand.class,
-        EventsCommand.class, ValidateCommand.class, GraphCommand.class, CommandLine.HelpCommand.class},
+        EventsCommand.class, ValidateCommand.class, GraphCommand.class, ServerCommand.class,
+        CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",
-        "  loopflow validate examples/*.yaml", "  loopflow graph examples/router.yaml --format mermaid"})
+        "  loopflow validate examples/*.yaml", "  loopflow graph examples/router.yaml --format mermaid",
+        "  loopflow server --port 0"})
 public final class Main implements Runnable {
   static final int OK = 0;
   static final int FAILED = 1;

@@ -116,7 +116,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment,
         execution.quiet ? null : err);
-    if (runId != null && !runId.matches("[A-Za-z0-9_.-]{1,64}")) {
+    if (runId != null && !RunOptions.PORTABLE_RUN_ID.matcher(runId).matches()) {
       err.println(Errors.oneLine("loopflow: --run-id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
           + runId + "'"));
       return Main.USAGE;

@@ -2,17 +2,14 @@ package dev.loopflow.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.loopflow.core.model.NodePosition;
-import dev.loopflow.core.store.NodeExecution;
-import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.RunSummary;
 import dev.loopflow.core.store.RunStore;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,20 +63,12 @@ final class RunsCommand implements Callable<Integer> {
         return Main.USAGE;
       }
     }
+    java.util.EnumSet<RunStatus> wanted = java.util.EnumSet.noneOf(RunStatus.class);
+    statuses.forEach(st -> wanted.add(RunStatus.valueOf(st.toUpperCase(Locale.ROOT))));
     try (RunStore s = Stores.open(store)) {
       List<Map<String, Object>> rows = new ArrayList<>();
-      for (RunRecord r : s.listRuns()) {
-        if (rows.size() >= limit) {
-          break;
-        }
-        if (!statuses.isEmpty() && statuses.stream().noneMatch(st -> st.equalsIgnoreCase(r.status().json()))) {
-          continue;
-        }
-        if (workflow != null && !r.workflow().contains(workflow)
-            && (r.file() == null || !r.file().contains(workflow))) {
-          continue;
-        }
-        rows.add(row(r, s.nodeExecutions(r.runId())));
+      for (RunSummary row : RunSummary.list(s, wanted, workflow, limit)) {
+        rows.add(row.toJson());
       }
       if (json) {
         out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build().writeValueAsString(rows));
@@ -91,36 +80,6 @@ final class RunsCommand implements Callable<Integer> {
       out.flush();
       err.flush();
     }
-  }
-
-  static Map<String, Object> row(RunRecord r, List<NodeExecution> executions) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("run_id", r.runId());
-    m.put("workflow", r.workflow());
-    m.put("file", r.file());
-    m.put("status", r.status().json());
-    m.put("started_at", r.startedAt().toString());
-    m.put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString());
-    m.put("duration_ms", r.finishedAt() == null ? null : Duration.between(r.startedAt(), r.finishedAt()).toMillis());
-    m.put("iterations", iterations(executions));
-    m.put("llm_calls", r.usage() == null ? 0 : r.usage().llmCalls());
-    m.put("cost_usd", r.usage() == null ? null : r.usage().costUsd());
-    m.put("error", r.error() == null ? null : r.error().code());
-    m.put("paused_at", r.status().json().equals("paused") ? r.pausedAt() : null);
-    return m;
-  }
-
-  /** Loop passes that journaled anything: each distinct (loop path, iteration) counts once. */
-  static int iterations(List<NodeExecution> executions) {
-    Set<String> passes = new HashSet<>();
-    for (NodeExecution e : executions) {
-      StringBuilder sb = new StringBuilder();
-      for (NodePosition.LoopFrame f : e.position().loops()) {
-        sb.append(f.loopId()).append('[').append(f.iteration()).append("].");
-        passes.add(sb.toString());
-      }
-    }
-    return passes.size();
   }
 
   private static void table(PrintWriter out, List<Map<String, Object>> rows) {

@@ -11,7 +11,6 @@ import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.model.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
-import dev.loopflow.llm.provider.Provider;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,13 +164,8 @@ final class Support {
    */
   static boolean mockWhenNoProvider(RunOptions.Builder opts, Workflow wf, boolean mockGiven,
       Map<String, String> env, PrintWriter notice) {
-    if (mockGiven || wf.blocks().get("mock") == null) {
+    if (mockGiven || !dev.loopflow.llm.MockScripts.mockWhenNoProvider(wf, env)) {
       return false;
-    }
-    for (Provider p : Provider.values()) {
-      if (set(env.get(p.baseUrlVariable())) || p.apiKeyVariable().map(env::get).filter(Support::set).isPresent()) {
-        return false;
-      }
     }
     opts.option("llm.mock", true);
     if (notice != null) {
@@ -179,10 +173,6 @@ final class Support {
           + "...): the mock provider answers from the workflow's mock: block");
     }
     return true;
-  }
-
-  private static boolean set(String v) {
-    return v != null && !v.isBlank();
   }
 
   /**

@@ -39,4 +39,29 @@ public final class MockScripts {
     }
     return script;
   }
+
+  /**
+   * Whether a run of {@code workflow} should answer its LLM calls from the mock provider although no mock was asked
+   * for: the workflow carries a {@code mock:} block and no LLM provider is configured at all in {@code environment}
+   * (none of the providers' key or base URL variables is set), so every example runs as written on a machine
+   * without keys. A configured provider is never replaced. Front ends (the CLI, the server) then set the run option
+   * {@code llm.mock} and say so.
+   */
+  public static boolean mockWhenNoProvider(dev.loopflow.core.model.Workflow workflow,
+      Map<String, String> environment) {
+    if (workflow.blocks().get("mock") == null) {
+      return false;
+    }
+    for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+      if (set(environment.get(p.baseUrlVariable()))
+          || p.apiKeyVariable().map(environment::get).filter(MockScripts::set).isPresent()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean set(String v) {
+    return v != null && !v.isBlank();
+  }
 }

@@ -195,6 +195,27 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
   }
 
   @Test
+  void eventsAfterASequenceNumberAreTheJournalsTailInOrder() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    List<Event> events = new java.util.ArrayList<>();
+    for (int i = 1; i <= 7; i++) {
+      events.add(new Event.NodeStarted(id, i, T0, NodePosition.top("n" + i), "shell", 1));
+    }
+    events.forEach(store::appendEvent);
+    String other = newId();
+    store.createRun(run(other, T0));
+    store.appendEvent(new Event.NodeStarted(other, 9, T0, NodePosition.top("x"), "shell", 1));
+    assertThat(store.events(id, 0)).containsExactlyElementsOf(events);
+    assertThat(store.events(id, -5)).containsExactlyElementsOf(events);
+    assertThat(store.events(id, 3)).containsExactlyElementsOf(events.subList(3, 7));
+    assertThat(store.events(id, 6)).containsExactly(events.get(6));
+    assertThat(store.events(id, 7)).isEmpty();
+    assertThat(store.events(id, Long.MAX_VALUE)).isEmpty();
+    assertThat(store.events(newId(), 0)).isEmpty();
+  }
+
+  @Test
   void eventsAppendedBeforeANodeCompletionAreKeptWithIt() throws Exception {
     String id = newId();
     store.createRun(run(id, T0));

@@ -42,6 +42,17 @@ public sealed interface LoopConfig {
    */
   record Group(String until, Node untilCommand, boolean freshContext, boolean interactive, Template gateMessage,
       String terminal) implements LoopConfig {
+    /**
+     * The node id the until command runs under, at {@code <group>[k].$until}; no node can have it ('$' is not
+     * allowed in ids), so it never collides with a body node.
+     */
+    public static final String UNTIL_COMMAND_ID = "$until";
+    /**
+     * Where an interactive group waits for a person after pass k: {@code <group>[k].gate}, also the journal kind of
+     * that wait. A body node of an interactive group cannot have this id.
+     */
+    public static final String GATE_ID = "gate";
+
     public String construct() {
       return "loop_group";
     }

@@ -22,6 +22,13 @@ public final class RunOptions {
    */
   public static final String HTTP_DENY_PRIVATE = "http.deny_private";
 
+  /**
+   * The run ids a front end accepts from a person or a client (the CLI's {@code --run-id}, the server's
+   * {@code run_id}): 1 to 64 letters, digits, {@code _}, {@code .} or {@code -}. Such an id fits every store and is
+   * safe in a URL path, a file name and a terminal. Runs started from Java may have any non-blank id.
+   */
+  public static final java.util.regex.Pattern PORTABLE_RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
   private final String runId;
   private final Map<String, Object> inputs;
   private final List<EventListener> listeners;

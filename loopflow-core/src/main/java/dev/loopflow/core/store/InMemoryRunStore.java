@@ -77,6 +77,14 @@ final class InMemoryRunStore implements RunStore {
   }
 
   @Override
+  public List<Event> events(String runId, long afterSeq) {
+    List<Event> list = events.getOrDefault(runId, List.of());
+    synchronized (list) {
+      return list.stream().filter(e -> e.seq() > afterSeq).toList();
+    }
+  }
+
+  @Override
   public boolean tryLease(String runId, String owner, Instant now, Instant until, String replacing) {
     if (!runs.containsKey(runId)) {
       return false;

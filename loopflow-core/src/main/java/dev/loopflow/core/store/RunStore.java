@@ -37,6 +37,15 @@ public interface RunStore extends AutoCloseable {
   List<Event> events(String runId);
 
   /**
+   * The run's events whose sequence number is above {@code afterSeq}, in sequence order: the tail a reader that has
+   * seen everything up to {@code afterSeq} still needs (a stream resumed from its last id). Durable stores answer it
+   * without reading the earlier events.
+   */
+  default List<Event> events(String runId, long afterSeq) {
+    return events(runId).stream().filter(e -> e.seq() > afterSeq).toList();
+  }
+
+  /**
    * Atomically takes or renews the lease on a run: succeeds when no one holds it, the holder's lease ended before
    * {@code now}, {@code owner} already holds it, or it is held by {@code replacing} (a holder known to be dead;
    * null for none). False when another owner holds a live lease, or the run does not exist.

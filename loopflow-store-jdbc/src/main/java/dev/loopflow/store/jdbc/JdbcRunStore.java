@@ -466,15 +466,27 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
   public List<Event> events(String runId) {
+    return events(runId, Long.MIN_VALUE);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public List<Event> events(String runId, long afterSeq) {
     flush();
-    List<String> bodies = query("SELECT body FROM lf_events WHERE run_id = ? ORDER BY seq", runId, rs -> {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
+    List<String> bodies = read(c -> {
+      try (PreparedStatement ps = c.prepareStatement("SELECT body FROM lf_events WHERE run_id = ? AND seq > ? "
+          + "ORDER BY seq")) {
+        ps.setString(1, runId);
+        ps.setLong(2, afterSeq);
+        try (ResultSet rs = ps.executeQuery()) {
+          List<String> out = new ArrayList<>();
+          while (rs.next()) {
+            out.add(rs.getString(1));
+          }
+          return out;
+        }
       }
-      return out;
     });
     Parts parts = new Parts(runId);
     List<Event> out = new ArrayList<>(bodies.size());

@@ -32,6 +32,11 @@ public final class Engine {
   private final ExecutorService executor;
   private final Function<RunRecord, Workflow> journaledWorkflow;
   private final String ownerId = RunLease.newOwnerId();
+  /**
+   * The runs this engine is executing now. Their lease is held by this engine's owner id, which the store treats as
+   * a renewal, so the lease cannot tell a cancel or resume from here that the run is busy: this map does.
+   */
+  private final Map<String, Scheduler> executing = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * {@code journaledWorkflow} parses the workflow source a run journaled (null when it has none or no longer
@@ -50,7 +55,7 @@ public final class Engine {
     String runId = options.runId() != null ? options.runId() : newRunId();
     Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
-    Thread.ofVirtual().name("loopflow-run-" + runId).start(scheduler::run);
+    execute(runId, scheduler);
     return scheduler;
   }
 
@@ -61,8 +66,12 @@ public final class Engine {
    * {@code workflow} is the one the run started with.
    */
   public RunHandle resume(Workflow workflow, RunRecord run, ResumeInput input, RunOptions options) {
-    RunLease lease = new RunLease(store, run.runId(), ownerId, clock);
     String id = run.runId();
+    if (executingHere(id) != null) {
+      throw new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is being executed by this engine; cancel it "
+          + "or wait for it to end");
+    }
+    RunLease lease = new RunLease(store, run.runId(), ownerId, clock);
     lease.acquire().ifPresent(held -> {
       throw new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is being executed by "
           + held.owner() + " (its lease runs until " + held.until() + "); cancel it there or wait for it to end");
@@ -87,8 +96,26 @@ public final class Engine {
     RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input, events);
     Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
         store, services, clock, executor, run, input, replay, lastSeq, lease);
-    Thread.ofVirtual().name("loopflow-run-" + run.runId()).start(scheduler::run);
+    execute(run.runId(), scheduler);
     return scheduler;
+  }
+
+  /** Runs the scheduler on its own thread, known as executing here until it has ended. */
+  private void execute(String runId, Scheduler scheduler) {
+    executing.put(runId, scheduler);
+    Thread.ofVirtual().name("loopflow-run-" + runId).start(() -> {
+      try {
+        scheduler.run();
+      } finally {
+        executing.remove(runId, scheduler);
+      }
+    });
+  }
+
+  /** The run's scheduler when this engine executes it and it has not ended, else null. */
+  private Scheduler executingHere(String runId) {
+    Scheduler s = executing.get(runId);
+    return s == null || s.ended() ? null : s;
   }
 
   /** See {@link dev.loopflow.core.Loopflow#cancel}. */
@@ -99,6 +126,17 @@ public final class Engine {
       return run.status();
     }
     String why = reason == null || reason.isBlank() ? "cancelled" : reason;
+    Scheduler here = executingHere(runId);
+    if (here != null) {
+      // Its lease is this engine's own: stop it directly, as its handle would, and wait as for another process.
+      here.cancel(dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text(why));
+      try {
+        here.await(wait);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
+    }
     RunLease lease = new RunLease(store, runId, ownerId, clock);
     if (lease.acquire().isEmpty()) {
       try {

@@ -293,7 +293,7 @@ final class LoopFronts {
       }
       List<NodePosition.LoopFrame> loops = new ArrayList<>(pos.loops());
       loops.add(new NodePosition.LoopFrame(id, st.iteration));
-      NodePosition gate = new NodePosition(loops, "gate");
+      NodePosition gate = new NodePosition(loops, LoopConfig.Group.GATE_ID);
       NodeExecution row = ctx.replay.row(gate);
       if (row != null) {
         Object in = row.result().get("input");
@@ -314,7 +314,7 @@ final class LoopFronts {
       r.put("status", "paused");
       r.put("message", message);
       ctx.requestPause(new Waiting(Waiting.Kind.INPUT, id, gate.path(), id, st.iteration, message, null, null));
-      recorder.asked(gate, "gate", r, ctx.bus.now(), true, message);
+      recorder.asked(gate, LoopConfig.Group.GATE_ID, r, ctx.bus.now(), true, message);
       return false;
     }
 

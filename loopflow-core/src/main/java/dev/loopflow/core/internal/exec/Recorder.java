@@ -181,8 +181,8 @@ final class Recorder {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("status", "completed");
     r.put("input", answer);
-    journal(new NodeExecution(ctx.runId, gate, "gate", NodeStatus.COMPLETED, 1, now, now, null, r, Usage.NONE,
-        null, null, null, null));
+    journal(new NodeExecution(ctx.runId, gate, dev.loopflow.core.model.LoopConfig.Group.GATE_ID,
+        NodeStatus.COMPLETED, 1, now, now, null, r, Usage.NONE, null, null, null, null));
   }
 
   // ---------------------------------------------------------------------------------------------------------

@@ -151,6 +151,11 @@ final class Scheduler implements RunHandle {
     return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? Optional.of(result) : Optional.empty();
   }
 
+  /** Whether the run has ended here: its result is set and its lease given up. */
+  boolean ended() {
+    return done.getCount() == 0;
+  }
+
   @Override
   public List<String> runningNodes() {
     return new ArrayList<>(ctx.running.keySet());

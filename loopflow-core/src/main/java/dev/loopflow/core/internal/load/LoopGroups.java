@@ -87,6 +87,14 @@ final class LoopGroups {
     }
     Boolean fresh = cfg.bool("fresh_context");
     Boolean interactive = cfg.bool("interactive");
+    String gateId = LoopConfig.Group.GATE_ID;
+    if (Boolean.TRUE.equals(interactive) && bodyScope != null && bodyScope.ids.containsKey(gateId)) {
+      // The wait after pass k is journaled at <group>[k].gate: a body node there would share its position, and a
+      // resumed run would read that node's row as the person's answer.
+      problems.add(bodyScope.ids.get(gateId), path + ".nodes." + gateId + ".id", "node id '" + gateId + "' is "
+          + "reserved in the body of an interactive loop_group: the group waits for its person at '" + id + "[N]."
+          + gateId + "'; rename the node");
+    }
     String terminal = cfg.has("output") ? cfg.string("output") : null;
     if (terminal != null && bodyScope != null && !bodyScope.ids.containsKey(terminal)) {
       cfg.error("output", "loop_group '" + id + "': output names '" + terminal + "', which is not a node of its "
@@ -155,8 +163,7 @@ final class LoopGroups {
     if (b == null) {
       return null;
     }
-    // '$until' cannot be a node id, so the command's position never collides with a body node's.
-    return ModelFactory.node("$until", "shell", b, List.of(), null, null, true, Node.Retry.NONE,
-        st.defaultTimeout, cfg.location(field));
+    return ModelFactory.node(LoopConfig.Group.UNTIL_COMMAND_ID, "shell", b, List.of(), null, null, true,
+        Node.Retry.NONE, st.defaultTimeout, cfg.location(field));
   }
 }

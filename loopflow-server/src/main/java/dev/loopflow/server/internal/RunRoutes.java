@@ -1,0 +1,400 @@
+package dev.loopflow.server.internal;
+
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.Inputs;
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.ResumeRefusal;
+import dev.loopflow.core.run.RunInfo;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.RunSummary;
+import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.store.RunStore;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs, their node executions and
+ * their live events. Runs are read from the store, so a run started by the command line (another process on the same
+ * store) is listed, shown, streamed and acted on like one started here; what the engine decides (resumability, the
+ * restart policy, leases) is asked of the engine, never decided again here.
+ */
+final class RunRoutes {
+  /** The most runs one list returns. */
+  static final int MAX_LIMIT = 1000;
+  /** How long a cancel waits for a run executing somewhere to stop. */
+  static final Duration CANCEL_WAIT = Duration.ofSeconds(10);
+  static final int DEFAULT_SIGNAL_WAIT_SECONDS = 30;
+  static final int MAX_SIGNAL_WAIT_SECONDS = 300;
+
+  private final Loopflow engine;
+  private final RunStore store;
+  private final WorkflowFiles files;
+  private final LocalRuns runs;
+  private final SseFrames frames;
+  private final Redactor redactor;
+  private final Duration heartbeat;
+  private final BooleanSupplier stopping;
+
+  RunRoutes(Loopflow engine, WorkflowFiles files, LocalRuns runs, SseFrames frames, Redactor redactor,
+      Duration heartbeat, BooleanSupplier stopping) {
+    this.engine = engine;
+    this.store = engine.store();
+    this.files = files;
+    this.runs = runs;
+    this.frames = frames;
+    this.redactor = redactor;
+    this.heartbeat = heartbeat;
+    this.stopping = stopping;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Reading
+
+  /** {@code GET /api/runs?status=&workflow=&limit=} → the array {@code loopflow runs --json} prints. */
+  void list(Context ctx) {
+    EnumSet<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
+    String status = ctx.queryParam("status");
+    if (status != null && !status.isBlank()) {
+      for (String s : status.split(",")) {
+        try {
+          statuses.add(RunStatus.valueOf(s.strip().toUpperCase(Locale.ROOT)));
+        } catch (IllegalArgumentException e) {
+          throw ApiError.badField("status", "status '" + JsonBody.printable(s) + "' is not one of running, paused, "
+              + "completed, failed, cancelled");
+        }
+      }
+    }
+    int limit = intParam(ctx, "limit", 50, 1, MAX_LIMIT);
+    String workflow = ctx.queryParam("workflow");
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (RunSummary r : RunSummary.list(store, statuses, workflow == null || workflow.isEmpty() ? null : workflow,
+        limit)) {
+      rows.add(r.toJson());
+    }
+    HttpApi.json(ctx, 200, rows);
+  }
+
+  /** {@code GET /api/runs/{id}} → the object {@code loopflow show --json} prints ({@code running} while it runs). */
+  void show(Context ctx) {
+    String id = runId(ctx);
+    RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
+    // As show does: the journal was masked when written; masked again with this process's environment.
+    HttpApi.json(ctx, 200, redactor.map(info.result().toJson()));
+  }
+
+  /** {@code GET /api/runs/{id}/executions} → every journaled node execution, in journal order. */
+  void executions(Context ctx) {
+    String id = existing(ctx);
+    HttpApi.json(ctx, 200, store.nodeExecutions(id).stream().map(redactor::execution).map(Views::execution)
+        .toList());
+  }
+
+  /** {@code GET /api/runs/{id}/events} → the run's events as server-sent events; see {@link EventStream}. */
+  void events(Context ctx) throws IOException, InterruptedException {
+    String id = existing(ctx);
+    long last = lastEventId(ctx);
+    ctx.status(200);
+    ctx.contentType("text/event-stream; charset=utf-8");
+    ctx.header("Cache-Control", "no-cache, no-store");
+    ctx.header("X-Accel-Buffering", "no");
+    var out = ctx.res().getOutputStream();
+    ctx.res().flushBuffer();
+    new EventStream(store, frames, id, last, heartbeat, stopping, out).run(runs.feed(id).orElse(null));
+  }
+
+  private static long lastEventId(Context ctx) {
+    String header = ctx.header("Last-Event-ID");
+    String field = header != null ? "Last-Event-ID" : "after";
+    String value = header != null ? header : ctx.queryParam("after");
+    if (value == null || value.isBlank()) {
+      return 0;
+    }
+    try {
+      long n = Long.parseLong(value.strip());
+      if (n >= 0) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiError.badField(field, field + " must be an event id (a whole number, 0 or more), was '"
+        + JsonBody.printable(value) + "'");
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Starting and resuming
+
+  /**
+   * {@code POST /api/runs {"source" | "workflow", "inputs", "run_id"}} → 201 {@code {"run_id", "status"}}. Everything
+   * is checked before anything starts: a refused request starts and writes nothing.
+   */
+  void start(Context ctx) throws IOException {
+    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("source", "workflow", "inputs", "run_id"), false);
+    String source = b.string("source");
+    String name = b.string("workflow");
+    if ((source == null) == (name == null)) {
+      throw ApiError.badField(source == null ? "source" : "workflow", "give exactly one of 'source' (the workflow's "
+          + "YAML) or 'workflow' (the name of a workflow file)");
+    }
+    Map<String, Object> inputs = b.object("inputs");
+    String runId = b.string("run_id");
+    if (runId != null && !RunOptions.PORTABLE_RUN_ID.matcher(runId).matches()) {
+      throw ApiError.badField("run_id", "run_id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
+          + JsonBody.printable(runId) + "'");
+    }
+    Workflow wf;
+    Path dir;
+    if (name != null) {
+      WorkflowFiles.checkName(name, "workflow");
+      Path file = files.find(name).orElseThrow(() -> WorkflowRoutes.notFound(name));
+      wf = engine.load(file);
+      dir = files.dir(); // a named workflow runs where it lives, as `loopflow run` in that directory would
+    } else {
+      wf = engine.parse(source, null);
+      dir = Path.of("").toAbsolutePath();
+    }
+    Map<String, Object> given = inputs == null ? Map.of() : inputs;
+    Inputs.resolve(wf, new LinkedHashMap<>(given)); // the engine's own input rules: missing, unknown, wrong type
+    String id = runId != null ? runId : "run_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    runs.start(wf, given, id, dir);
+    HttpApi.json(ctx, 201, runState(id));
+  }
+
+  /**
+   * {@code POST /api/runs/{id}/resume {"input"?, "approve"?, "comment"?}} → {@code {"run_id", "status"}}. Whether the
+   * run can be resumed with that answer is the engine's rule ({@link ResumeRefusal}).
+   */
+  void resume(Context ctx) throws IOException {
+    String id = runId(ctx);
+    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("input", "approve", "comment"), true);
+    String input = b.string("input");
+    Boolean approve = b.bool("approve");
+    String comment = b.string("comment");
+    if (input != null && approve != null) {
+      throw ApiError.badField("approve", "give 'input' (for a loop gate) or 'approve' (for an approval), not both");
+    }
+    if (comment != null && approve == null) {
+      throw ApiError.badField("comment", "'comment' goes with 'approve' (true to approve, false to reject)");
+    }
+    ResumeInput answer = approve != null ? (approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
+        : ResumeInput.text(input);
+    RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
+    if (runs.isExecuting(id)) {
+      throw ApiError.of(new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is executing in this server"));
+    }
+    Optional<ResumeRefusal> refused = info.refusal(answer, Instant.now());
+    if (refused.isPresent()) {
+      ResumeRefusal r = refused.get();
+      Map<String, Object> extra = new LinkedHashMap<>();
+      extra.put("reason", r.reason().name().toLowerCase(Locale.ROOT));
+      extra.put("waiting", r.waiting() == null ? null : r.waiting().toJson());
+      throw ApiError.withExtra(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE
+          ? ErrorTable.of(ErrorCode.RUN_NOT_RESUMABLE) : ErrorTable.of(ErrorTable.Kind.BAD_REQUEST), r.message(),
+          extra);
+    }
+    RunRecord rec = info.record();
+    Workflow wf = workflowToResume(rec);
+    Path dir = rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))
+        ? Path.of(rec.workingDirectory()) : Path.of("").toAbsolutePath();
+    runs.resume(wf, id, answer, Boolean.TRUE.equals(rec.options().get("llm.mock")), dir);
+    HttpApi.json(ctx, 200, runState(id));
+  }
+
+  /**
+   * The workflow a journaled run resumes with: its file when the file still holds exactly the source the run started
+   * from (the journal keeps that source's hash), else the journaled source when it is exact (nothing in it was masked
+   * as a credential). Otherwise the server cannot know what to run and says so; the command line can choose a
+   * changed file ({@code loopflow resume --force}).
+   */
+  private Workflow workflowToResume(RunRecord rec) throws IOException {
+    if (rec.source() == null) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, "run '" + rec.runId() + "' was built in code (no workflow source "
+          + "is journaled); resume it through the Java API with its Workflow");
+    }
+    if (rec.file() != null && rec.sourceHash() != null) {
+      Path f = Path.of(rec.file());
+      if (!f.isAbsolute() && rec.workingDirectory() != null) {
+        f = Path.of(rec.workingDirectory()).resolve(f);
+      }
+      if (Files.isRegularFile(f)) {
+        try {
+          String now = WorkflowFiles.read(f);
+          if (rec.sourceHash().equals(Loopflow.sourceHash(now))) {
+            return engine.parse(now, rec.file());
+          }
+        } catch (IOException e) {
+          // unreadable now: the journaled source decides below
+        }
+      }
+    }
+    if (!rec.sourceIsExact()) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, "the journaled workflow of run '" + rec.runId() + "' had "
+          + "credentials masked and cannot run as it is; put " + (rec.file() == null ? "its workflow file"
+          : rec.file()) + " back as it was when the run started, or resume with loopflow resume --force");
+    }
+    return engine.parse(rec.source(), rec.file());
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Acting on a run
+
+  /**
+   * {@code POST /api/runs/{id}/cancel {"reason"?}} → {@code {"run_id", "status"}}: 200 once the run is cancelled (or
+   * had already ended), 202 when a run executing elsewhere was asked to stop and has not yet.
+   */
+  void cancel(Context ctx) {
+    String id = runId(ctx);
+    String reason = JsonBody.parse(ctx.bodyAsBytes(), Set.of("reason"), true).string("reason");
+    RunRecord rec = store.findRun(id).orElseThrow(() -> ApiError.runNotFound(id));
+    RunStatus after = rec.status().isTerminal() ? rec.status()
+        : engine.cancel(id, reason == null || reason.isBlank() ? "cancelled over the HTTP API" : reason,
+            CANCEL_WAIT);
+    HttpApi.json(ctx, after == RunStatus.RUNNING ? 202 : 200, runState(id));
+  }
+
+  /**
+   * {@code POST /api/runs/{id}/signal {"type": "restart", "target_stage_id", "reason", "parameters"?,
+   * "requester_stage_id"?}} → the run's answer (the restart response object), with the status of its error code;
+   * 202 {@code {"request_seq", "pending": true}} when the run has not decided within {@code ?wait=} seconds.
+   */
+  void signal(Context ctx) throws InterruptedException {
+    String id = runId(ctx);
+    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("type", "target_stage_id", "reason", "parameters",
+        "requester_stage_id"), false);
+    String type = b.requiredString("type");
+    if (!type.equals("restart")) {
+      throw ApiError.badField("type", "unknown signal type '" + JsonBody.printable(type) + "'; the only type is "
+          + "restart");
+    }
+    String target = b.requiredString("target_stage_id");
+    if (target.isBlank()) {
+      throw ApiError.badField("target_stage_id", "target_stage_id must name a stage");
+    }
+    String reason = b.string("reason");
+    Map<String, String> parameters = b.stringMap("parameters");
+    String requester = b.string("requester_stage_id");
+    int wait = intParam(ctx, "wait", DEFAULT_SIGNAL_WAIT_SECONDS, 0, MAX_SIGNAL_WAIT_SECONDS);
+    RunRecord rec = store.findRun(id).orElseThrow(() -> ApiError.runNotFound(id));
+    String notRunning = notRunning(rec);
+    if (notRunning != null) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, notRunning);
+    }
+    RestartRequest req = new RestartRequest(requester, target, reason, parameters, 0, System.currentTimeMillis());
+    long seq;
+    try {
+      seq = engine.requestRestart(id, req);
+    } catch (LoopflowException e) {
+      if (e.code() != ErrorCode.USAGE) {
+        throw e;
+      }
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, e.getMessage()); // it ended between the look and the request
+    }
+    long until = System.nanoTime() + Duration.ofSeconds(wait).toNanos();
+    while (true) {
+      Optional<RestartResponse> answer = engine.restartResponse(id, seq);
+      if (answer.isPresent()) {
+        RestartResponse r = answer.get();
+        HttpApi.json(ctx, r.success() ? 200 : ErrorTable.of(r.errorCode()).status(), redactor.map(r.toMap()));
+        return;
+      }
+      if (System.nanoTime() - until >= 0 || stopping.getAsBoolean()) {
+        Map<String, Object> pending = new LinkedHashMap<>();
+        pending.put("request_seq", seq);
+        pending.put("pending", true);
+        HttpApi.json(ctx, 202, pending);
+        return;
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /**
+   * Why a restart request to this run would wait for no one, or null when an engine executes it: a restart is decided
+   * by the engine executing the run, after a node completes.
+   */
+  private String notRunning(RunRecord rec) {
+    String id = rec.runId();
+    if (rec.status().isTerminal()) {
+      return "run '" + id + "' has ended (" + rec.status().json() + "); a restart request needs a running run";
+    }
+    if (rec.status() == RunStatus.PAUSED) {
+      return "run '" + id + "' is paused; a restart request is decided while the run executes: resume it first";
+    }
+    if (runs.isExecuting(id)) {
+      return null;
+    }
+    boolean leased = store.lease(id).map(l -> l.until().isAfter(Instant.now())).orElse(false);
+    return leased ? null : "run '" + id + "' is not executing anywhere (its process stopped); resume it first";
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+
+  private Map<String, Object> runState(String id) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("run_id", id);
+    m.put("status", store.findRun(id).map(r -> r.status().json()).orElse(RunStatus.RUNNING.json()));
+    return m;
+  }
+
+  /**
+   * The run id in the path. An id no run can have (blank, control characters, longer than a store keeps) is a run
+   * that is not there: it never reaches the store.
+   */
+  private static String runId(Context ctx) {
+    String id = ctx.pathParam("id");
+    boolean ok = !id.isBlank() && id.getBytes(StandardCharsets.UTF_8).length <= 1024
+        && id.codePoints().noneMatch(c -> Character.isISOControl(c) || c >= Character.MIN_SURROGATE
+            && c <= Character.MAX_SURROGATE);
+    if (!ok) {
+      throw ApiError.runNotFound(JsonBody.printable(id));
+    }
+    return id;
+  }
+
+  private String existing(Context ctx) {
+    String id = runId(ctx);
+    if (store.findRun(id).isEmpty()) {
+      throw ApiError.runNotFound(id);
+    }
+    return id;
+  }
+
+  private static int intParam(Context ctx, String name, int dflt, int min, int max) {
+    String v = ctx.queryParam(name);
+    if (v == null || v.isBlank()) {
+      return dflt;
+    }
+    try {
+      int n = Integer.parseInt(v.strip());
+      if (n >= min && n <= max) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiError.badField(name, name + " must be a whole number from " + min + " to " + max + ", was '"
+        + JsonBody.printable(v) + "'");
+  }
+}
