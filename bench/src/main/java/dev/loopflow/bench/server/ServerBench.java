@@ -35,6 +35,13 @@ public final class ServerBench {
   private static final Pattern LOG_ERROR = Pattern.compile(
       "(?i)(SQLITE_BUSY|database is locked|SQLITE_LOCKED|Exception|\\bERROR\\b)");
 
+  /**
+   * The JVM options the {@code loopflow} launcher starts the CLI with (keep in step with it), less its class-data
+   * archive: the server is measured as users start it. {@code --jvm-args} replaces them.
+   */
+  static final List<String> LAUNCHER_JVM_ARGS = List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+      "--enable-native-access=ALL-UNNAMED");
+
   private final List<Map<String, Object>> steps = new ArrayList<>();
   private final List<String> problems = new ArrayList<>();
 
@@ -48,7 +55,7 @@ public final class ServerBench {
     int runs = 100;
     long seed = 1;
     Path jar = Path.of("loopflow-cli/target/loopflow.jar");
-    List<String> jvmArgs = List.of("--enable-native-access=ALL-UNNAMED");
+    List<String> jvmArgs = LAUNCHER_JVM_ARGS;
     Path out = Path.of("bench/results/server-latest.md");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
