@@ -14,21 +14,26 @@ import java.util.Random;
  * connect as it starts, join while it runs, or drop their connections at random moments and resume with
  * Last-Event-ID. Afterwards every client's deliveries are compared with the run's journal ({@link StreamCheck}).
  *
+ * <p>Some clients stall: they stop reading for a while, on a small socket buffer, as a viewer on a slow network
+ * would; the server may end their streams (they fell behind) and they resume. They are checked like every other
+ * client, but left out of the latency figures, which would otherwise measure their stalls.
+ *
  * <p>Figures: delivery latency of live events (the event's {@code at} to the moment a client parsed its frame, over
  * the events a connection received after it opened: earlier ones were replayed, not delivered live), the replay
  * after a reconnect or a late join (from opening the connection to receiving the last event it had missed, and how
  * many), the run's own duration (run.started to run.finished), the server's CPU and resident memory.
  */
 final class LiveEvents {
-  /** The run and its audience. */
-  record Plan(int passes, String pause, int startClients, int joinClients, int reconnectClients, int maxDrops,
-      long seed) {
+  /** The run and its audience. A null {@code pause} runs {@link Workflows#BURST} instead of the ticker. */
+  record Plan(int passes, String pause, int startClients, int joinClients, int reconnectClients, int stallClients,
+      int maxDrops, long stallMillis, long seed) {
     int clients() {
-      return startClients + joinClients + reconnectClients;
+      return startClients + joinClients + reconnectClients + stallClients;
     }
 
     Plan withSeed(long s) {
-      return new Plan(passes, pause, startClients, joinClients, reconnectClients, maxDrops, s);
+      return new Plan(passes, pause, startClients, joinClients, reconnectClients, stallClients, maxDrops, stallMillis,
+          s);
     }
   }
 
@@ -118,11 +123,17 @@ final class LiveEvents {
       Arrays.sort(at);
       out.add(new SseClient(id++, SseClient.Kind.RECONNECT, t0, at, pause));
     }
+    for (int i = 0; i < p.stallClients(); i++) {
+      long at = t0 + (long) ((0.10 + 0.40 * rnd.nextDouble()) * expectedNanos);
+      out.add(new SseClient(id++, SseClient.Kind.STALL, t0, new long[0], new long[0])
+          .stalling(new long[] {at}, new long[] {Duration.ofMillis(p.stallMillis()).toNanos()}));
+    }
     return out;
   }
 
   private static String start(Api api, Plan p, List<String> problems) throws IOException, InterruptedException {
-    Api.Response r = api.startRun(Workflows.TICKER, Map.of("passes", p.passes(), "pause", p.pause()));
+    Api.Response r = p.pause() == null ? api.startRun(Workflows.BURST, Map.of("passes", p.passes()))
+        : api.startRun(Workflows.TICKER, Map.of("passes", p.passes(), "pause", p.pause()));
     if (r.status() != 201 || !(r.body().get("run_id") instanceof String id)) {
       problems.add("POST /api/runs answered " + r.status() + ": " + r.text());
       return null;
@@ -151,9 +162,14 @@ final class LiveEvents {
     int serverCloses = 0;
     int ephemeral = 0;
     int reconnects = 0;
+    int stallCloses = 0;
     for (SseClient c : clients) {
-      serverCloses += c.serverCloses();
       ephemeral += c.ephemeral();
+      if (c.kind == SseClient.Kind.STALL) {
+        stallCloses += c.serverCloses(); // its latencies hold its own stall: not the server's
+        continue;
+      }
+      serverCloses += c.serverCloses();
       List<SseClient.Connection> conns = c.connections();
       for (int k = 0; k < conns.size(); k++) {
         SseClient.Connection conn = conns.get(k);
@@ -190,6 +206,7 @@ final class LiveEvents {
     f.put("join_replay", joinReplay.summary());
     f.put("join_missed_events_p50", joinMissed.quantile(0.5));
     f.put("server_closes", serverCloses);
+    f.put("stalled_clients_closed_by_server", stallCloses);
     f.put("ephemeral_frames", ephemeral);
   }
 

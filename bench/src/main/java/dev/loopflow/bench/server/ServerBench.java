@@ -24,8 +24,9 @@ import java.util.regex.Pattern;
  * run did not complete right; a request failed; the server logged a database error) is printed to stderr and the
  * exit status is 1: the benchmark shows that nothing is lost, not only how fast.
  *
- * <p>Options: {@code live|runs|all} (default all), {@code --reps R} (3), {@code --clients N} (200: 40% connect as the
- * run starts, 30% join while it runs, 30% drop and resume up to {@code --max-drops} (4) times), {@code --passes P}
+ * <p>Options: {@code live|runs|all} (default all), {@code --reps R} (3), {@code --clients N} (200: 30% join while
+ * the run is under way, 30% drop and resume up to {@code --max-drops} (4) times, 5% stop reading once for
+ * {@code --stall-ms} (3000), the rest connect as the run starts), {@code --passes P}
  * (1000) and {@code --pause S} (0.002 s of shell sleep per pass), {@code --runs N} (100), {@code --jar} (the CLI's
  * shaded jar), {@code --jvm-args "..."} (the server JVM's options), {@code --seed}, {@code --out FILE}.
  */
@@ -50,6 +51,7 @@ public final class ServerBench {
     int reps = 3;
     int clients = 200;
     int maxDrops = 4;
+    long stallMillis = 3000;
     int passes = 1000;
     String pause = "0.002";
     int runs = 100;
@@ -63,6 +65,7 @@ public final class ServerBench {
         case "--reps" -> reps = Integer.parseInt(args[++i]);
         case "--clients" -> clients = Integer.parseInt(args[++i]);
         case "--max-drops" -> maxDrops = Integer.parseInt(args[++i]);
+        case "--stall-ms" -> stallMillis = Long.parseLong(args[++i]);
         case "--passes" -> passes = Integer.parseInt(args[++i]);
         case "--pause" -> pause = args[++i];
         case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -82,9 +85,11 @@ public final class ServerBench {
           + " -DskipTests)");
       System.exit(2);
     }
-    int start = Math.round(clients * 0.4f);
+    int stall = clients / 20;
     int join = Math.round(clients * 0.3f);
-    LiveEvents.Plan plan = new LiveEvents.Plan(passes, pause, start, join, clients - start - join, maxDrops, seed);
+    int reconnect = Math.round(clients * 0.3f);
+    LiveEvents.Plan plan = new LiveEvents.Plan(passes, pause, clients - stall - join - reconnect, join, reconnect,
+        stall, maxDrops, stallMillis, seed);
     String java = ProcessHandle.current().info().command().orElse("java");
     ServerBench b = new ServerBench();
     for (int rep = 0; rep < reps; rep++) {
@@ -114,8 +119,8 @@ public final class ServerBench {
         ProcStats stats = new ProcStats(server.pid())) {
       Target t = new Target(new Api(server.base(), token), stats);
       // Warm-up: the same paths at a smaller size, so that the measured steps see a compiled server.
-      LiveEvents.Plan small = new LiveEvents.Plan(Math.max(10, plan.passes() / 5), plan.pause(), 8, 6, 6,
-          plan.maxDrops(), plan.seed());
+      LiveEvents.Plan small = new LiveEvents.Plan(Math.max(10, plan.passes() / 5), plan.pause(), 8, 6, 6, 0,
+          plan.maxDrops(), 0, plan.seed());
       Outcome warm = LiveEvents.unwatched(t, small);
       step(rep, "warmup", warm, load);
       long expected = (long) (((Number) warm.figures().getOrDefault("run_ms", 1000.0)).doubleValue() * 1e6);
@@ -185,8 +190,9 @@ public final class ServerBench {
       sb.append("## ").append(plan.clients()).append(" SSE clients on one run of ").append(plan.passes())
           .append(" passes\n\n");
       sb.append(String.format(Locale.ROOT, "%d connect as the run starts, %d join while it runs, %d drop and "
-          + "resume with Last-Event-ID (1 to %d times each).%n%n", plan.startClients(), plan.joinClients(),
-          plan.reconnectClients(), plan.maxDrops()));
+          + "resume with Last-Event-ID (1 to %d times each), %d stop reading once for %d ms.%n%n",
+          plan.startClients(), plan.joinClients(), plan.reconnectClients(), plan.maxDrops(), plan.stallClients(),
+          plan.stallMillis()));
       table(sb, reps, List.of(
           row("load average (1 min) at start", "live_watched", s -> s.get("load_avg_1m")),
           row("events journaled", "live_watched", s -> s.get("events")),
@@ -203,6 +209,8 @@ public final class ServerBench {
           row("late join replay p50 / p95 / max ms", "live_watched", s -> triple(s, "join_replay")),
           row("events replayed per late join, p50", "live_watched", s -> s.get("join_missed_events_p50")),
           row("streams closed early by the server", "live_watched", s -> s.get("server_closes")),
+          row("stalled streams closed by the server", "live_watched",
+              s -> s.get("stalled_clients_closed_by_server")),
           row("server CPU, cores: unwatched", "live_unwatched", s -> s.get("server_cores")),
           row("server CPU, cores: watched", "live_watched", s -> s.get("server_cores")),
           row("clients' CPU, cores", "live_watched", s -> s.get("client_cores")),

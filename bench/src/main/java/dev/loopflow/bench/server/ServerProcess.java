@@ -60,22 +60,28 @@ final class ServerProcess implements AutoCloseable {
     Matcher m = line == null ? null : URL.matcher(line);
     if (m == null || !m.find()) {
       p.destroyForcibly();
-      throw new IOException("loopflow server's first line is not its URL: " + line + "; its errors: "
+      throw new IOException("loopflow server printed no URL; its errors: "
           + Files.readString(home.resolve("server.err")));
     }
     return new ServerProcess(p, URI.create(m.group(1)), home);
   }
 
+  /**
+   * Copies the server's stdout to {@code out}, completing {@code first} with the first line holding a URL: the
+   * server's own first line, unless JVM options added lines before it (a flight recording announces itself there).
+   */
   private static void drain(Process p, Path out, CompletableFuture<String> first) {
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         Writer w = Files.newBufferedWriter(out)) {
-      String line = r.readLine();
-      first.complete(line);
-      for (; line != null; line = r.readLine()) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        if (!first.isDone() && URL.matcher(line).find()) {
+          first.complete(line);
+        }
         w.write(line);
         w.write('\n');
         w.flush();
       }
+      first.complete(null);
     } catch (IOException e) {
       first.completeExceptionally(e);
     }

@@ -27,8 +27,17 @@ final class SseClient {
     /** Connects while the run is under way, with no Last-Event-ID: it must get the whole run, replayed then live. */
     JOIN,
     /** Connects as the run starts and drops its connection at random moments, resuming with Last-Event-ID. */
-    RECONNECT
+    RECONNECT,
+    /**
+     * Connects as the run starts and stops reading for a while at given moments, with a small socket receive buffer
+     * so that the server's writes to it block: a viewer on a slow network. A server may end such a stream when it
+     * falls too far behind; the client then resumes with Last-Event-ID.
+     */
+    STALL
   }
+
+  /** The receive buffer of a {@link Kind#STALL} client's socket, small so that a stall reaches the server soon. */
+  static final int STALL_RECEIVE_BUFFER = 4096;
 
   /** Why a connection was opened. */
   enum Reason { FIRST, AFTER_DROP, AFTER_SERVER_CLOSE }
@@ -45,6 +54,9 @@ final class SseClient {
   private final long joinAt;
   private final long[] dropAt;
   private final long[] pauseNanos;
+  private long[] stallAt = new long[0];
+  private long[] stallNanos = new long[0];
+  private int stalls;
 
   // Written by the client's own thread only; read by the checker after the thread ended.
   private long[] seqs = new long[1024];
@@ -71,6 +83,13 @@ final class SseClient {
     this.joinAt = joinAt;
     this.dropAt = dropAt.clone();
     this.pauseNanos = pauseNanos.clone();
+  }
+
+  /** Makes this client stop reading at the moments {@code at} (epoch nanos) for {@code nanos} each. */
+  SseClient stalling(long[] at, long[] nanos) {
+    this.stallAt = at.clone();
+    this.stallNanos = nanos.clone();
+    return this;
   }
 
   /** Follows the run until its stream closes after run.finished, or {@code deadline} (epoch nanos) passes. */
@@ -109,7 +128,7 @@ final class SseClient {
         long opened = WallClock.epochNanos();
         SseConnection c;
         try {
-          c = SseConnection.open(base, token, runId, lastSeq);
+          c = SseConnection.open(base, token, runId, lastSeq, kind == Kind.STALL ? STALL_RECEIVE_BUFFER : 0);
         } catch (IOException e) {
           if (++connectFailures > 20) {
             problems.add("could not connect 20 times in a row: " + e);
@@ -138,6 +157,9 @@ final class SseClient {
         try {
           for (int n = c.read(buf); n >= 0; n = c.read(buf)) {
             parser.feed(buf, 0, n);
+            if (stalls < stallAt.length && WallClock.epochNanos() >= stallAt[stalls]) {
+              Thread.sleep(Duration.ofNanos(stallNanos[stalls++]));
+            }
           }
           ended = true;
         } catch (IOException e) {

@@ -32,9 +32,18 @@ final class SseConnection implements AutoCloseable {
 
   /** Sends the request and reads the response head. {@code lastEventId} ≤ 0 sends no Last-Event-ID. */
   static SseConnection open(URI base, String token, String runId, long lastEventId) throws IOException {
+    return open(base, token, runId, lastEventId, 0);
+  }
+
+  /** As {@link #open(URI, String, String, long)}, with the socket's receive buffer set when {@code receiveBuffer} > 0. */
+  static SseConnection open(URI base, String token, String runId, long lastEventId, int receiveBuffer)
+      throws IOException {
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);
+      if (receiveBuffer > 0) {
+        s.setReceiveBufferSize(receiveBuffer); // before connecting, so that the window it advertises fits it
+      }
       s.connect(new InetSocketAddress(base.getHost(), base.getPort()), 10_000);
       StringBuilder req = new StringBuilder()
           .append("GET /api/runs/").append(runId).append("/events HTTP/1.1\r\n")

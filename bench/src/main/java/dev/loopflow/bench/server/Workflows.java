@@ -42,6 +42,37 @@ final class Workflows {
       """;
 
   /**
+   * {@link #TICKER} without its shell node: the same loops and counter as fast as the engine goes, about three
+   * journaled events per pass and thousands of events a second. For checks that need a flood rather than a pace.
+   */
+  static final String BURST = """
+      name: bench-burst
+      input:
+        passes: {type: integer, default: 1000}
+        count: {type: integer, default: 0}
+      limits:
+        max_steps: 200000
+      nodes:
+        - name: outer
+          type: while_loop
+          max_iterations: 1000
+          on_exhausted: continue
+          condition: "state.count < input.passes"
+          body:
+            - name: inner
+              type: while_loop
+              max_iterations: 100
+              on_exhausted: continue
+              condition: "state.count < input.passes"
+              body:
+                - name: count
+                  run: return { count = state.count + 1 }
+      edges:
+        - {from: __start__, to: outer}
+        - {from: outer, to: __end__}
+      """;
+
+  /**
    * A short run: a loop of {@link #SHORT_PASSES} Lua passes adding {@code input.seed} each time, so its output is
    * {@code {seed, count: 5, acc: 5 * seed}}: a run that got another run's inputs or state shows it.
    */

@@ -28,25 +28,31 @@ class ServerLoadCheckTest {
   ProcStats stats;
 
   @BeforeEach
-  void start() {
+  void open() {
     store = JdbcStores.open("sqlite:" + home.resolve("runs.db"));
-    server = LoopflowServer.builder().store(store).workflowsDir(home.resolve("workflows")).token(TOKEN).port(0)
-        .log(line -> { }).build().start();
     stats = new ProcStats(ProcessHandle.current().pid());
+  }
+
+  void start(int streamQueue) {
+    server = LoopflowServer.builder().store(store).workflowsDir(home.resolve("workflows")).token(TOKEN).port(0)
+        .streamQueue(streamQueue).log(line -> { }).build().start();
     target = new Target(new Api(URI.create("http://127.0.0.1:" + server.port()), TOKEN), stats);
   }
 
   @AfterEach
   void stop() {
     stats.close();
-    server.close();
+    if (server != null) {
+      server.close();
+    }
     store.close();
   }
 
   @Test
   void twentyClientsJoiningAndResumingEachGetEveryEventOnceInOrder() throws Exception {
+    start(4096);
     // 8 from the start, 6 joining during the run, 6 dropping their connection up to 3 times each.
-    LiveEvents.Plan plan = new LiveEvents.Plan(150, "0.001", 8, 6, 6, 3, 42);
+    LiveEvents.Plan plan = new LiveEvents.Plan(150, "0.001", 8, 6, 6, 0, 3, 0, 42);
     Outcome o = LiveEvents.watched(target, plan, Duration.ofSeconds(2).toNanos());
     assertThat(o.problems()).isEmpty();
     assertThat((int) o.figures().get("events")).isGreaterThan(150 * 5);
@@ -56,8 +62,22 @@ class ServerLoadCheckTest {
 
   @Test
   void tenRunsStartedAtOnceAllCompleteWithTheirOwnOutputAndACompleteJournal() throws Exception {
+    start(4096);
     Outcome o = ConcurrentRuns.run(target, 10);
     assertThat(o.problems()).isEmpty();
     assertThat(o.figures().get("failed_posts")).isEqualTo(0);
+  }
+
+  @Test
+  void viewersThatFallBehindAreCutOffAndResumeWithoutLoss() throws Exception {
+    // The smallest queue the server allows (16 events) and a flood of events (2,000 passes without a shell, about
+    // 6,000 events): viewers fall behind, four of them by stopping to read for 3 s on a small socket buffer; the
+    // server ends the streams of those that fall too far behind and they resume from their last id.
+    start(16);
+    LiveEvents.Plan plan = new LiveEvents.Plan(2000, null, 2, 0, 0, 4, 1, 3000, 7);
+    Outcome o = LiveEvents.watched(target, plan, Duration.ofSeconds(1).toNanos());
+    assertThat(o.problems()).isEmpty();
+    assertThat((int) o.figures().get("stalled_clients_closed_by_server") + (int) o.figures().get("server_closes"))
+        .as("streams the server ended because their viewer fell behind").isPositive();
   }
 }
