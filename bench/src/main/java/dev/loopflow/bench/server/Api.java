@@ -51,8 +51,17 @@ final class Api {
     return send(HttpRequest.newBuilder(base.resolve("/api/runs/" + runId)).GET());
   }
 
-  /** Polls GET /api/runs/{id} until its status is no longer running (or pending); the last response. */
+  /** Polls GET /api/runs/{id} every 100 ms until the run is no longer running; the last response. */
   Response awaitEnd(String runId, Duration timeout) throws IOException, InterruptedException {
+    return awaitEnd(runId, timeout, Duration.ofMillis(100));
+  }
+
+  /**
+   * Polls GET /api/runs/{id} every {@code every} until its status is no longer running (or pending); the last
+   * response. The server builds the whole result for each call (every node execution of the run), so polling a long
+   * run often costs it real work.
+   */
+  Response awaitEnd(String runId, Duration timeout, Duration every) throws IOException, InterruptedException {
     long until = System.nanoTime() + timeout.toNanos();
     while (true) {
       Response r = run(runId);
@@ -61,7 +70,7 @@ final class Api {
           || System.nanoTime() > until) {
         return r;
       }
-      Thread.sleep(100);
+      Thread.sleep(every);
     }
   }
 

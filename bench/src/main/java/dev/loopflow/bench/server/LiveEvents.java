@@ -39,7 +39,10 @@ final class LiveEvents {
 
   private LiveEvents() {}
 
-  /** The run with no viewer (its status is polled): how long it takes and what it costs the server. */
+  /**
+   * The run with no viewer: how long it takes and what it costs the server. Its status is polled once a second, since
+   * each poll makes the server read the whole run; then {@code GET /api/runs/{id}} of the finished run is timed.
+   */
   static Outcome unwatched(Target t, Plan p) throws IOException, InterruptedException {
     List<String> problems = new ArrayList<>();
     ProcStats.Window w = t.stats().window();
@@ -47,8 +50,14 @@ final class LiveEvents {
     if (runId == null) {
       return new Outcome(Map.of(), problems);
     }
-    Api.Response end = t.api().awaitEnd(runId, Duration.ofMinutes(10));
+    Api.Response end = t.api().awaitEnd(runId, Duration.ofMinutes(10), Duration.ofSeconds(1));
     ProcStats.Usage u = w.end();
+    Stats show = new Stats();
+    for (int i = 0; i < 5; i++) {
+      long t0 = System.nanoTime();
+      t.api().run(runId);
+      show.add(System.nanoTime() - t0);
+    }
     checkResult(end, p, problems);
     Journal j = Journal.fetch(t.api().base(), t.api().token(), runId);
     problems.addAll(j.problems());
@@ -57,6 +66,7 @@ final class LiveEvents {
     f.put("clients", 0);
     f.put("events", j.entries().size());
     f.put("run_ms", Stats.round(j.durationNanos() / 1e6));
+    f.put("show_ms_p50", Stats.round(show.quantile(0.5) / 1e6));
     usage(f, u);
     return new Outcome(f, problems);
   }
