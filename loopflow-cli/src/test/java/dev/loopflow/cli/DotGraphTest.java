@@ -48,7 +48,8 @@ class DotGraphTest {
   @Test
   void everyExampleAndHostileLabelsParseInGraphviz() throws Exception {
     List<Path> files;
-    try (Stream<Path> s = Files.list(Path.of("../examples"))) {
+    try (Stream<Path> s = Stream.concat(Files.list(Path.of("../examples")),
+        Files.list(Path.of("src/test/resources/graph/paths")))) {
       files = Stream.concat(s.filter(p -> p.toString().endsWith(".yaml")).sorted(),
           Stream.of(Path.of("src/test/resources/graph/adversarial-labels.yaml"))).toList();
     }

@@ -46,6 +46,7 @@ class MermaidGraphTest {
 
   static boolean npm;
   static final Path ADVERSARIAL = Path.of("src/test/resources/graph/adversarial-labels.yaml");
+  static final Path PATHS = Path.of("src/test/resources/graph/paths");
   static List<Path> examples;
   /** Diagram name (example file name, or "adversarial") to its Mermaid text and to what Mermaid understood. */
   static final Map<String, String> diagrams = new LinkedHashMap<>();
@@ -84,7 +85,8 @@ class MermaidGraphTest {
 
   /** Every diagram is parsed in one node process: starting Mermaid costs seconds, parsing milliseconds. */
   private static void parseAll() throws Exception {
-    try (Stream<Path> s = Files.list(EXAMPLES)) {
+    // The examples, and the nested constructs of the graph paths corpus.
+    try (Stream<Path> s = Stream.concat(Files.list(EXAMPLES), Files.list(PATHS))) {
       examples = s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
     }
     for (Path p : examples) {

@@ -354,6 +354,14 @@ public final class Loopflow {
     return handlers;
   }
 
+  /**
+   * The JSON Schema of the workflow format for this engine's node kinds: the built-in ones and its handlers'
+   * ({@link dev.loopflow.core.schema.WorkflowSchema#json(java.util.Collection)}).
+   */
+  public Map<String, Object> workflowSchema() {
+    return dev.loopflow.core.schema.WorkflowSchema.json(handlers.values());
+  }
+
   WorkflowLoader loaderWith(Map<String, NodeHandler> extra) {
     Map<String, NodeHandler> all = new LinkedHashMap<>(handlers);
     all.putAll(extra);

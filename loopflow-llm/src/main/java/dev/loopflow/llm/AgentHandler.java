@@ -1,5 +1,7 @@
 package dev.loopflow.llm;
 
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
@@ -7,6 +9,7 @@ import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.llm.internal.tools.ToolSet;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -18,7 +21,15 @@ import java.util.Set;
 public final class AgentHandler implements NodeHandler {
   static final int DEFAULT_MAX_TURNS = 10;
   static final int MAX_TURNS_LIMIT = 100;
-  private static final Set<String> FIELDS = with(LlmSettings.FIELDS, "tools", "mcp", "max_turns");
+  private static final FieldSpec MAX_TURNS = FieldSpec.integer("max_turns", 1, MAX_TURNS_LIMIT, "The most model "
+      + "calls (default " + DEFAULT_MAX_TURNS + ").");
+  static final NodeKindSpec SPEC = NodeKindSpec.of("agent", "An llm that may call tools until it answers: think, "
+      + "act, observe.", concat(LlmSettings.SPECS, List.of(
+      FieldSpec.list("tools", null, "The tools it may call: built-in tool names, or {name: {options}}."),
+      FieldSpec.list("mcp", null, "MCP servers whose tools it may call too: {command: [program, args...], env} or "
+          + "{url}."),
+      MAX_TURNS))).oneRequired("prompt", "messages");
+  private static final Set<String> FIELDS = SPEC.fieldNames();
   private static final Set<String> RESULT_FIELDS = with(LlmSettings.RESULT_FIELDS, "tool_calls", "turns");
 
   /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
@@ -41,6 +52,17 @@ public final class AgentHandler implements NodeHandler {
   }
 
   @Override
+  public NodeKindSpec spec() {
+    return SPEC;
+  }
+
+  private static List<FieldSpec> concat(List<FieldSpec> a, List<FieldSpec> b) {
+    List<FieldSpec> out = new java.util.ArrayList<>(a);
+    out.addAll(b);
+    return List.copyOf(out);
+  }
+
+  @Override
   public Set<String> resultFields() {
     return RESULT_FIELDS;
   }
@@ -49,8 +71,8 @@ public final class AgentHandler implements NodeHandler {
   public NodeProgram compile(NodeConfig cfg) {
     LlmSettings settings = LlmSettings.compile(cfg);
     ToolSet tools = ToolSet.compile(cfg, settings.session());
-    Integer turns = cfg.has("max_turns") ? cfg.integer("max_turns", 1, MAX_TURNS_LIMIT) : Integer.valueOf(
-        DEFAULT_MAX_TURNS);
+    Integer turns = cfg.has("max_turns") ? cfg.integer("max_turns", MAX_TURNS.minimumInt(), MAX_TURNS.maximumInt())
+        : Integer.valueOf(DEFAULT_MAX_TURNS);
     int maxTurns = turns == null ? DEFAULT_MAX_TURNS : turns;
     return new NodeProgram() {
       @Override

@@ -1,5 +1,6 @@
 package dev.loopflow.llm;
 
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
@@ -28,14 +29,22 @@ public final class LlmHandler implements NodeHandler {
   /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
   public LlmHandler() {}
 
+  static final NodeKindSpec SPEC = NodeKindSpec.of("llm", "One chat call: prompt or messages, to a model; the "
+      + "result has text, json, usage and cost.", LlmSettings.SPECS).oneRequired("prompt", "messages");
+
   @Override
   public String kind() {
-    return "llm";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return LlmSettings.FIELDS;
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   @Override

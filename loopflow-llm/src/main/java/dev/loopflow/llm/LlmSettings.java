@@ -5,6 +5,7 @@ import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -29,8 +30,33 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     String provider, Double temperature, Integer maxTokens, String schemaText, JsonSchemas.Compiled schema,
     String session, Object mock, Pricing pricing) {
 
-  static final Set<String> FIELDS = Set.of("prompt", "messages", "system", "model", "provider", "temperature",
-      "max_tokens", "output_schema", "session", "mock");
+  /** The providers a node may name: the wire protocols and the mock. */
+  static final List<String> PROVIDERS = java.util.stream.Stream.concat(
+      java.util.Arrays.stream(dev.loopflow.llm.provider.Provider.values()).map(
+          dev.loopflow.llm.provider.Provider::id), java.util.stream.Stream.of("mock")).toList();
+  /** The roles of {@code messages}; the first is the default. */
+  static final List<String> ROLES = List.of("user", "assistant", "system");
+  static final FieldSpec MAX_TOKENS = FieldSpec.integer("max_tokens", 1, Integer.MAX_VALUE, "The reply limit "
+      + "(default: defaults.max_tokens).");
+  /** What an llm node takes; an agent node takes these too. */
+  static final List<FieldSpec> SPECS = List.of(
+      FieldSpec.template("prompt", "The user message."),
+      FieldSpec.list("messages", FieldSpec.section("messages", List.of(
+          FieldSpec.choice("role", ROLES, "Who speaks (default user); system messages add to the system prompt."),
+          FieldSpec.template("content", "What is said.").asRequired()), "One message."), "The conversation to send, "
+          + "as {role, content}."),
+      FieldSpec.template("system", "The system prompt (default: defaults.system)."),
+      FieldSpec.string("model", "provider:model (openai:gpt-4o-mini, anthropic:..., ollama:llama3.2, mock:...), a "
+          + "bare model name, or auto (default: defaults.model)."),
+      FieldSpec.choice("provider", PROVIDERS, "The provider (default: from the model)."),
+      FieldSpec.number("temperature", null, null, "The sampling temperature (default: defaults.temperature)."),
+      MAX_TOKENS,
+      FieldSpec.jsonSchema("output_schema", "The reply must be JSON matching this schema; the output is then the "
+          + "parsed JSON."),
+      FieldSpec.string("session", "A conversation's name: its earlier turns are sent first, and this exchange "
+          + "is added to it."),
+      FieldSpec.any("mock", "Scripted replies for the mock provider, used in order (the last repeats)."));
+  static final Set<String> FIELDS = FieldSpec.names(SPECS);
   static final Set<String> RESULT_FIELDS = Set.of("text", "content", "json", "structuredOutput", "provider", "model",
       "mock", "usage");
 
@@ -45,8 +71,8 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
           cfg.error("messages", "message " + (i + 1) + " needs {role, content} with content a string");
           continue;
         }
-        String role = m.get("role") == null ? "user" : String.valueOf(m.get("role"));
-        if (!Set.of("user", "assistant", "system").contains(role)) {
+        String role = m.get("role") == null ? ROLES.get(0) : String.valueOf(m.get("role"));
+        if (!ROLES.contains(role)) {
           cfg.error("messages", "message " + (i + 1) + " has unknown role '" + role + "'; expected user, assistant "
               + "or system");
           continue;
@@ -67,7 +93,7 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     boolean own = cfg.has("provider");
     String provider = own ? cfg.string("provider")
         : !cfg.has("model") && cfg.defaults().get("provider") instanceof String s ? s : null;
-    if (provider != null && !Set.of("openai", "anthropic", "ollama", "mock").contains(provider)) {
+    if (provider != null && !PROVIDERS.contains(provider)) {
       cfg.error(own ? "provider" : null, "unknown provider '" + provider + "'" + (own ? ""
           : " (given by the enclosing loop_group)") + "; expected openai, anthropic, ollama or mock");
     }
@@ -92,7 +118,8 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     }
     Double temperature = cfg.has("temperature") ? cfg.number("temperature")
         : cfg.defaults().get("temperature") instanceof Number n ? n.doubleValue() : null;
-    Integer maxTokens = cfg.has("max_tokens") ? cfg.integer("max_tokens", 1, Integer.MAX_VALUE)
+    Integer maxTokens = cfg.has("max_tokens") ? cfg.integer("max_tokens", MAX_TOKENS.minimumInt(),
+        MAX_TOKENS.maximumInt())
         : cfg.defaults().get("max_tokens") instanceof Number n ? n.intValue() : null;
     Object schemaRaw = cfg.plain("output_schema");
     JsonSchemas.Compiled schema = null;

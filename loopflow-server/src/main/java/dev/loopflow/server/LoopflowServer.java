@@ -226,7 +226,7 @@ public final class LoopflowServer implements AutoCloseable {
       built = true;
       return new LoopflowServer(new Settings(store, workflowsDir, token, host.strip(), port, maxBodyBytes, heartbeat,
           Map.copyOf(environment), java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
-          streamQueue, log));
+          streamQueue, log, LoopflowServer.class.getClassLoader()));
     }
 
     private Builder unsealed() {

@@ -25,6 +25,14 @@ public final class Expressions {
    * {@code equals}, {@code exists}, {@code gt}, {@code lt}, {@code gte}, {@code lte}, {@code in},
    * {@code expr}; operands are {@code {var: path, value: literal}}.
    */
+  /**
+   * The operators of the structured condition form ({@code not}, {@code and}, {@code or}, {@code equals}, ...): a
+   * structured condition is a mapping with exactly one of them.
+   */
+  public static java.util.Set<String> structuredOperators() {
+    return Conditions.OPERATORS;
+  }
+
   public static Condition structured(Map<String, ?> form) {
     return Conditions.compile(form);
   }

@@ -1,5 +1,7 @@
 package dev.loopflow.core.spi;
 
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import java.util.Set;
 
 /** Implements one work-node kind ({@code shell}, {@code llm}, ...). Implementations must be stateless. */
@@ -9,6 +11,15 @@ public interface NodeHandler {
 
   /** The kind-specific fields this handler accepts; anything else in the node is an "unknown field" error. */
   Set<String> fields();
+
+  /**
+   * What this kind's fields are, for the JSON Schema of the workflow format and for editors. The default knows only
+   * their names ({@link FieldSpec.Type#ANY}); a handler that describes its fields should return them here and
+   * answer {@link #fields()} with {@code spec().fieldNames()}, so the two cannot differ.
+   */
+  default NodeKindSpec spec() {
+    return NodeKindSpec.of(kind(), null, fields().stream().sorted().map(f -> FieldSpec.any(f, null)).toList());
+  }
 
   /**
    * The fields this kind's result may have besides {@code status}, {@code output} and {@code error} (which every

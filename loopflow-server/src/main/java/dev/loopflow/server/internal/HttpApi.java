@@ -38,7 +38,7 @@ public final class HttpApi implements AutoCloseable {
     this.settings = settings;
     this.engine = Loopflow.builder().store(settings.store()).build();
     this.auth = new Auth(settings.token());
-    this.ui = new UiBundle(HttpApi.class.getClassLoader());
+    this.ui = new UiBundle(settings.uiResources());
     try {
       Files.createDirectories(settings.workflowsDir());
     } catch (IOException e) {
@@ -62,7 +62,13 @@ public final class HttpApi implements AutoCloseable {
       config.http.maxRequestSize = settings.maxBodyBytes();
       config.http.prefer405over404 = true;
       config.concurrency.useVirtualThreads = true;
-      config.jetty.modifyHttpConfiguration(http -> http.setSendServerVersion(false));
+      config.jetty.modifyHttpConfiguration(http -> {
+        http.setSendServerVersion(false);
+        // Jetty caches the header fields of a connection and by default looks them up ignoring case: a second
+        // request on a kept-alive connection whose token differed from the first only in case got the first's
+        // header, and passed. Tokens are compared exactly, so the cache must be too.
+        http.setHeaderCacheCaseSensitive(true);
+      });
       config.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors()));
       config.routes.before(this::securityHeaders);
       config.routes.before(this::authenticate);
@@ -91,6 +97,8 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs/{id}", guard(runRoutes::show));
       config.routes.get("/api/runs/{id}/executions", guard(runRoutes::executions));
       config.routes.get("/api/runs/{id}/events", guard(runRoutes::events));
+      config.routes.get("/api/runs/{id}/graph", guard(runRoutes::graph));
+      config.routes.post("/api/graph", guard(workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", guard(runRoutes::resume));
       config.routes.post("/api/runs/{id}/cancel", guard(runRoutes::cancel));
       config.routes.post("/api/runs/{id}/signal", guard(runRoutes::signal));

@@ -4,6 +4,7 @@ import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.run.RestartResponse;
@@ -109,6 +110,27 @@ final class RunRoutes {
     String id = existing(ctx);
     HttpApi.json(ctx, 200, store.nodeExecutions(id).stream().map(redactor::execution).map(Views::execution)
         .toList());
+  }
+
+  /**
+   * {@code GET /api/runs/{id}/graph} → the graph of the workflow the run started from (its journaled source), on
+   * which its events' and executions' paths are placed.
+   */
+  void graph(Context ctx) {
+    String id = runId(ctx);
+    RunRecord rec = store.findRun(id).orElseThrow(() -> ApiError.runNotFound(id));
+    if (rec.source() == null) {
+      throw ApiError.of(ErrorTable.Kind.NOT_FOUND, "run '" + id + "' was built in code: no workflow source is "
+          + "journaled, so there is no graph to draw");
+    }
+    Workflow wf;
+    try {
+      wf = engine.parse(rec.source(), rec.file() == null ? rec.workflow() : rec.file());
+    } catch (dev.loopflow.core.WorkflowInvalidException e) {
+      throw ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.CONFLICT), "the journaled workflow of run '" + id
+          + "' no longer loads with this version", Map.of("problems", ApiError.problems(e.problems())));
+    }
+    HttpApi.json(ctx, 200, WorkflowGraph.of(wf).toJson());
   }
 
   /** {@code GET /api/runs/{id}/events} → the run's events as server-sent events; see {@link EventStream}. */

@@ -2,6 +2,7 @@ package dev.loopflow.server.internal;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -31,6 +32,16 @@ final class WorkflowRoutes {
     out.put("valid", c.workflow() != null);
     out.put("problems", c.problems());
     HttpApi.json(ctx, 200, out);
+  }
+
+  /**
+   * {@code POST /api/graph {"source"}} → the graph of an unsaved workflow (what {@code loopflow graph --format json}
+   * prints); 400 {@code workflow_invalid} with every problem when it does not load.
+   */
+  void graph(Context ctx) {
+    String source = JsonBody.parse(ctx.bodyAsBytes(), Set.of("source"), false).requiredString("source");
+    Workflow wf = engine.parse(source, "workflow.yaml");
+    HttpApi.json(ctx, 200, WorkflowGraph.of(wf).toJson());
   }
 
   /** {@code GET /api/workflows} → every workflow file, with what a start form needs. */

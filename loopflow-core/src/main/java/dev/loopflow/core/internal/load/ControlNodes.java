@@ -4,7 +4,10 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -16,13 +19,57 @@ final class ControlNodes {
   private final LoadState st;
   private final Problems problems;
 
-  /** The fields each control kind takes besides the common ones. */
-  static final Map<String, Set<String>> FIELDS = Map.of(
-      "router", Set.of("routes", "value", "model", "instructions", "prompt"),
-      "cancel", Set.of("reason", "cancel"),
-      "approval", Set.of("message", "approval", "default", "on_reject"),
-      "input", Set.of("value"),
-      "output", Set.of("value"));
+  /** {@code approval}'s {@code default}: the decision taken when its timeout passes; the first is the default. */
+  static final List<String> APPROVAL_DEFAULTS = List.of("reject", "approve");
+  /** {@code approval}'s {@code on_reject}; the first is the default. */
+  static final List<String> ON_REJECT = List.of("fail", "continue");
+
+  /** The control kinds and the fields each takes besides the common ones. */
+  static final Map<String, NodeKindSpec> KINDS = kinds(
+      NodeKindSpec.of("router", "Picks one branch: the first route whose condition holds, or with 'model' the "
+          + "branch a model chooses. Edges from it name their branch.", List.of(
+          FieldSpec.map("routes", FieldSpec.condition("routes", null), "Branch name to its condition, in order; "
+              + "'default' (or true) marks the fallback. With 'model', branch name to a description for the model.")
+              .asRequired(),
+          FieldSpec.template("value", "The router's value, which its route conditions and the branch taken see "
+              + "(default: the output of the node feeding it)."),
+          FieldSpec.string("model", "Let this model choose the branch from the routes' descriptions "
+              + "(provider:model)."),
+          FieldSpec.template("instructions", "What the model choosing the branch is told."),
+          FieldSpec.template("prompt", "Same as instructions."))),
+      NodeKindSpec.of("cancel", "Ends the run as cancelled, with a reason.", List.of(
+          FieldSpec.template("reason", "Why the run is cancelled."),
+          FieldSpec.template("cancel", "The reason, in the shorthand form 'cancel: REASON'."))),
+      NodeKindSpec.of("approval", "Pauses the run until a person approves or rejects, with an optional comment.",
+          List.of(
+              FieldSpec.template("message", "What the person is asked."),
+              FieldSpec.template("approval", "The message, in the shorthand form 'approval: TEXT'."),
+              FieldSpec.choice("default", APPROVAL_DEFAULTS, "The decision taken when 'timeout' passes unanswered "
+                  + "(needs a timeout)."),
+              FieldSpec.choice("on_reject", ON_REJECT, "What a rejection does: fail the node (default) or "
+                  + "continue.")))
+          .atMostOne("message", "approval"),
+      NodeKindSpec.of("input", "Passes the run's input (or its value) through.", List.of(
+          FieldSpec.template("value", "The value to pass on instead of the run's input."))),
+      NodeKindSpec.of("output", "Passes its value through and marks the workflow's result.", List.of(
+          FieldSpec.template("value", "The workflow's result."))));
+
+  /** The field names of each control kind, besides the common ones. */
+  static final Map<String, Set<String>> FIELDS = fieldNames(KINDS);
+
+  static Map<String, NodeKindSpec> kinds(NodeKindSpec... specs) {
+    Map<String, NodeKindSpec> m = new LinkedHashMap<>();
+    for (NodeKindSpec k : specs) {
+      m.put(k.kind(), k);
+    }
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  static Map<String, Set<String>> fieldNames(Map<String, NodeKindSpec> kinds) {
+    Map<String, Set<String>> m = new LinkedHashMap<>();
+    kinds.forEach((k, spec) -> m.put(k, spec.fieldNames()));
+    return java.util.Collections.unmodifiableMap(m);
+  }
 
   ControlNodes(LoadState st) {
     this.st = st;
@@ -55,11 +102,12 @@ final class ControlNodes {
     }
     Template message = cfg.has("message") ? cfg.template("message")
         : cfg.has("approval") ? cfg.template("approval") : null;
-    String dflt = cfg.choice(cfg.has("default") ? "default" : null, Set.of("approve", "reject"), "reject");
+    String dflt = cfg.choice(cfg.has("default") ? "default" : null, Set.copyOf(APPROVAL_DEFAULTS),
+        APPROVAL_DEFAULTS.get(0));
     if (cfg.has("default") && cfg.duration("timeout") == null) {
       cfg.error("default", "'default' is the decision taken when 'timeout' passes unanswered; give a timeout");
     }
-    String onReject = cfg.choice(cfg.has("on_reject") ? "on_reject" : null, Set.of("fail", "continue"), "fail");
+    String onReject = cfg.choice(cfg.has("on_reject") ? "on_reject" : null, Set.copyOf(ON_REJECT), ON_REJECT.get(0));
     return new Node.Approval(message, dflt.equals("approve"), onReject.equals("fail"));
   }
 

@@ -6,6 +6,7 @@ import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Location;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.schema.FieldSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -19,8 +20,21 @@ final class Edges {
   private final LoadState st;
   private final Problems problems;
 
-  static final Set<String> FIELDS = Set.of("from", "to", "type", "when", "branch", "maxIterations",
-      "max_iterations", "on_exhausted", "label");
+  /** Edge types; the first is the default. */
+  static final List<String> TYPES = LoaderSupport.lower(Edge.Type.values());
+  static final FieldSpec MAX = FieldSpec.integer("maxIterations", 1, 1000, "A loop edge's bound: the most passes of "
+      + "its region, the first included (required on a loop edge).").alias("max_iterations");
+  static final List<FieldSpec> SPECS = List.of(
+      FieldSpec.string("from", "The source: a top-level node id, or __start__.").asRequired(),
+      FieldSpec.string("to", "The target: a top-level node id, or __end__.").asRequired(),
+      FieldSpec.choice("type", TYPES, "loop makes a back edge: after 'from' completes and 'when' holds, the nodes "
+          + "from 'to' to 'from' run again."),
+      FieldSpec.condition("when", "Take the edge (loop back) only while this holds."),
+      FieldSpec.string("branch", "The branch of the router 'from' this edge belongs to."),
+      MAX,
+      LoaderSupport.onExhaustedField("fail"),
+      FieldSpec.string("label", "Informational."));
+  static final Set<String> FIELDS = FieldSpec.names(SPECS);
   static final String START = "__start__";
   static final String END = "__end__";
 
@@ -61,11 +75,11 @@ final class Edges {
     Edge.Type type = Edge.Type.FORWARD;
     if (m.get("type") != null) {
       String t = LoaderSupport.string(m.get("type"), "type", path + ".type", problems);
-      if ("loop".equals(t)) {
-        type = Edge.Type.LOOP;
-      } else if (t != null && !t.equals("forward")) {
+      if (t != null && TYPES.contains(t)) {
+        type = Edge.Type.valueOf(t.toUpperCase(java.util.Locale.ROOT));
+      } else if (t != null) {
         problems.add(m.get("type").location(), path + ".type", "unknown edge type '" + t
-            + "'; expected forward or loop" + Names.suggest(t, Set.of("forward", "loop")));
+            + "'; expected " + String.join(" or ", TYPES) + Names.suggest(t, TYPES));
       }
     }
     Condition when = m.get("when") == null ? null
@@ -81,7 +95,7 @@ final class Edges {
     }
     YNode maxNode = m.get("maxIterations") != null ? m.get("maxIterations") : m.get("max_iterations");
     Integer max = maxNode == null ? null
-        : LoaderSupport.integer(maxNode, "maxIterations", 1, 1000, path + ".maxIterations", problems);
+        : LoaderSupport.integer(maxNode, MAX, path + ".maxIterations", problems);
     Edge.OnExhausted onExhausted = LoaderSupport.onExhausted(m.get("on_exhausted"), path + ".on_exhausted",
         Edge.OnExhausted.FAIL, problems);
     if (type == Edge.Type.LOOP) {
@@ -100,7 +114,8 @@ final class Edges {
   /** A loop edge repeats from its target: it needs a bound, takes no branch, and joins two nodes (false if not). */
   private boolean checkLoopEdge(YNode.YMap m, String path, String from, String to, String branch, YNode maxNode) {
     if (maxNode == null) {
-      problems.add(m.location(), path, "a loop edge needs 'maxIterations' (1..1000)");
+      problems.add(m.location(), path, "a loop edge needs 'maxIterations' (" + MAX.minimum() + ".." + MAX.maximum()
+          + ")");
     }
     if (branch != null) {
       problems.add(m.get("branch").location(), path + ".branch", "a loop edge takes 'when', not 'branch'");

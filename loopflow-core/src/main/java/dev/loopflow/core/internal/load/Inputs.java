@@ -3,16 +3,24 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.schema.FieldSpec;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeSet;
 
 /** The {@code input:} section (top level or under {@code flow:}): input name to a type name or a JSON Schema. */
 final class Inputs {
   private Inputs() {}
 
-  static final Set<String> TYPES = Set.of("string", "number", "integer", "boolean", "object", "array");
+  static final List<String> TYPES = List.of("string", "number", "integer", "boolean", "object", "array");
+  /** One declared input: a type name or a JSON Schema ({@code type}, {@code default}, {@code description}, ...). */
+  static final FieldSpec INPUT = FieldSpec.oneOf("input", null,
+      FieldSpec.choice("input", TYPES, "The input's type."),
+      FieldSpec.map("input", null, "A JSON Schema for the input: its type (one of the type names), default and "
+          + "description; writeOnly: true marks a credential, masked wherever it is shown."));
+  static final FieldSpec SECTION = FieldSpec.map("input", INPUT, "The run's inputs: name to a type name (string, "
+      + "number, integer, boolean, object, array) or a JSON Schema.");
 
   /** The declared inputs; an input whose type is wrong is reported and left out. */
   static Map<String, InputSpec> read(YNode n, String path, Problems problems) {

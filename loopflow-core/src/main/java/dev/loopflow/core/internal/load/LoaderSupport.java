@@ -7,6 +7,7 @@ import dev.loopflow.core.internal.util.Durations;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;
+import dev.loopflow.core.schema.FieldSpec;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +34,16 @@ final class LoaderSupport {
     problems.add(n.location(), path, "'" + field + "' must be a whole number, found " + n.describe()
         + (n instanceof YNode.YScalar s && s.value() != null ? " '" + s.value() + "'" : ""));
     return null;
+  }
+
+  /** An integer field read against its description's range; {@code field}'s name as written is the spec's. */
+  static Integer integer(YNode n, FieldSpec spec, String path, Problems problems) {
+    return integer(n, spec.name(), spec.minimumInt(), spec.maximumInt(), path, problems);
+  }
+
+  /** The names of an enum's constants as written in YAML: lower case. */
+  static List<String> lower(Enum<?>[] values) {
+    return java.util.Arrays.stream(values).map(v -> v.name().toLowerCase(java.util.Locale.ROOT)).toList();
   }
 
   static Long longValue(YNode n, String field, long min, String path, Problems problems) {
@@ -92,6 +103,15 @@ final class LoaderSupport {
     }
   }
 
+  /** The values of {@code on_exhausted}. */
+  static final List<String> ON_EXHAUSTED = lower(Edge.OnExhausted.values());
+
+  /** A loop's {@code on_exhausted}, described; {@code dflt} names its default. */
+  static FieldSpec onExhaustedField(String dflt) {
+    return FieldSpec.choice("on_exhausted", ON_EXHAUSTED, "What reaching the bound without the exit test means: "
+        + "fail the run, or continue with the last pass's result (default " + dflt + ").");
+  }
+
   /** A loop's or loop edge's {@code on_exhausted}: fail or continue; {@code dflt} when absent or invalid. */
   static Edge.OnExhausted onExhausted(YNode n, String path, Edge.OnExhausted dflt, Problems problems) {
     if (n == null) {
@@ -106,7 +126,7 @@ final class LoaderSupport {
       case "continue" -> Edge.OnExhausted.CONTINUE;
       default -> {
         problems.add(n.location(), path, "unknown on_exhausted '" + v + "'; expected fail or continue"
-            + Names.suggest(v, Set.of("fail", "continue")));
+            + Names.suggest(v, ON_EXHAUSTED));
         yield dflt;
       }
     };

@@ -34,9 +34,10 @@ final class LoopGroups {
     String maxField = cfg.alias("maxIterations", "max_iterations");
     Integer max = null;
     if (maxField == null) {
-      cfg.error(null, "loop_group '" + id + "' requires max_iterations (1..1000)");
+      cfg.error(null, "loop_group '" + id + "' requires max_iterations (" + LoopNodes.GROUP_MAX.minimum() + ".."
+          + LoopNodes.GROUP_MAX.maximum() + ")");
     } else {
-      max = cfg.integer(maxField, 1, 1000);
+      max = cfg.integer(maxField, LoopNodes.GROUP_MAX);
     }
     List<Node> body = List.of();
     Scope bodyScope = null;

@@ -6,6 +6,8 @@ import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,17 +27,74 @@ final class LoopNodes {
   static final Set<String> KINDS = Set.of("loop", "while_loop", "loop_group", "iterator");
   /** The markers that close the graph-form loops. */
   static final Set<String> MARKERS = Set.of("exit", "aggregator");
-  /** The fields each loop kind and marker takes besides the common ones. */
-  static final Map<String, Set<String>> FIELDS = Map.of(
-      "exit", Set.<String>of(),
-      "aggregator", Set.<String>of(),
-      "loop", Set.of("input", "maxIterations", "max_iterations", "exitCondition", "exit_condition",
-          "stabilityThreshold", "stability_threshold", "feedbackMode", "feedback_mode", "on_exhausted", "budget",
-          "exit"),
-      "while_loop", Set.of("condition", "max_iterations", "maxIterations", "body", "on_exhausted", "budget"),
-      "loop_group", Set.of("nodes", "until", "until_command", "until_bash", "max_iterations", "maxIterations",
-          "fresh_context", "interactive", "gate_message", "on_exhausted", "budget", "model", "provider"),
-      "iterator", Set.of("items", "concurrency", "continue_on_error", "aggregator", "budget"));
+  /** {@code exitCondition} values; the first is the default. */
+  static final List<String> EXIT_CONDITIONS = LoaderSupport.lower(LoopConfig.ExitCondition.values());
+  /** {@code feedbackMode} values; the first is the default. */
+  static final List<String> FEEDBACK_MODES = LoaderSupport.lower(LoopConfig.Feedback.values());
+  static final FieldSpec LOOP_MAX = FieldSpec.integer("maxIterations", 1, 50, "The most passes, the first included "
+      + "(default 5).").alias("max_iterations");
+  static final FieldSpec WHILE_MAX = FieldSpec.integer("max_iterations", 1, 1000, "The most passes, the first "
+      + "included.").asRequired().alias("maxIterations");
+  static final FieldSpec GROUP_MAX = WHILE_MAX;
+  static final FieldSpec THRESHOLD = FieldSpec.number("stabilityThreshold", 0.0, 1.0, "For stable_output: how "
+      + "similar two consecutive outputs must be (default 0.95).").alias("stability_threshold");
+  static final FieldSpec CONCURRENCY = FieldSpec.integer("concurrency", 1, 1024, "How many items run at once "
+      + "(default 1).");
+
+  /** The loop kinds and markers, and the fields each takes besides the common ones. */
+  static final Map<String, NodeKindSpec> KIND_SPECS = ControlNodes.kinds(
+      NodeKindSpec.of("loop", "Repeats the nodes between it and its paired exit node, refining one value pass after "
+          + "pass until an evaluator, a stable output or the bound says done.", List.of(
+          FieldSpec.template("input", "The first pass's loop.input (default: the output of the node feeding the "
+              + "loop)."),
+          LOOP_MAX,
+          FieldSpec.choice("exitCondition", EXIT_CONDITIONS, "How the loop decides it is done: run every pass, "
+              + "let a router in the body choose done or continue, or stop when two passes' outputs are similar "
+              + "enough.").alias("exit_condition"),
+          THRESHOLD,
+          FieldSpec.choice("feedbackMode", FEEDBACK_MODES, "How a pass's result becomes the next loop.input: "
+              + "replace it, or append it to the text.").alias("feedback_mode"),
+          LoaderSupport.onExhaustedField("continue"),
+          Settings.budgetField("all passes"),
+          FieldSpec.nodeId("exit", "The paired exit node (default: the single exit node downstream)."))),
+      NodeKindSpec.of("exit", "Closes the body of a loop node; its output is the loop's result.", List.of()),
+      NodeKindSpec.of("while_loop", "Runs its body, in order, while its condition holds (tested before every "
+          + "pass).", List.of(
+          FieldSpec.condition("condition", "Tested before every pass; the loop runs while it holds.").asRequired(),
+          WHILE_MAX,
+          FieldSpec.nodes("body", "The nodes of one pass, run in listed order unless they declare depends_on.")
+              .asRequired(),
+          LoaderSupport.onExhaustedField("fail"),
+          Settings.budgetField("all passes"))),
+      NodeKindSpec.of("loop_group", "Repeats a sealed sub-graph as one unit until a signal or a command says it is "
+          + "done.", List.of(
+          FieldSpec.nodes("nodes", "The body: its depends_on resolve inside it.").asRequired(),
+          FieldSpec.string("until", "The completion signal: a pass whose output contains <promise>SIGNAL</promise> "
+              + "or a line that is exactly SIGNAL ends the loop."),
+          FieldSpec.oneOf("until_command", "A command run after a pass without the signal (under sh, or as an "
+              + "argv list); exit status 0 ends the loop.", FieldSpec.string("until_command", null),
+              FieldSpec.list("until_command", FieldSpec.string("until_command", null), null)),
+          FieldSpec.string("until_bash", "As until_command, run under bash."),
+          GROUP_MAX,
+          FieldSpec.bool("fresh_context", "Start LLM sessions afresh every pass (default false: they continue)."),
+          FieldSpec.bool("interactive", "Pause for a person after every pass that did not finish; the answer is "
+              + "the next pass's loop.user_input."),
+          FieldSpec.template("gate_message", "What the paused run shows the person."),
+          LoaderSupport.onExhaustedField("fail with until or until_command, else continue"),
+          Settings.budgetField("all passes"),
+          FieldSpec.string("model", "The model of the body's llm nodes that name none."),
+          FieldSpec.string("provider", "The provider paired with the group's model.")))
+          .atMostOne("until_command", "until_bash"),
+      NodeKindSpec.of("iterator", "Runs the nodes between it and its paired aggregator once per item.", List.of(
+          FieldSpec.template("items", "A template yielding the array of items.").asRequired(),
+          CONCURRENCY,
+          FieldSpec.bool("continue_on_error", "Let the other items finish when one fails."),
+          FieldSpec.nodeId("aggregator", "The paired aggregator node (default: the single aggregator downstream)."),
+          Settings.budgetField("all items"))),
+      NodeKindSpec.of("aggregator", "Closes the body of an iterator; its output is the list of per-item results.",
+          List.of()));
+  /** The field names of each loop kind and marker, besides the common ones. */
+  static final Map<String, Set<String>> FIELDS = ControlNodes.fieldNames(KIND_SPECS);
 
   LoopNodes(LoadState st, NodeLoader nodes) {
     this.problems = st.problems;
@@ -68,15 +127,18 @@ final class LoopNodes {
   /** {@code loop}: repeats the nodes between it and its exit, up to maxIterations (default 5, at most 50). */
   private Node.Body refine(NodeConfigImpl cfg, String path, Budget budget) {
     String maxField = cfg.alias("maxIterations", "max_iterations");
-    Integer max = maxField == null ? Integer.valueOf(5) : cfg.integer(maxField, 1, 50);
-    String ec = cfg.choice(cfg.alias("exitCondition", "exit_condition"),
-        Set.of("max_iterations", "evaluator", "stable_output"), "max_iterations");
+    Integer max = maxField == null ? Integer.valueOf(5) : cfg.integer(maxField, LOOP_MAX);
+    String ec = cfg.choice(cfg.alias("exitCondition", "exit_condition"), Set.copyOf(EXIT_CONDITIONS),
+        EXIT_CONDITIONS.get(0));
     String thrField = cfg.alias("stabilityThreshold", "stability_threshold");
     Double thr = thrField == null ? Double.valueOf(0.95) : cfg.number(thrField);
-    if (thr != null && (thr < 0 || thr > 1)) {
-      cfg.error(thrField, "'" + thrField + "' must be between 0 and 1, found " + thr);
+    double low = THRESHOLD.minimum().doubleValue();
+    double high = THRESHOLD.maximum().doubleValue();
+    if (thr != null && (thr < low || thr > high)) {
+      cfg.error(thrField, "'" + thrField + "' must be between " + (int) low + " and " + (int) high + ", found " + thr);
     }
-    String fb = cfg.choice(cfg.alias("feedbackMode", "feedback_mode"), Set.of("replace", "append"), "replace");
+    String fb = cfg.choice(cfg.alias("feedbackMode", "feedback_mode"), Set.copyOf(FEEDBACK_MODES),
+        FEEDBACK_MODES.get(0));
     String exit = cfg.string("exit");
     Template input = cfg.template("input");
     Edge.OnExhausted oe = LoaderSupport.onExhausted(cfg.raw("on_exhausted"), path + ".on_exhausted",
@@ -94,9 +156,10 @@ final class LoopNodes {
     String maxField = cfg.alias("maxIterations", "max_iterations");
     Integer max = null;
     if (maxField == null) {
-      cfg.error(null, "while_loop '" + id + "' requires max_iterations (1..1000)");
+      cfg.error(null, "while_loop '" + id + "' requires max_iterations (" + WHILE_MAX.minimum() + ".."
+          + WHILE_MAX.maximum() + ")");
     } else {
-      max = cfg.integer(maxField, 1, 1000);
+      max = cfg.integer(maxField, WHILE_MAX);
     }
     Condition cond = null;
     if (!cfg.has("condition")) {
@@ -124,7 +187,7 @@ final class LoopNodes {
     if (!cfg.has("items")) {
       cfg.error(null, "iterator '" + id + "' requires items (a template yielding an array)");
     }
-    Integer conc = cfg.has("concurrency") ? cfg.integer("concurrency", 1, 1024) : Integer.valueOf(1);
+    Integer conc = cfg.has("concurrency") ? cfg.integer("concurrency", CONCURRENCY) : Integer.valueOf(1);
     Boolean coe = cfg.bool("continue_on_error");
     String agg = cfg.string("aggregator");
     if (items == null || conc == null) {

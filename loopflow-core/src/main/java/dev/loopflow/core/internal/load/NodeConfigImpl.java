@@ -198,6 +198,11 @@ final class NodeConfigImpl implements NodeConfig {
     return LoaderSupport.integer(n, field, min, max, path(field), problems);
   }
 
+  /** An integer field read against its description's range. */
+  Integer integer(String field, dev.loopflow.core.schema.FieldSpec spec) {
+    return integer(field, spec.minimumInt(), spec.maximumInt());
+  }
+
   @Override
   public Double number(String field) {
     YNode n = node(field);

@@ -3,10 +3,13 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Location;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeHandler;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,9 +22,54 @@ final class NodeKinds {
   private final LoadState st;
   private final Problems problems;
 
+  /** A retry count: {@code retry: N} retries N times, a second apart. */
+  static final FieldSpec RETRY_COUNT = FieldSpec.integer("retry", 0, 100, "How many times to retry the node "
+      + "after it fails, a second apart.");
+  /** {@code retry: {max_attempts, delay}}. */
+  static final List<FieldSpec> RETRY_FIELDS = List.of(
+      FieldSpec.integer("max_attempts", 1, 100, "How many times the node runs at most, the first included "
+          + "(default 2)."),
+      FieldSpec.duration("delay", "How long to wait between attempts (default 1s)."));
+  /** Under {@code type:}, a mapping here holds the node's fields (they are lifted onto the node). */
+  static final String TYPED_FIELDS = "input";
+  /** Under {@code uses:}, the action's fields. */
+  static final String ACTION_FIELDS = "with";
+  /** The shorthand keys whose mapping value holds the node's fields. */
+  static final Set<String> FIELDS_SHORTHANDS = Set.of("loop_group");
+  /** {@code uses:} actions and the kind each stands for (their fields go under {@code with:}). */
+  static final Map<String, String> ACTIONS = Map.of("llm.call", "llm");
+
   /** Fields every node may have, whatever its kind. */
-  static final Set<String> COMMON_FIELDS = Set.of("id", "name", "type", "depends_on", "when", "output",
-      "allow_failure", "retry", "timeout", "description", "label", "uses", "with");
+  static final List<FieldSpec> COMMON = List.of(
+      FieldSpec.nodeId("id", "The node's id, unique in its list: letters, digits, '_' and '-', starting with a "
+          + "letter or '_'.").asRequired().alias("name"),
+      FieldSpec.string("type", "The node's kind (llm, shell, script, transform, router, loop_group, ...). "
+          + "Without it, a shorthand key says the kind: prompt (llm), bash or command (shell), run (script), "
+          + "loop_group, approval, cancel."),
+      FieldSpec.nodeIds("depends_on", "The nodes (of the same list) that must finish before this one starts."),
+      FieldSpec.condition("when", "Run the node only when this condition holds; otherwise it is skipped."),
+      FieldSpec.string("output", "Store the node's result into state under this key (on a loop_group: the body "
+          + "node whose output is a pass's output)."),
+      FieldSpec.bool("allow_failure", "A failure completes the node (status failed) instead of failing the run."),
+      FieldSpec.oneOf("retry", "Retry the node when it fails: a number of retries, or {max_attempts, delay}. "
+          + "Not allowed on loop nodes.", RETRY_COUNT,
+          FieldSpec.section("retry", RETRY_FIELDS, "How often and how far apart to try.")),
+      FieldSpec.duration("timeout", "How long the node may run (for an approval: how long the person has)."),
+      FieldSpec.string("description", "Free text about the node."),
+      FieldSpec.string("label", "A label to show for the node."),
+      FieldSpec.choice("uses", ACTIONS.keySet(), "An action to run instead of a type, with its fields under "
+          + "'with' (uses: llm.call is an llm node)."),
+      FieldSpec.map("with", null, "The fields of the 'uses' action."));
+  /** A loop is never run again as a whole, so loop nodes take every common field but this one. */
+  static final String RETRY = "retry";
+
+  /** The common fields a node of {@code kind} takes. */
+  static List<FieldSpec> commonFor(String kind) {
+    return LoopNodes.KINDS.contains(kind) ? COMMON.stream().filter(f -> !f.name().equals(RETRY)).toList() : COMMON;
+  }
+
+  /** The names of {@link #COMMON}: what every node's keys are checked against first. */
+  static final Set<String> COMMON_FIELDS = FieldSpec.names(COMMON);
   /** Node kinds the language defines but this version does not run yet. */
   static final Set<String> NOT_YET = Set.of();
   /**
@@ -33,8 +81,6 @@ final class NodeKinds {
       "lua", "script", "python", "script", "code", "script");
   /** Shorthand keys and the kind each implies, in the order they are tried. */
   static final Map<String, String> SHORTHANDS = orderedShorthands();
-  /** The fields of each kind the loader interprets itself (control and loop kinds). */
-  static final Map<String, Set<String>> BUILT_IN_FIELDS = builtInFields();
 
   NodeKinds(LoadState st) {
     this.st = st;
@@ -53,9 +99,21 @@ final class NodeKinds {
     return m;
   }
 
+  /** The kinds the loader interprets itself (control and loop kinds, and the loop markers). */
+  static final Map<String, NodeKindSpec> BUILT_IN_KINDS = builtInKinds();
+
+  private static Map<String, NodeKindSpec> builtInKinds() {
+    Map<String, NodeKindSpec> m = new LinkedHashMap<>(ControlNodes.KINDS);
+    m.putAll(LoopNodes.KIND_SPECS);
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** The fields of each kind the loader interprets itself (control and loop kinds). */
+  static final Map<String, Set<String>> BUILT_IN_FIELDS = builtInFields();
+
   private static Map<String, Set<String>> builtInFields() {
-    Map<String, Set<String>> m = new HashMap<>(ControlNodes.FIELDS);
-    m.putAll(LoopNodes.FIELDS);
+    Map<String, Set<String>> m = new HashMap<>();
+    BUILT_IN_KINDS.forEach((kind, spec) -> m.put(kind, spec.fieldNames()));
     return Map.copyOf(m);
   }
 
@@ -71,7 +129,7 @@ final class NodeKinds {
         fields.putIfAbsent("provider", new YNode.YMap.Entry("provider", typeNode.location(),
             new YNode.YScalar(typeNode.location(), "anthropic", false)));
       }
-      flatten(m, "input", fields, path, type);
+      flatten(m, TYPED_FIELDS, fields, path, type);
       String kind = ALIASES.getOrDefault(type, type);
       if (type.equals("lua") || type.equals("python")) {
         fields.putIfAbsent("language", new YNode.YMap.Entry("language", typeNode.location(),
@@ -85,19 +143,18 @@ final class NodeKinds {
       if (action == null) {
         return null;
       }
-      flatten(m, "with", fields, path, action);
-      if (action.equals("llm.call")) {
-        return "llm";
+      flatten(m, ACTION_FIELDS, fields, path, action);
+      if (ACTIONS.containsKey(action)) {
+        return ACTIONS.get(action);
       }
-      Set<String> actions = Set.of("llm.call");
       problems.add(uses.location(), path + ".uses", "unknown action '" + action + "'"
-          + Names.suggest(action, actions));
+          + Names.suggest(action, ACTIONS.keySet()));
       return null;
     }
     for (Map.Entry<String, String> sh : SHORTHANDS.entrySet()) {
       if (m.has(sh.getKey())) {
-        if (sh.getKey().equals("loop_group") && m.get("loop_group") instanceof YNode.YMap) {
-          flatten(m, "loop_group", fields, path, "loop_group");
+        if (FIELDS_SHORTHANDS.contains(sh.getKey()) && m.get(sh.getKey()) instanceof YNode.YMap) {
+          flatten(m, sh.getKey(), fields, path, sh.getValue());
         }
         return sh.getValue();
       }
@@ -115,7 +172,7 @@ final class NodeKinds {
     if (inner == null) {
       return;
     }
-    if (key.equals("input") && !(inner instanceof YNode.YMap)) {
+    if (key.equals(TYPED_FIELDS) && !(inner instanceof YNode.YMap)) {
       return;
     }
     if (!(inner instanceof YNode.YMap im)) {

@@ -4,6 +4,7 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
 import java.time.Duration;
@@ -28,6 +29,8 @@ final class NodeLoader {
 
   /** Ids a node cannot take: scope names, and names kept for constructs not supported yet. */
   static final Set<String> RESERVED_IDS = reservedIds();
+  /** What a node id may be: a letter or '_', then letters, digits, '_' and '-'. */
+  static final String ID_PATTERN = "[A-Za-z_][A-Za-z0-9_-]*";
 
   NodeLoader(LoadState st) {
     this.st = st;
@@ -144,7 +147,7 @@ final class NodeLoader {
       problems.add(idNode.location(), path + ".id", "a node id must be a non-empty string");
       return null;
     }
-    if (!id.matches("[A-Za-z_][A-Za-z0-9_-]*")) {
+    if (!id.matches(ID_PATTERN)) {
       problems.add(idNode.location(), path + ".id", "node id '" + id + "' must start with a letter or '_' and "
           + "hold only letters, digits, '_' and '-'");
       return null;
@@ -201,10 +204,10 @@ final class NodeLoader {
       timeout = st.defaultTimeout; // defaults.timeout bounds work nodes; a loop is bounded by its passes
     }
     boolean loop = LoopNodes.KINDS.contains(kind);
-    if (loop && m.get("retry") != null) {
+    if (loop && m.get(NodeKinds.RETRY) != null) {
       // A loop never runs again as a whole, so a retry here would be silently ignored: say so instead.
-      problems.add(m.entries().get("retry").keyLocation(), path + ".retry", "'retry' has no meaning on a " + kind
-          + " node (a loop is not run again as a whole); put retry on the body nodes that may fail");
+      problems.add(m.entries().get(NodeKinds.RETRY).keyLocation(), path + ".retry", "'retry' has no meaning on a "
+          + kind + " node (a loop is not run again as a whole); put retry on the body nodes that may fail");
     }
     Node.Retry retry = retry(m.get("retry"), path + ".retry");
     Node.Body body = handler != null ? work(handler, cfg)
@@ -260,7 +263,7 @@ final class NodeLoader {
       return Node.Retry.NONE;
     }
     if (r instanceof YNode.YScalar s && s.value() instanceof Long) {
-      Integer n = LoaderSupport.integer(r, "retry", 0, 100, path, problems);
+      Integer n = LoaderSupport.integer(r, NodeKinds.RETRY_COUNT, path, problems);
       return n == null ? Node.Retry.NONE : new Node.Retry(n + 1, Duration.ofSeconds(1));
     }
     if (!(r instanceof YNode.YMap m)) {
@@ -268,10 +271,11 @@ final class NodeLoader {
           + r.describe());
       return Node.Retry.NONE;
     }
-    LoaderSupport.unknownFields(m, Set.of("max_attempts", "delay"), path + ".", problems);
+    LoaderSupport.unknownFields(m, FieldSpec.names(NodeKinds.RETRY_FIELDS), path + ".", problems);
     // Integer.valueOf keeps the conditional boxed: with a bare 2 an invalid max_attempts (null) would be unboxed.
     Integer attempts = m.get("max_attempts") == null ? Integer.valueOf(2)
-        : LoaderSupport.integer(m.get("max_attempts"), "max_attempts", 1, 100, path + ".max_attempts", problems);
+        : LoaderSupport.integer(m.get("max_attempts"), FieldSpec.find(NodeKinds.RETRY_FIELDS, "max_attempts"),
+            path + ".max_attempts", problems);
     Duration delay = m.get("delay") == null ? Duration.ofSeconds(1)
         : LoaderSupport.duration(m.get("delay"), "delay", path + ".delay", problems);
     return new Node.Retry(attempts == null ? 1 : attempts, delay == null ? Duration.ZERO : delay);

@@ -6,6 +6,7 @@ import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Location;
 import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.schema.FieldSpec;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -27,23 +28,69 @@ import java.util.regex.Pattern;
 final class Pipelines {
   private Pipelines() {}
 
-  static final Set<String> PATTERN_FIELDS = Set.of("iterative");
-  static final Set<String> ITERATIVE_FIELDS = Set.of("pipeline", "max_iterations", "restart_policy",
-      "restart_triggers", "restart_topic", "on_exhausted");
-  static final Set<String> PIPELINE_FIELDS = Set.of("initial_prompt", "stages");
-  static final Set<String> STAGE_FIELDS = Set.of("agent_id", "prompt_template", "output_schema");
-  static final Set<String> POLICY_FIELDS = Set.of("enabled", "restartable_stages", "cooldown_seconds",
-      "reset_shared_memory", "preserve_outputs", "max_validation_retries", "keep_shared_memory");
-  /** A workflow-level restart_policy also carries what a pipeline declares next to it. */
-  static final Set<String> WORKFLOW_POLICY_FIELDS;
+  static final int MAX_STAGES = 100;
+  /** Each stage compiles to a node of this kind. */
+  static final String STAGE_KIND = "agent";
+  /** What the stage sets on its node, so its agents settings cannot. */
+  static final List<String> STAGE_FIXED = List.of("id", "name", "type");
 
-  static {
-    Set<String> s = new LinkedHashSet<>(POLICY_FIELDS);
-    s.addAll(Set.of("max_iterations", "restart_triggers", "restart_topic", "on_exhausted"));
-    WORKFLOW_POLICY_FIELDS = Set.copyOf(s);
+  static final FieldSpec ITERATIONS = FieldSpec.integer("max_iterations", 1, 100, "The most iterations (restarts "
+      + "plus one) a run may have (default 3).");
+  static final FieldSpec COOLDOWN = FieldSpec.integer("cooldown_seconds", 0, 3600, "The least time between two "
+      + "restarts of the same target.");
+  static final FieldSpec VALIDATION_RETRIES = FieldSpec.integer("max_validation_retries", 0, 3, "How many times a "
+      + "stage output that does not validate is retried with a fresh session (default 2; 0 turns validation off).");
+  static final List<FieldSpec> POLICY = List.of(
+      FieldSpec.bool("enabled", "Whether restarts may happen (default false)."),
+      FieldSpec.list("restartable_stages", FieldSpec.string("restartable_stages", null), "The nodes a restart may "
+          + "target (default: any)."),
+      COOLDOWN,
+      FieldSpec.bool("reset_shared_memory", "Whether an accepted restart clears the run's workflow shared memory."),
+      FieldSpec.bool("preserve_outputs", "Whether the outputs of the target and later nodes stay readable until "
+          + "they are replaced (default true)."),
+      VALIDATION_RETRIES,
+      FieldSpec.bool("keep_shared_memory", "Whether the workflow shared-memory namespace outlives the run."));
+  /** What a pipeline declares next to its restart policy (and a workflow-level policy inside it). */
+  static final List<FieldSpec> ITERATION_FIELDS = List.of(
+      ITERATIONS,
+      FieldSpec.list("restart_triggers", FieldSpec.string("restart_triggers", null), "The nodes that may request a "
+          + "restart (default: any)."),
+      FieldSpec.string("restart_topic", "The topic restart requests are published on."),
+      FieldSpec.choice("on_exhausted", LoaderSupport.ON_EXHAUSTED, "What a restart refused because the iterations "
+          + "are used up does: fail the run (default) or only refuse the request."));
+  static final List<FieldSpec> STAGE = List.of(
+      FieldSpec.string("agent_id", "The stage's id: its agent node's id, and the key of its settings under "
+          + "agents.").asRequired(),
+      FieldSpec.string("prompt_template", "The stage's prompt; {{previous}}, {{stage-N-output}}, {{<agent_id>}} "
+          + "and {{all-outputs}} insert earlier stages' outputs, other bare names are run inputs.").asRequired(),
+      FieldSpec.jsonSchema("output_schema", "The JSON Schema the stage's output must match."));
+  static final List<FieldSpec> PIPELINE = List.of(
+      FieldSpec.string("initial_prompt", "Text put before the first stage's prompt (its {{previous}})."),
+      FieldSpec.list("stages", FieldSpec.section("stages", STAGE, "One stage."), "The stages, in order; at most "
+          + MAX_STAGES + ".").asRequired());
+  static final List<FieldSpec> ITERATIVE = concat(List.of(
+      FieldSpec.section("pipeline", PIPELINE, "The stages.").asRequired(),
+      FieldSpec.section("restart_policy", POLICY, "When a later stage may send the run back to an earlier one.")),
+      ITERATION_FIELDS);
+  static final List<FieldSpec> PATTERN = List.of(
+      FieldSpec.section("iterative", ITERATIVE, "An iterative pipeline: stages in order, any of which may restart "
+          + "an earlier one under the restart policy.").asRequired());
+  /** A workflow-level restart_policy also carries what a pipeline declares next to it. */
+  static final List<FieldSpec> WORKFLOW_POLICY = concat(POLICY, ITERATION_FIELDS);
+
+  static final Set<String> PATTERN_FIELDS = FieldSpec.names(PATTERN);
+  static final Set<String> ITERATIVE_FIELDS = FieldSpec.names(ITERATIVE);
+  static final Set<String> PIPELINE_FIELDS = FieldSpec.names(PIPELINE);
+  static final Set<String> STAGE_FIELDS = FieldSpec.names(STAGE);
+  static final Set<String> POLICY_FIELDS = FieldSpec.names(POLICY);
+  static final Set<String> WORKFLOW_POLICY_FIELDS = FieldSpec.names(WORKFLOW_POLICY);
+
+  private static List<FieldSpec> concat(List<FieldSpec> a, List<FieldSpec> b) {
+    List<FieldSpec> out = new ArrayList<>(a);
+    out.addAll(b);
+    return List.copyOf(out);
   }
 
-  static final int MAX_STAGES = 100;
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_-]*)\\s*}}");
   private static final Pattern STAGE_OUTPUT = Pattern.compile("stage-(\\d{1,4})-output");
   /** A raw block: its text is shown as written, so a placeholder inside it is not one. */
@@ -185,9 +232,9 @@ final class Pipelines {
         continue;
       }
       if (e.value() instanceof YNode.YMap cfg) {
-        if (cfg.get("id") != null || cfg.get("type") != null) {
-          problems.add(cfg.location(), "agents." + e.key(), "an agent's settings cannot set 'id' or 'type': the "
-              + "stage is an agent node named by its agent_id");
+        if (STAGE_FIXED.stream().anyMatch(f -> cfg.get(f) != null)) {
+          problems.add(cfg.location(), "agents." + e.key(), "an agent's settings cannot set 'id', 'name' or 'type': "
+              + "the stage is an agent node named by its agent_id");
           continue;
         }
         out.put(e.key(), cfg);
@@ -205,7 +252,7 @@ final class Pipelines {
     Map<String, YNode.YMap.Entry> e = new LinkedHashMap<>();
     Location at = stage.location();
     put(e, "id", new YNode.YScalar(stage.get("agent_id").location(), id, false), at);
-    put(e, "type", new YNode.YScalar(at, "agent", false), at);
+    put(e, "type", new YNode.YScalar(at, STAGE_KIND, false), at);
     put(e, "prompt", new YNode.YScalar(promptAt, prompt, false), promptAt);
     if (previousStage != null) {
       put(e, "depends_on", new YNode.YSeq(at, List.of(new YNode.YScalar(at, previousStage, false))), at);
@@ -355,17 +402,17 @@ final class Pipelines {
     List<String> restartable = pm == null ? List.of() : strings(pm.get("restartable_stages"),
         "restartable_stages", path, problems);
     int cooldown = pm == null || pm.get("cooldown_seconds") == null ? 0
-        : orDefault(LoaderSupport.integer(pm.get("cooldown_seconds"), "cooldown_seconds", 0, 3600,
-            path + ".cooldown_seconds", problems), 0);
+        : orDefault(LoaderSupport.integer(pm.get("cooldown_seconds"), COOLDOWN, path + ".cooldown_seconds",
+            problems), 0);
     boolean reset = pm != null && bool(pm.get("reset_shared_memory"), "reset_shared_memory", path, false, problems);
     boolean preserve = pm == null || bool(pm.get("preserve_outputs"), "preserve_outputs", path, true, problems);
     boolean keep = pm != null && bool(pm.get("keep_shared_memory"), "keep_shared_memory", path, false, problems);
     int retries = pm == null || !enabled ? 0 : pm.get("max_validation_retries") == null ? 2
-        : orDefault(LoaderSupport.integer(pm.get("max_validation_retries"), "max_validation_retries", 0, 3,
+        : orDefault(LoaderSupport.integer(pm.get("max_validation_retries"), VALIDATION_RETRIES,
             path + ".max_validation_retries", problems), 2);
     int max = owner.get("max_iterations") == null ? 3
-        : orDefault(LoaderSupport.integer(owner.get("max_iterations"), "max_iterations", 1, 100,
-            ownerPath + ".max_iterations", problems), 3);
+        : orDefault(LoaderSupport.integer(owner.get("max_iterations"), ITERATIONS, ownerPath + ".max_iterations",
+            problems), 3);
     List<String> triggers = strings(owner.get("restart_triggers"), "restart_triggers", ownerPath, problems);
     String topic = RestartPolicy.DEFAULT_TOPIC;
     if (owner.get("restart_topic") != null) {

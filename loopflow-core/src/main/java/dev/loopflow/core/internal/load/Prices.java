@@ -2,8 +2,10 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.ModelPrices;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -14,7 +16,13 @@ import java.util.TreeSet;
  */
 final class Prices {
   private static final String EXAMPLE = "prices: {openai: {my-model: {input: 0.15, output: 0.60}}}";
-  private static final Set<String> FIELDS = Set.of("input", "output");
+  static final List<FieldSpec> PRICE = List.of(
+      FieldSpec.number("input", 0.0, null, "USD per million prompt tokens.").asRequired(),
+      FieldSpec.number("output", 0.0, null, "USD per million reply tokens.").asRequired());
+  private static final Set<String> FIELDS = FieldSpec.names(PRICE);
+  static final FieldSpec SECTION = FieldSpec.map("prices", FieldSpec.map("prices", FieldSpec.section("prices", PRICE,
+      "The model's price."), "Model name to its price."), "Model prices in USD per million tokens: provider to "
+      + "model to {input, output}; they add to and override the bundled table.");
 
   private Prices() {}
 
@@ -69,7 +77,7 @@ final class Prices {
       }
     }
     Map<String, Object> price = new LinkedHashMap<>();
-    for (String f : new String[] {"input", "output"}) {
+    for (String f : FIELDS) {
       YNode v = fields.get(f);
       if (v == null) {
         problems.add(m.value().location(), path, "missing required field '" + f + "' (USD per million "

@@ -4,7 +4,9 @@ import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.InputSpec;
+import dev.loopflow.core.schema.FieldSpec;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,10 +14,44 @@ import java.util.Set;
 final class TopLevel {
   private TopLevel() {}
 
-  static final Set<String> FIELDS = Set.of("name", "description", "flow", "input", "defaults", "budget", "limits",
-      "nodes", "edges", "output", "mock", "version", "state", "prices", "workflow_pattern", "agents",
-      "restart_policy");
-  static final Set<String> FLOW_FIELDS = Set.of("name", "input", "description");
+  static final List<FieldSpec> FLOW = List.of(
+      FieldSpec.string("name", "The workflow's name."),
+      Inputs.SECTION,
+      FieldSpec.string("description", "Free text about the workflow."));
+  /** The top-level fields, in the order a file usually has them. */
+  static final List<FieldSpec> SPECS = List.of(
+      FieldSpec.string("name", "The workflow's name (default: the file's name up to its first dot)."),
+      FieldSpec.string("description", "Free text about the workflow."),
+      FieldSpec.any("version", "Accepted and ignored."),
+      FieldSpec.section("flow", FLOW, "The alternative form {name, input, description}; a top-level name or input "
+          + "overrides or extends it."),
+      Inputs.SECTION,
+      FieldSpec.section("defaults", Settings.DEFAULTS, "Defaults for llm nodes: model, temperature, max_tokens, "
+          + "system."),
+      Settings.budgetField("the whole run"),
+      Prices.SECTION,
+      FieldSpec.section("limits", Settings.LIMITS, "Limits of the run: max_steps, timeout, concurrency."),
+      FieldSpec.map("state", Settings.STATE_KEY, "How node writes merge into state keys: key to replace or append."),
+      FieldSpec.nodes("nodes", "The workflow's nodes (not with workflow_pattern, which declares stages instead)."),
+      FieldSpec.list("edges", FieldSpec.section("edges", Edges.SPECS, "One edge."), "Dependencies between top-level "
+          + "nodes, branches of routers, and loop edges (type: loop)."),
+      FieldSpec.template("output", "The run's result (default: the first completed output node's value, else the "
+          + "output of the last node to complete)."),
+      FieldSpec.any("mock", "Scripted answers for the mock LLM provider: {responses: [...] or {node id: [...]}}."),
+      FieldSpec.section("workflow_pattern", Pipelines.PATTERN, "An iterative pipeline: its stages, iteration bound "
+          + "and restart policy (instead of nodes)."),
+      FieldSpec.map("agents", null, "A pipeline's per-stage agent settings: stage agent_id to the fields of its "
+          + "agent node (model, system, tools, ...), without id and type."),
+      FieldSpec.section("restart_policy", Pipelines.WORKFLOW_POLICY, "Lets nodes send the run back to an earlier "
+          + "node, under this policy."));
+  static final Set<String> FIELDS = FieldSpec.names(SPECS);
+  static final Set<String> FLOW_FIELDS = FieldSpec.names(FLOW);
+  /** A workflow has nodes or is a pipeline. */
+  static final List<String> ONE_REQUIRED = List.of("nodes", "workflow_pattern");
+  /** What a pipeline declares under workflow_pattern instead. */
+  static final List<String> NOT_WITH_PIPELINE = List.of("nodes", "edges", "restart_policy");
+  /** What only a pipeline has. */
+  static final List<String> ONLY_WITH_PIPELINE = List.of("agents");
 
   /** What the file says the workflow is; {@code name} falls back to the file's base name. */
   record Header(String name, String description, Map<String, InputSpec> inputs) {}

@@ -93,7 +93,7 @@ public final class WorkflowLoader {
     RestartPolicy policy = null;
     Map<String, InputSpec> inputs = new LinkedHashMap<>(header.inputs());
     if (top.get("workflow_pattern") != null) {
-      for (String other : List.of("nodes", "edges", "restart_policy")) {
+      for (String other : TopLevel.NOT_WITH_PIPELINE) {
         if (top.get(other) != null) {
           problems.add(top.entries().get(other).keyLocation(), other, "a pipeline (workflow_pattern) declares its "
               + "stages, edges and restart policy under workflow_pattern.iterative; remove '" + other + "'");
@@ -108,9 +108,11 @@ public final class WorkflowLoader {
       policy = pipeline.policy();
       pipeline.implicitInputs().forEach(inputs::putIfAbsent);
     } else {
-      if (top.get("agents") != null) {
-        problems.add(top.entries().get("agents").keyLocation(), "agents", "'agents' configures the stages of a "
-            + "pipeline; it needs workflow_pattern.iterative");
+      for (String only : TopLevel.ONLY_WITH_PIPELINE) {
+        if (top.get(only) != null) {
+          problems.add(top.entries().get(only).keyLocation(), only, "'" + only + "' configures the stages of a "
+              + "pipeline; it needs workflow_pattern.iterative");
+        }
       }
       if (top.get("restart_policy") != null) {
         policy = Pipelines.workflowPolicy(top.get("restart_policy"), problems);

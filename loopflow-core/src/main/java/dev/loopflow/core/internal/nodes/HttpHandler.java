@@ -12,6 +12,8 @@ import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -50,16 +52,39 @@ final class HttpHandler implements NodeHandler {
         .followRedirects(HttpClient.Redirect.NEVER).build();
   }
 
-  private static final Set<String> METHODS = Set.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
+  private static final List<String> METHOD_LIST = List.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
+  private static final Set<String> METHODS = Set.copyOf(METHOD_LIST);
+  /** The methods as written: any case is accepted; the schema lists upper and lower case. */
+  private static final List<String> METHOD_NAMES = java.util.stream.Stream.concat(METHOD_LIST.stream(),
+      METHOD_LIST.stream().map(m -> m.toLowerCase(Locale.ROOT))).toList();
+
+  static final FieldSpec MAX_BYTES = FieldSpec.integer("max_response_bytes", 1, MAX_RESPONSE_BYTES, "The most bytes "
+      + "of the response body read (default 10 MiB); a longer body fails the node.");
+  static final FieldSpec STATUS = FieldSpec.integer("ok_status", 100, 599, null);
+  static final NodeKindSpec SPEC = NodeKindSpec.of("http", "Sends one HTTP request; the result has status, headers "
+      + "and body (parsed when it is JSON).", List.of(
+      FieldSpec.template("url", "The URL (http or https).").asRequired(),
+      FieldSpec.choice("method", METHOD_NAMES, "The method (default GET)."),
+      FieldSpec.map("headers", FieldSpec.template("headers", null), "Request headers (values are templates)."),
+      FieldSpec.any("body", "The request body: a template, or a mapping or list sent as JSON (its strings are "
+          + "templates)."),
+      FieldSpec.list("ok_status", STATUS, "Status codes besides 200..299 that count as success."),
+      MAX_BYTES,
+      FieldSpec.bool("follow_redirects", "Follow redirects (default true); every hop is checked like the first.")));
 
   @Override
   public String kind() {
-    return "http";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return Set.of("url", "method", "headers", "body", "ok_status", "max_response_bytes", "follow_redirects");
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   /** What a node asks for, compiled. {@code jsonBody} holds templates where the mapping had template strings. */
@@ -83,7 +108,8 @@ final class HttpHandler implements NodeHandler {
     Template body = rawBody instanceof String ? cfg.template("body") : null;
     Object jsonBody = rawBody == null || rawBody instanceof String ? null : compileDeep(cfg, rawBody);
     Set<Integer> okStatus = okStatus(cfg);
-    Integer max = cfg.has("max_response_bytes") ? cfg.integer("max_response_bytes", 1, MAX_RESPONSE_BYTES)
+    Integer max = cfg.has("max_response_bytes") ? cfg.integer(MAX_BYTES.name(), MAX_BYTES.minimumInt(),
+        MAX_BYTES.maximumInt())
         : Integer.valueOf(DEFAULT_MAX_RESPONSE_BYTES);
     Boolean follow = cfg.has("follow_redirects") ? cfg.bool("follow_redirects") : Boolean.TRUE;
     if (url == null || method == null || okStatus == null || max == null || follow == null) {
@@ -104,7 +130,8 @@ final class HttpHandler implements NodeHandler {
     }
     Set<Integer> out = new LinkedHashSet<>();
     for (Object o : list) {
-      if (o instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() >= 100 && n.intValue() <= 599) {
+      if (o instanceof Number n && n.doubleValue() == n.intValue() && n.intValue() >= STATUS.minimumInt()
+          && n.intValue() <= STATUS.maximumInt()) {
         out.add(n.intValue());
       } else {
         cfg.error("ok_status", "'ok_status' must list HTTP status codes between 100 and 599, found "

@@ -5,6 +5,8 @@ import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.ScriptLimitExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
@@ -33,14 +35,36 @@ final class ScriptHandler implements NodeHandler {
   private static final Pattern LUA_ERROR = Pattern.compile("(?s)\\[string \"[^\"]*\"\\]:(\\d+): (.*)");
   private static final Pattern JS = Pattern.compile("(?m)\\b(const|let|var)\\s+\\w+\\s*=|=>|console\\.|;\\s*$");
 
+  /** The script languages; Lua runs in-process, the others as subprocesses. */
+  static final List<String> LANGUAGES = List.of("lua", "python", "node", "javascript", "js");
+  static final FieldSpec MAX_INSTRUCTIONS = FieldSpec.integer("max_instructions", 1000, Integer.MAX_VALUE, "Lua: the "
+      + "most instructions the script may run.");
+  static final FieldSpec MAX_STRING_BYTES = FieldSpec.integer("max_string_bytes", 1024, Integer.MAX_VALUE, "Lua: "
+      + "the longest string the script may build, in bytes.");
+  static final FieldSpec MAX_MEMORY = FieldSpec.integer("max_memory", 1 << 20, Integer.MAX_VALUE, "Lua: the most "
+      + "memory the script may hold, in bytes.");
+  static final NodeKindSpec SPEC = NodeKindSpec.of("script", "Runs inline code that sees state and input and "
+      + "returns a map merged into state: Lua in a sandbox, or Python or Node as a subprocess.", List.of(
+      FieldSpec.string("run", "The code."),
+      FieldSpec.string("code", "The code (as run)."),
+      FieldSpec.choice("language", LANGUAGES, "The code's language (default: recognized from the code; Lua "
+          + "otherwise)."),
+      MAX_INSTRUCTIONS, MAX_STRING_BYTES, MAX_MEMORY))
+      .oneRequired("run", "code").atMostOne("run", "code");
+
   @Override
   public String kind() {
-    return "script";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return Set.of("run", "code", "language", "max_instructions", "max_string_bytes", "max_memory");
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   @Override
@@ -57,14 +81,17 @@ final class ScriptHandler implements NodeHandler {
     }
     String code = cfg.requiredString(field);
     String language = cfg.string("language");
-    Integer maxInstr = cfg.integer("max_instructions", 1000, Integer.MAX_VALUE);
-    Integer maxString = cfg.integer("max_string_bytes", 1024, Integer.MAX_VALUE);
-    Integer maxMemory = cfg.integer("max_memory", 1 << 20, Integer.MAX_VALUE);
+    Integer maxInstr = integer(cfg, MAX_INSTRUCTIONS);
+    Integer maxString = integer(cfg, MAX_STRING_BYTES);
+    Integer maxMemory = integer(cfg, MAX_MEMORY);
     if (code == null) {
       return null;
     }
     if (language == null) {
       language = detect(code);
+    } else if (!LANGUAGES.contains(language)) {
+      cfg.error("language", "unknown script language '" + language + "'; expected lua, python or node");
+      return null;
     }
     LuaSandbox.Limits limits = new LuaSandbox.Limits(
         maxInstr == null ? LuaSandbox.DEFAULT_MAX_INSTRUCTIONS : maxInstr,
@@ -97,6 +124,10 @@ final class ScriptHandler implements NodeHandler {
         yield null;
       }
     };
+  }
+
+  private static Integer integer(NodeConfig cfg, FieldSpec spec) {
+    return cfg.integer(spec.name(), spec.minimumInt(), spec.maximumInt());
   }
 
   static String detect(String code) {

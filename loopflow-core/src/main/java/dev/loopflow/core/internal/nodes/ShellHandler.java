@@ -3,6 +3,8 @@ package dev.loopflow.core.internal.nodes;
 import dev.loopflow.core.NodeFailedException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
@@ -21,14 +23,33 @@ import java.util.Set;
  * element rendered, no shell involved).
  */
 final class ShellHandler implements NodeHandler {
+  static final NodeKindSpec SPEC = NodeKindSpec.of("shell", "Runs a command: a string under sh -c (bash for "
+      + "'bash:'), template values reaching it as quoted variables, or an argv list run without a shell. A non-zero "
+      + "exit status fails the node unless allow_failure.", List.of(
+      FieldSpec.oneOf("command", "The command: a string run under the node's shell, or an argv list (each "
+          + "element a template).", FieldSpec.template("command", null),
+          FieldSpec.list("command", FieldSpec.template("command", null), null)),
+      FieldSpec.oneOf("bash", "The command, run under bash.", FieldSpec.template("bash", null),
+          FieldSpec.list("bash", FieldSpec.template("bash", null), null)),
+      FieldSpec.map("env", FieldSpec.template("env", null), "Environment variables for the command (values are "
+          + "templates)."),
+      FieldSpec.template("cwd", "The working directory, relative to the run's."),
+      FieldSpec.string("shell", "The shell a string command runs under (default sh; bash for 'bash:').")))
+      .oneRequired("command", "bash").atMostOne("command", "bash");
+
   @Override
   public String kind() {
-    return "shell";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return Set.of("command", "bash", "env", "cwd", "shell");
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   @Override

@@ -1,22 +1,37 @@
 package dev.loopflow.core.internal.nodes;
 
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
+import java.util.List;
 import java.util.Set;
 
 /** {@code transform}: renders {@code template} (a single {{ expression }} keeps its type). */
 final class TransformHandler implements NodeHandler {
+  static final NodeKindSpec SPEC = NodeKindSpec.of("transform", "Renders a template or an expression; a template "
+      + "that is exactly one {{ expression }} keeps the value's type.", List.of(
+      FieldSpec.template("template", "The template to render."),
+      FieldSpec.any("value", "A template string to render, or a constant of any type."),
+      FieldSpec.string("expression", "An expression whose value is the output.")))
+      .oneRequired("template", "value", "expression").atMostOne("template", "value", "expression");
+
   @Override
   public String kind() {
-    return "transform";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return Set.of("template", "value", "expression");
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   @Override

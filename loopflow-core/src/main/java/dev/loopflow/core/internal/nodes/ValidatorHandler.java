@@ -4,6 +4,8 @@ import dev.loopflow.core.NodeFailedException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -19,14 +21,26 @@ import java.util.Set;
  * parses as JSON is validated as that JSON (LLM text is usually JSON in a string).
  */
 final class ValidatorHandler implements NodeHandler {
+  static final NodeKindSpec SPEC = NodeKindSpec.of("validator", "Checks a value against a JSON Schema; the result "
+      + "has valid and errors.", List.of(
+      FieldSpec.jsonSchema("schema", "The JSON Schema.").asRequired(),
+      FieldSpec.template("value", "The value to check (a string that parses as JSON is checked as that JSON).")
+          .asRequired(),
+      FieldSpec.bool("fail_on_invalid", "Fail the node when the value does not match.")));
+
   @Override
   public String kind() {
-    return "validator";
+    return SPEC.kind();
   }
 
   @Override
   public Set<String> fields() {
-    return Set.of("schema", "value", "fail_on_invalid");
+    return SPEC.fieldNames();
+  }
+
+  @Override
+  public NodeKindSpec spec() {
+    return SPEC;
   }
 
   @Override

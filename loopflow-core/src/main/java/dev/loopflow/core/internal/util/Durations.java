@@ -6,7 +6,9 @@ import java.util.regex.Pattern;
 
 /** Parses durations written as {@code 30m}, {@code 1h30m}, {@code 500ms}, {@code 10s} or a number of seconds. */
 public final class Durations {
-  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h|d)");
+  /** The units a duration may be written in (any case). */
+  public static final java.util.List<String> UNITS = java.util.List.of("ms", "s", "m", "h", "d");
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(" + String.join("|", UNITS) + ")");
 
   private Durations() {}
 

@@ -1,0 +1,218 @@
+package dev.loopflow.core.schema;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.internal.load.Vocabulary;
+import dev.loopflow.core.spi.NodeHandler;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The JSON Schema (draft 2020-12) of the YAML workflow format, generated from the loader's own field tables and
+ * the installed node handlers' {@link NodeHandler#spec() descriptions}, so it describes exactly what the loader
+ * accepts: the top-level sections, every node kind with its fields, the forms a node may take ({@code type:},
+ * {@code uses:} + {@code with:}, and the shorthand keys {@code prompt:}, {@code bash:}, {@code run:},
+ * {@code loop_group:}, ...), edges, pipelines and restart policies.
+ *
+ * <p>What the schema cannot say, the loader still checks when the file loads: references between nodes, templates'
+ * syntax and names, cycles, loop pairing, prices under a {@code max_usd} budget. A file the loader accepts is valid
+ * against the schema; the schema is stricter in one respect: a field written with an empty value ({@code field: ~})
+ * is refused by the schema where the loader reads it as absent.
+ */
+public final class WorkflowSchema {
+  /** The JSON Schema dialect the schema is written in. */
+  public static final String DIALECT = "https://json-schema.org/draft/2020-12/schema";
+
+  private WorkflowSchema() {}
+
+  /**
+   * The schema for the node kinds of the modules installed here: those {@link Loopflow#create()} finds (with the
+   * LLM module on the path, its llm and agent kinds too).
+   */
+  public static Map<String, Object> json() {
+    return Loopflow.create().workflowSchema();
+  }
+
+  /** The schema for the built-in kinds and the kinds of {@code handlers}. */
+  public static Map<String, Object> json(Collection<NodeHandler> handlers) {
+    List<NodeKindSpec> kinds = nodeKinds(handlers);
+    Map<String, NodeKindSpec> byKind = new LinkedHashMap<>();
+    kinds.forEach(k -> byKind.put(k.kind(), k));
+
+    Map<String, Object> root = new LinkedHashMap<>();
+    root.put("$schema", DIALECT);
+    root.put("title", "loopflow workflow");
+    root.put("description", "A loopflow workflow file: its inputs, settings, nodes and edges, or an iterative "
+        + "pipeline. Generated from the loader's own field tables.");
+    root.put("type", "object");
+    Map<String, Map<String, Object>> overrides = new LinkedHashMap<>();
+    NodeKindSpec stage = byKind.get(Vocabulary.stageKind());
+    if (stage != null) {
+      overrides.put("agents", agents(stage));
+    }
+    root.put("properties", SchemaWriter.properties(topLevelFields(), overrides));
+    root.put("additionalProperties", false);
+    root.put("anyOf", Vocabulary.topLevelOneRequired().stream().map(f -> SchemaWriter.map("required", List.of(f)))
+        .toList());
+    root.put("allOf", List.of(SchemaWriter.map(
+        "if", SchemaWriter.map("required", List.of("workflow_pattern")),
+        "then", SchemaWriter.map("not", anyRequired(Vocabulary.notWithPipeline())),
+        "else", SchemaWriter.map("not", anyRequired(Vocabulary.onlyWithPipeline())))));
+
+    Map<String, Object> defs = new LinkedHashMap<>();
+    defs.put(SchemaWriter.NODE, node(byKind));
+    for (NodeKindSpec k : kinds) {
+      List<FieldSpec> common = Vocabulary.commonNodeFields(k.kind());
+      defs.put(def(k.kind(), null), SchemaWriter.kind(common, k, null, null));
+      defs.put(def(k.kind(), Vocabulary.typedFieldsKey()), SchemaWriter.kind(common, k, Vocabulary.typedFieldsKey(),
+          SchemaWriter.map("enum", typeNames(k.kind()))));
+    }
+    Vocabulary.actions().forEach((action, kind) -> {
+      if (byKind.containsKey(kind)) {
+        defs.put(def(kind, Vocabulary.actionFieldsKey()), SchemaWriter.kind(Vocabulary.commonNodeFields(kind),
+            byKind.get(kind), Vocabulary.actionFieldsKey(), null));
+      }
+    });
+    Vocabulary.shorthands().forEach((key, kind) -> {
+      if (byKind.containsKey(kind) && Vocabulary.fieldsShorthands().contains(key)) {
+        defs.put(def(kind, key), SchemaWriter.kind(Vocabulary.commonNodeFields(kind), byKind.get(kind), key, null));
+      }
+    });
+    for (FieldSpec f : commonNodeFields()) {
+      defs.put(SchemaWriter.commonDef(f), SchemaWriter.field(f));
+    }
+    for (NodeKindSpec k : kinds) {
+      for (FieldSpec f : k.fields()) {
+        defs.put(SchemaWriter.ownDef(k, f), SchemaWriter.field(f));
+      }
+    }
+    defs.putAll(SchemaWriter.sharedDefs());
+    root.put("$defs", defs);
+    return root;
+  }
+
+  /** {@link #json(Collection)} as text: indented by two spaces, ending with a newline. */
+  public static String text(Collection<NodeHandler> handlers) {
+    // One field a line, arrays on the line of their field, "\n" on every platform: the checked-in copy is compared
+    // byte for byte.
+    DefaultPrettyPrinter printer = new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"));
+    try {
+      return Json.mapper().writer(printer).writeValueAsString(json(handlers)) + "\n";
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the workflow schema cannot be written as JSON", e);
+    }
+  }
+
+  /** The top-level fields of a workflow file. */
+  public static List<FieldSpec> topLevelFields() {
+    return Vocabulary.topLevel();
+  }
+
+  /** The fields every node may have, whatever its kind. */
+  public static List<FieldSpec> commonNodeFields() {
+    return Vocabulary.commonNodeFields();
+  }
+
+  /** Every node kind: the loader's own (control nodes, loops, markers) and the handlers', sorted by kind. */
+  public static List<NodeKindSpec> nodeKinds(Collection<NodeHandler> handlers) {
+    Map<String, NodeKindSpec> out = new TreeMap<>();
+    for (NodeKindSpec k : Vocabulary.builtInKinds()) {
+      out.put(k.kind(), k);
+    }
+    for (NodeHandler h : handlers) {
+      out.put(h.kind(), h.spec());
+    }
+    return List.copyOf(out.values());
+  }
+
+  /** The name of a kind's form: {@code kind:shell}, or {@code kind:shell:input} with its fields under a key. */
+  private static String def(String kind, String holder) {
+    return "kind:" + kind + (holder == null ? "" : ":" + holder);
+  }
+
+  /** The values {@code type:} takes for {@code kind}: its name and its aliases. */
+  private static List<String> typeNames(String kind) {
+    List<String> names = new ArrayList<>(List.of(kind));
+    Vocabulary.typeAliases().entrySet().stream().filter(e -> e.getValue().equals(kind)).map(Map.Entry::getKey)
+        .sorted().forEach(names::add);
+    return names;
+  }
+
+  /**
+   * A node: its kind comes from {@code type:}, else from {@code uses:}, else from the first shorthand key present
+   * (in the loader's order); each form is checked against that kind's fields.
+   */
+  private static Map<String, Object> node(Map<String, NodeKindSpec> byKind) {
+    java.util.SortedSet<String> types = new java.util.TreeSet<>();
+    List<Object> dispatch = new ArrayList<>();
+    List<Object> anyForm = new ArrayList<>(List.of(SchemaWriter.map("required", List.of("type"))));
+    for (String kind : byKind.keySet()) {
+      for (String t : typeNames(kind)) {
+        types.add(t);
+        dispatch.add(SchemaWriter.map("if", SchemaWriter.map("properties", SchemaWriter.map("type",
+            SchemaWriter.map("const", t)), "required", List.of("type")),
+            "then", SchemaWriter.ref(def(kind, Vocabulary.typedFieldsKey()))));
+      }
+    }
+    List<String> earlier = new ArrayList<>(List.of("type"));
+    List<String> actions = new ArrayList<>();
+    Vocabulary.actions().forEach((action, kind) -> {
+      if (byKind.containsKey(kind)) {
+        actions.add(action);
+        dispatch.add(SchemaWriter.map("if", SchemaWriter.map("properties", SchemaWriter.map("uses",
+            SchemaWriter.map("const", action)), "required", List.of("uses"), "not", anyRequired(List.of("type"))),
+            "then", SchemaWriter.ref(def(kind, Vocabulary.actionFieldsKey()))));
+      }
+    });
+    anyForm.add(SchemaWriter.map("required", List.of("uses")));
+    earlier.add("uses");
+    for (Map.Entry<String, String> sh : Vocabulary.shorthands().entrySet()) {
+      if (!byKind.containsKey(sh.getValue())) {
+        continue; // a shorthand for a kind whose module is not installed: the loader says so
+      }
+      String key = sh.getKey();
+      String form = Vocabulary.fieldsShorthands().contains(key) ? def(sh.getValue(), key) : def(sh.getValue(), null);
+      dispatch.add(SchemaWriter.map("if", SchemaWriter.map("required", List.of(key), "not",
+          anyRequired(List.copyOf(earlier))), "then", SchemaWriter.ref(form)));
+      anyForm.add(SchemaWriter.map("required", List.of(key)));
+      earlier.add(key);
+    }
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("description", "A node. Its kind comes from 'type', else from 'uses', else from a shorthand key: "
+        + String.join(", ", Vocabulary.shorthands().keySet()) + " (the first present wins).");
+    s.put("type", "object");
+    s.put("properties", SchemaWriter.map("type", SchemaWriter.map("enum", List.copyOf(types)), "uses",
+        SchemaWriter.map("enum", actions)));
+    s.put("anyOf", anyForm);
+    s.put("allOf", dispatch);
+    return s;
+  }
+
+  /** {@code agents:} stage agent_id to the settings of its agent node: the node's fields but its id and type. */
+  private static Map<String, Object> agents(NodeKindSpec stage) {
+    List<FieldSpec> fields = new ArrayList<>();
+    for (FieldSpec f : commonNodeFields()) {
+      if (f.names().stream().noneMatch(Vocabulary.stageFixedFields()::contains)) {
+        fields.add(f);
+      }
+    }
+    fields.addAll(stage.fields());
+    Map<String, Object> settings = SchemaWriter.object(fields, Map.of());
+    settings.remove("allOf"); // the stage gives the agent its prompt
+    settings.put("description", "The settings of one stage's agent node.");
+    FieldSpec agents = FieldSpec.find(topLevelFields(), "agents");
+    return SchemaWriter.map("description", agents.description(), "type", "object", "additionalProperties",
+        settings);
+  }
+
+  private static Map<String, Object> anyRequired(List<String> names) {
+    return SchemaWriter.map("anyOf", names.stream().map(n -> SchemaWriter.map("required", List.of(n))).toList());
+  }
+}
