@@ -6,6 +6,7 @@
 #   bench/run.sh                 # the full session (about 30-40 minutes on 2 cores)
 #   bench/run.sh --quick         # small sizes, one round: checks that everything runs (a few minutes)
 #   bench/run.sh --only W1,W4    # a subset; --rounds R changes the number of rounds (default 3)
+#   bench/run.sh server [...]    # the server load benchmark instead (SSE clients, concurrent runs; bench/README.md)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -19,6 +20,13 @@ for c in "${JAVA_HOME:-}/bin/java" "$(command -v java 2>/dev/null || true)" /usr
   if [ -x "$c" ] && [ "$(java_major "$c")" -ge 21 ] 2>/dev/null; then JAVA="$c"; break; fi
 done
 [ -n "$JAVA" ] || { echo "bench: no JDK 21 or newer found (JAVA_HOME, PATH, /usr/lib/jvm)" >&2; exit 2; }
+
+if [ "${1:-}" = "server" ]; then
+  shift
+  echo "bench: building the CLI and the benchmark..." >&2
+  mvn -B -q -DskipTests -pl loopflow-cli,bench -am package >&2
+  exec "$JAVA" -cp bench/target/benchmarks.jar dev.loopflow.bench.server.ServerBench "$@"
+fi
 command -v node >/dev/null || { echo "bench: node (20 or newer) is needed for the LangGraph.js runner" >&2; exit 2; }
 command -v npm >/dev/null || { echo "bench: npm is needed for the LangGraph.js runner" >&2; exit 2; }
 

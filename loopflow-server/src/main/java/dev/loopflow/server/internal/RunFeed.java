@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  *     that throws is detached from the run. A subscriber whose queue is full is dropped instead (its queue is
  *     cleared and marked overflowed, and its stream ends); the client reconnects with Last-Event-ID and reads what it
  *     missed from the journal, so nothing is lost.
+ *   - A subscriber is dropped only once it is queueCapacity live frames behind: its queue also has room for the
+ *     frames it was primed with.
  *   - The queue always has room for the end marker: frames are offered only while more than one slot is free, and
  *     the feed is the only producer (under its lock), so the check and the offer cannot race.
  *   - After close() no subscriber waits for frames that will never come: each gets the end marker, and subscribe()
@@ -84,11 +86,12 @@ final class RunFeed implements EventListener {
     if (closed) {
       return null;
     }
-    Subscription s = new Subscription(queueCapacity);
+    // The primer gets room of its own: it is not lag (the stream replays those events from the journal and skips
+    // them), so it must not use the queue's budget. Otherwise a queue no larger than the primer would be full before
+    // the first live frame, and every stream of a busy run would be cut off at once.
+    Subscription s = new Subscription(queueCapacity + recent.size());
     for (SseFrames.Frame f : recent) {
-      if (!s.offer(f)) {
-        break; // a queue smaller than the primer: the journal covers the rest
-      }
+      s.offer(f);
     }
     subscribers.add(s);
     return s;
