@@ -39,6 +39,19 @@ final class SchemaCorpus {
     valid("shell shorthand", node("{id: a, bash: echo hi}"));
     valid("shell command argv", node("{id: a, command: [echo, hi]}"));
     valid("shell typed", node("{id: a, type: shell, command: echo hi, env: {X: '1'}, cwd: ., shell: bash}"));
+    valid("values turned into text may be booleans", node("{id: a, command: [echo, true, 3], env: {DEBUG: true, "
+        + "N: 2}}"));
+    valid("http header values may be numbers", node("{id: a, type: http, url: 'https://example.com', headers: "
+        + "{X-Count: 3, X-Flag: false}}"));
+    valid("transform template that is not text", node("{id: a, type: transform, template: [1, {b: c}]}"));
+    valid("until_command argv", """
+        nodes:
+          - id: g
+            loop_group:
+              max_iterations: 2
+              until_command: [test, true]
+              nodes: [{id: b, type: transform, template: x}]
+        """);
     valid("type alias bash", node("{id: a, type: bash, bash: echo hi}"));
     valid("fields under input when typed", node("{id: a, type: shell, input: {command: echo hi}}"));
     valid("name instead of id", node("{name: a, bash: echo hi}"));

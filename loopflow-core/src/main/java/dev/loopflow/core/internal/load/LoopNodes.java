@@ -73,7 +73,8 @@ final class LoopNodes {
               + "or a line that is exactly SIGNAL ends the loop."),
           FieldSpec.oneOf("until_command", "A command run after a pass without the signal (under sh, or as an "
               + "argv list); exit status 0 ends the loop.", FieldSpec.string("until_command", null),
-              FieldSpec.list("until_command", FieldSpec.string("until_command", null), null)),
+              FieldSpec.list("until_command", FieldSpec.oneOf("until_command", null,
+                  FieldSpec.string("until_command", null), FieldSpec.bool("until_command", null)), null)),
           FieldSpec.string("until_bash", "As until_command, run under bash."),
           GROUP_MAX,
           FieldSpec.bool("fresh_context", "Start LLM sessions afresh every pass (default false: they continue)."),

@@ -65,7 +65,7 @@ final class HttpHandler implements NodeHandler {
       + "and body (parsed when it is JSON).", List.of(
       FieldSpec.template("url", "The URL (http or https).").asRequired(),
       FieldSpec.choice("method", METHOD_NAMES, "The method (default GET)."),
-      FieldSpec.map("headers", FieldSpec.template("headers", null), "Request headers (values are templates)."),
+      FieldSpec.map("headers", ShellHandler.TEXT, "Request headers (values are templates)."),
       FieldSpec.any("body", "The request body: a template, or a mapping or list sent as JSON (its strings are "
           + "templates)."),
       FieldSpec.list("ok_status", STATUS, "Status codes besides 200..299 that count as success."),

@@ -23,16 +23,18 @@ import java.util.Set;
  * element rendered, no shell involved).
  */
 final class ShellHandler implements NodeHandler {
+  /** A value the node turns into text: a template, or a number or boolean written as it is. */
+  static final FieldSpec TEXT = FieldSpec.oneOf("text", null, FieldSpec.template("text", null),
+      FieldSpec.bool("text", null));
   static final NodeKindSpec SPEC = NodeKindSpec.of("shell", "Runs a command: a string under sh -c (bash for "
       + "'bash:'), template values reaching it as quoted variables, or an argv list run without a shell. A non-zero "
       + "exit status fails the node unless allow_failure.", List.of(
       FieldSpec.oneOf("command", "The command: a string run under the node's shell, or an argv list (each "
           + "element a template).", FieldSpec.template("command", null),
-          FieldSpec.list("command", FieldSpec.template("command", null), null)),
+          FieldSpec.list("command", TEXT, null)),
       FieldSpec.oneOf("bash", "The command, run under bash.", FieldSpec.template("bash", null),
-          FieldSpec.list("bash", FieldSpec.template("bash", null), null)),
-      FieldSpec.map("env", FieldSpec.template("env", null), "Environment variables for the command (values are "
-          + "templates)."),
+          FieldSpec.list("bash", TEXT, null)),
+      FieldSpec.map("env", TEXT, "Environment variables for the command (values are templates)."),
       FieldSpec.template("cwd", "The working directory, relative to the run's."),
       FieldSpec.string("shell", "The shell a string command runs under (default sh; bash for 'bash:').")))
       .oneRequired("command", "bash").atMostOne("command", "bash");

@@ -14,7 +14,8 @@ import java.util.Set;
 final class TransformHandler implements NodeHandler {
   static final NodeKindSpec SPEC = NodeKindSpec.of("transform", "Renders a template or an expression; a template "
       + "that is exactly one {{ expression }} keeps the value's type.", List.of(
-      FieldSpec.template("template", "The template to render."),
+      FieldSpec.oneOf("template", "The template to render (a value that is not text is the output as it is).",
+          FieldSpec.template("template", null), FieldSpec.any("template", null)),
       FieldSpec.any("value", "A template string to render, or a constant of any type."),
       FieldSpec.string("expression", "An expression whose value is the output.")))
       .oneRequired("template", "value", "expression").atMostOne("template", "value", "expression");
