@@ -154,6 +154,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void edgesStayDrawnWhileTheRunIsLive_bugLiveUpdatesDroppedTheEdgeEnds() {
+    runScenario("regressions:live-graph-edges");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
