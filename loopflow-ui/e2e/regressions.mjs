@@ -1,5 +1,7 @@
 // Regression checks for bugs the browser tests found, one scenario each:
 //   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click regressions:live-graph-edges
+//   regressions:failure-watched-live
+import { checkPinned } from './failing-run.mjs';
 import { awaitRunStatus, check, expectText, runStatus, scenario, sleep, tid, until } from './lib.mjs';
 
 const checks = {
@@ -55,6 +57,18 @@ const checks = {
     const wrong = samples.filter((n) => n !== graph.edges.length);
     check(wrong.length === 0, `while the run went on the graph drew ${JSON.stringify(samples)} edges; it has ${graph.edges.length}`);
     t.step(`all ${graph.edges.length} edges stayed drawn through ${samples.length} samples of the live run`);
+  },
+
+  // A pass's row opened its details only when it was failed the moment it was first drawn: on a page watching the
+  // run, the row is drawn while its node runs, so the failure that came next stayed folded.
+  async 'failure-watched-live'(t) {
+    const runId = await t.api.startRun('fails-on-pass-3', { delay: 1 });
+    const page = await t.page('watched failure');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    await expectText(page, tid('pass-badge-batches'), /^[12]\/5/, 'the loop running its first or second pass', 20_000);
+    check((await runStatus(page)) === 'running', 'the run failed before the page watched it');
+    await awaitRunStatus(page, 'failed', 20_000);
+    await checkPinned(t, page, 'watched live');
   },
 };
 

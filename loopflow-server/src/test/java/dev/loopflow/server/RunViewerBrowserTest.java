@@ -159,6 +159,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void aFailureWatchedLiveOpensItsPassRow_bugRowOpenedOnlyWhenFailedWhenFirstDrawn() {
+    runScenario("regressions:failure-watched-live");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
