@@ -224,13 +224,19 @@ export function restartTargets(graph: RunGraph | undefined, live: RunLive): stri
   return [...new Set([...listed, ...top, ...fromRun])];
 }
 
-export function restartOutcome(status: number, body: RestartResponse | { error?: { code?: string; message?: string } } | undefined): {
-  ok: boolean;
-  text: string;
-} {
-  const r = body as RestartResponse | undefined;
+export function restartOutcome(
+  status: number,
+  body: (RestartResponse & { pending?: boolean | null }) | { error?: { code?: string | null; message?: string | null } | null } | undefined,
+): { ok: boolean; text: string } {
+  const r = body as (RestartResponse & { pending?: boolean | null }) | undefined;
   if (r && r.success === true) {
     return { ok: true, text: `Accepted: the run goes back to ${r.target_stage_id ?? 'the stage'}${r.iteration ? `, iteration ${r.iteration}` : ''}.` };
+  }
+  if (r && r.pending === true) {
+    return {
+      ok: true,
+      text: 'Queued: the run decides it after the node running now completes; its answer will appear among the restart requests.',
+    };
   }
   const err = r?.error ?? undefined;
   const code = err?.code ?? `http_${status}`;
@@ -242,6 +248,10 @@ export function restartOutcome(status: number, body: RestartResponse | { error?:
     restart_cooldown_not_elapsed: 'the stage’s cooldown has not elapsed',
     max_iterations_exceeded: 'the run has no iteration left',
   };
+  if (!why[code] && status !== 200) {
+    // not a decision of the run: the server did not pass the request on (the run is not executing, a bad field)
+    return { ok: false, text: `Not sent (${code})${msg ? ': ' + msg : '.'}` };
+  }
   return { ok: false, text: `Rejected (${code}${why[code] ? ': ' + why[code] : ''})${msg ? ': ' + msg : '.'}` };
 }
 

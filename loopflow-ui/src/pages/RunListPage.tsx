@@ -22,6 +22,7 @@ export function RunListPage() {
   const [starting, setStarting] = useState(params.get('start') === '1');
   const [workflowText, setWorkflowText] = useState(workflow);
   const known = useRef(new Set<string>());
+  const runsLoaded = useRef(false);
 
   const setFilter = (key: string, value: string) => {
     const p = new URLSearchParams(window.location.search);
@@ -39,12 +40,18 @@ export function RunListPage() {
     if (workflow) q.set('workflow', workflow);
     q.set('limit', '200');
     const load = async () => {
+      // a hidden tab asks nothing; it catches up on its next turn once shown
+      if (document.hidden && runsLoaded.current) {
+        timer = window.setTimeout(load, POLL_MS);
+        return;
+      }
       try {
         const r = await api.get<RunSummary[]>('/api/runs?' + q.toString());
         if (stopped) return;
         const list = Array.isArray(r) ? r : [];
         list.forEach((x) => x.workflow && known.current.add(x.workflow));
         setRuns(list);
+        runsLoaded.current = true;
         setError(undefined);
       } catch (e) {
         if (!stopped) setError(e);

@@ -332,7 +332,14 @@ export function RunPage({ id }: { id: string }) {
       </div>
 
       <section className="panel" aria-labelledby="loops-title">
-        <h2 id="loops-title">Loops</h2>
+        <div className="panel-head">
+          <h2 id="loops-title">Loops</h2>
+          {Object.keys(selection).length ? (
+            <button type="button" onClick={() => setSelection({})} data-testid="show-latest-passes">
+              Show the latest passes
+            </button>
+          ) : null}
+        </div>
         <LoopNavigators
           run={live}
           records={recordMap}

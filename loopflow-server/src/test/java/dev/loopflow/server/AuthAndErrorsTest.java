@@ -3,6 +3,7 @@ package dev.loopflow.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -249,6 +250,48 @@ class AuthAndErrorsTest {
     assertThat(r.status()).isEqualTo(200);
     assertThat(r.json().path("valid").asBoolean()).isFalse();
     assertThat(r.body()).doesNotContain("at dev.").doesNotContain("Exception");
+  }
+
+  @Test
+  void anUnexpectedFailureIs500WithOneLineAndItsTraceGoesToTheLog() {
+    RunStore real = RunStore.inMemory();
+    RunStore failing = (RunStore) java.lang.reflect.Proxy.newProxyInstance(RunStore.class.getClassLoader(),
+        new Class<?>[] {RunStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("listRuns")) {
+            throw new IllegalStateException("the disk is on fire\nat line two");
+          }
+          if (method.getName().equals("findRun")) {
+            throw new dev.loopflow.core.LoopflowException(ErrorCode.STORE_UNAVAILABLE, "the database refuses "
+                + "connections");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (LoopflowServer s = LoopflowServer.builder().store(failing).workflowsDir(tmp.resolve("w2"))
+        .token(ServerHarness.TOKEN).port(0).log(log::add).build().start()) {
+      java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+      ServerHarness.Response r = new ServerHarness.Response(client.send(HttpRequest.newBuilder(java.net.URI.create(
+          s.url() + "api/runs")).header("Authorization", "Bearer " + ServerHarness.TOKEN).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()));
+      assertThat(r.status()).isEqualTo(500);
+      assertThat(r.code()).isEqualTo("internal");
+      assertThat(r.json().path("error").path("message").asText()).isEqualTo("internal error: the disk is on fire");
+      assertThat(r.body()).doesNotContain("at line two").doesNotContain("IllegalStateException")
+          .doesNotContain("at dev.");
+      assertThat(log).singleElement().asString().contains("GET /api/runs").contains("IllegalStateException")
+          .contains("at dev.loopflow");
+      r = new ServerHarness.Response(client.send(HttpRequest.newBuilder(java.net.URI.create(s.url()
+          + "api/runs/x")).header("Authorization", "Bearer " + ServerHarness.TOKEN).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString()));
+      assertThat(r.status()).isEqualTo(503);
+      assertThat(r.code()).isEqualTo("store_unavailable");
+    } catch (IOException | InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   private String rawRequest(String request) throws IOException {

@@ -149,6 +149,30 @@ class WorkflowGraphTest {
     assertThat(node(g, "pick").kind()).isEqualTo("router");
   }
 
+  @Test
+  void theBodiesOfGraphFormLoopsAreLoopBodies() {
+    for (String yaml : List.of(EVERY_CONSTRUCT, RESTART)) {
+      dev.loopflow.core.model.Workflow wf = ENGINE.parse(yaml, "t.yaml");
+      WorkflowGraph g = WorkflowGraph.of(wf);
+      Map<String, GraphContainer> byKey = new java.util.HashMap<>();
+      g.containers().forEach(c -> byKey.put(c.key(), c));
+      dev.loopflow.core.LoopBodies.of(wf.nodes(), wf.edges()).forEach((loop, body) -> {
+        List<String> inside = g.nodes().stream().filter(n -> n.role() == GraphNode.Role.NODE
+            && !n.key().contains("/") && within(n.parent(), "[" + loop + "]", byKey)).map(GraphNode::id).toList();
+        assertThat(inside).as(loop).containsExactlyInAnyOrderElementsOf(body);
+      });
+    }
+  }
+
+  private static boolean within(String container, String wanted, Map<String, GraphContainer> byKey) {
+    for (String c = container; c != null; c = byKey.get(c).parent()) {
+      if (c.equals(wanted)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {
       "check->start[1].each[2].w[3].inc", "check->start[10].each[1].w[1].inc", "check->start.each.w.inc"})

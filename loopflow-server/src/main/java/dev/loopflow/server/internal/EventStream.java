@@ -41,12 +41,14 @@ final class EventStream {
   private final Duration heartbeat;
   private final BooleanSupplier stopping;
   private final OutputStream out;
+  private final java.util.function.Consumer<String> log;
   private long lastSent;
   private String lastType;
   private long lastWrite = System.nanoTime();
 
   EventStream(RunStore store, SseFrames frames, String runId, long lastId, Duration heartbeat,
-      BooleanSupplier stopping, OutputStream out) {
+      BooleanSupplier stopping, OutputStream out, java.util.function.Consumer<String> log) {
+    this.log = log;
     this.store = store;
     this.frames = frames;
     this.runId = runId;
@@ -72,6 +74,17 @@ final class EventStream {
       followJournal();
     } catch (IOException gone) {
       // The client went away: nothing to do, the run does not depend on its viewers.
+    } catch (RuntimeException e) {
+      // The store failed while the stream was open: the status line is long sent, so the stream says why in a
+      // comment and ends; the client reconnects with its last id.
+      log.accept("loopflow server: the event stream of run " + runId + " stopped: " + e);
+      try {
+        out.write((": the stream stopped: " + ApiError.oneLine(String.valueOf(e.getMessage())) + "\n\n")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.flush();
+      } catch (IOException | RuntimeException ignored) {
+        // the client is gone too
+      }
     }
   }
 

@@ -53,7 +53,7 @@ public final class HttpApi implements AutoCloseable {
         frames);
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
-        settings.heartbeat(), () -> stopping);
+        settings.heartbeat(), () -> stopping, settings.log());
     String version = version();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;

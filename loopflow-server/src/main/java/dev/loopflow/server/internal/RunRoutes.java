@@ -57,9 +57,11 @@ final class RunRoutes {
   private final Redactor redactor;
   private final Duration heartbeat;
   private final BooleanSupplier stopping;
+  private final java.util.function.Consumer<String> log;
 
   RunRoutes(Loopflow engine, WorkflowFiles files, LocalRuns runs, SseFrames frames, Redactor redactor,
-      Duration heartbeat, BooleanSupplier stopping) {
+      Duration heartbeat, BooleanSupplier stopping, java.util.function.Consumer<String> log) {
+    this.log = log;
     this.engine = engine;
     this.store = engine.store();
     this.files = files;
@@ -143,7 +145,7 @@ final class RunRoutes {
     ctx.header("X-Accel-Buffering", "no");
     var out = ctx.res().getOutputStream();
     ctx.res().flushBuffer();
-    new EventStream(store, frames, id, last, heartbeat, stopping, out).run(runs.feed(id).orElse(null));
+    new EventStream(store, frames, id, last, heartbeat, stopping, out, log).run(runs.feed(id).orElse(null));
   }
 
   private static long lastEventId(Context ctx) {

@@ -110,7 +110,7 @@ class RunFeedTest {
     feed.onEvent(started("r", 1));
     Thread stream = Thread.ofVirtual().start(() -> {
       try {
-        new EventStream(store, frames, "r", 0, Duration.ofSeconds(30), () -> false, stuck).run(feed);
+        new EventStream(store, frames, "r", 0, Duration.ofSeconds(30), () -> false, stuck, line -> {}).run(feed);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -133,7 +133,8 @@ class RunFeedTest {
     feed.close();
     store.updateRun(store.findRun("r").orElseThrow().finish(RunStatus.COMPLETED, T0, null, null, null));
     ByteArrayOutputStream rest = new ByteArrayOutputStream();
-    new EventStream(store, frames, "r", first.getLast(), Duration.ofSeconds(30), () -> false, rest).run(null);
+    new EventStream(store, frames, "r", first.getLast(), Duration.ofSeconds(30), () -> false, rest, line -> {})
+        .run(null);
     List<Long> all = new ArrayList<>(first);
     all.addAll(ids(rest.toString(StandardCharsets.UTF_8)));
     assertThat(all).hasSize(101);
@@ -153,6 +154,32 @@ class RunFeedTest {
     String lines = new String(g.bytes(), StandardCharsets.UTF_8);
     assertThat(lines.split("\n")).hasSize(3); // id, event, data; then the blank line
     assertThat(lines).endsWith("\n\n");
+  }
+
+  @Test
+  void aStoreFailingUnderAnOpenStreamEndsItWithACommentAndALogLine() throws Exception {
+    RunStore real = RunStore.inMemory();
+    real.createRun(RunRecord.builder().runId("r").workflow("w").status(RunStatus.RUNNING).startedAt(T0).build());
+    real.appendEvent(started("r", 1));
+    int[] reads = {0};
+    RunStore failing = (RunStore) java.lang.reflect.Proxy.newProxyInstance(RunStore.class.getClassLoader(),
+        new Class<?>[] {RunStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("events") && ++reads[0] > 1) {
+            throw new IllegalStateException("the disk is gone\nsecond line");
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+    new EventStream(failing, frames, "r", 0, Duration.ofMillis(100), () -> false, out, log::add).run(null);
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertThat(ids(text)).containsExactly(1L);
+    assertThat(text).endsWith(": the stream stopped: the disk is gone\n\n");
+    assertThat(log).singleElement().asString().contains("run r").contains("the disk is gone");
   }
 
   private static List<Long> ids(String stream) {

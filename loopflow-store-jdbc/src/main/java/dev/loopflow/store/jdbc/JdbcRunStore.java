@@ -223,8 +223,17 @@ final class JdbcRunStore implements RunStore, Transactions {
     }
   }
 
+  /**
+   * Writes the buffered events. With none buffered it writes nothing: readers (every {@link #events} call, each poll
+   * of a stream following a run) would otherwise each take the database's write lock for an empty transaction.
+   */
   @Override
   public void flush() {
+    synchronized (pending) {
+      if (pending.isEmpty()) {
+        return;
+      }
+    }
     write(c -> {});
   }
 

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { parseRoute, runHref } from './router';
+
+describe('routes', () => {
+  it.each([
+    ['/', { page: 'runs' }],
+    ['/runs', { page: 'runs' }],
+    ['/runs/run_1', { page: 'run', id: 'run_1' }],
+    ['/runs/run%2F..%2Fx', { page: 'run', id: 'run/../x' }],
+    ['/runs/%E0%A4%A', { page: 'run', id: '%E0%A4%A' }],
+    ['/builder', { page: 'builder', name: undefined }],
+    ['/builder/review', { page: 'builder', name: 'review' }],
+    ['/runs/a/b', { page: 'notfound', path: '/runs/a/b' }],
+    ['/nothing', { page: 'notfound', path: '/nothing' }],
+  ])('%s', (path, route) => {
+    expect(parseRoute(path)).toEqual(route);
+  });
+
+  it('links to a run with its id encoded, so any id stays one path segment', () => {
+    expect(runHref('run/../x?y#z')).toBe('/runs/run%2F..%2Fx%3Fy%23z');
+    expect(parseRoute(runHref('run/../x?y#z'))).toEqual({ page: 'run', id: 'run/../x?y#z' });
+  });
+});
