@@ -140,7 +140,9 @@ class AuthAndErrorsTest {
         new String[] {"{\"source\": \"a\", \"sourse\": \"b\"}", "sourse"},
         new String[] {"{\"inputs\": 3, \"source\": \"x\"}", null},
         new String[] {"\u0000", null},
-        new String[] {"{'source': 'a'}", null});
+        new String[] {"{'source': 'a'}", null},
+        new String[] {"[".repeat(2000) + "]".repeat(2000), null},
+        new String[] {"{\"source\": " + "[".repeat(1500) + "]".repeat(1500) + "}", null});
   }
 
   @ParameterizedTest

@@ -82,4 +82,19 @@ class OwnRunsTest {
         .await();
     assertThat(done.status()).isEqualTo(RunStatus.COMPLETED);
   }
+
+  @Test
+  void aRunStartedWithAnIdAlreadyInTheStoreFailsWithoutTouchingTheOtherRun_bugTakenIdOverwroteTheRecord()
+      throws Exception {
+    Workflow quick = engine.parse("name: quick\nnodes:\n  - {id: a, type: transform, template: hi}\n", null);
+    RunResult first = engine.start(quick, RunOptions.builder().runId("taken").build()).await();
+    assertThat(first.status()).isEqualTo(RunStatus.COMPLETED);
+    var before = engine.store().findRun("taken").orElseThrow();
+    int eventsBefore = engine.store().events("taken").size();
+    RunResult second = engine.start(quick, RunOptions.builder().runId("taken").build()).await();
+    assertThat(second.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(second.error().errorCode()).isEqualTo(ErrorCode.INTERNAL_ERROR);
+    assertThat(engine.store().findRun("taken")).contains(before);
+    assertThat(engine.store().events("taken")).hasSize(eventsBefore);
+  }
 }

@@ -3,7 +3,6 @@ package dev.loopflow.server.internal;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
-import dev.loopflow.core.schema.WorkflowSchema;
 import dev.loopflow.core.model.Workflow;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -35,7 +34,7 @@ final class WorkflowRoutes {
   void schema(Context ctx) {
     String s = schema;
     if (s == null) {
-      s = HttpApi.json(WorkflowSchema.json(engine.handlers().values()));
+      s = HttpApi.json(engine.workflowSchema());
       schema = s;
     }
     ctx.status(200).contentType("application/schema+json").result(s);

@@ -219,11 +219,14 @@ final class Scheduler implements RunHandle {
     Map<String, Object> journaledOptions = Engine.journalable(options.options());
     if (resumeFrom == null) {
       // The hash is of the source as written, credentials included: resume compares it with the file.
-      record = redactor.record(RunRecord.builder().runId(runId).workflow(workflow.name()).file(workflow.file())
-          .source(workflow.source()).sourceHash(Hashes.sha256(workflow.source())).inputs(runState.inputs)
-          .options(journaledOptions).status(RunStatus.RUNNING).startedAt(started)
+      RunRecord fresh = redactor.record(RunRecord.builder().runId(runId).workflow(workflow.name())
+          .file(workflow.file()).source(workflow.source()).sourceHash(Hashes.sha256(workflow.source()))
+          .inputs(runState.inputs).options(journaledOptions).status(RunStatus.RUNNING).startedAt(started)
           .workingDirectory(options.workingDirectory().toString()).build());
-      store.createRun(record);
+      // Only a record this run created is ever written again: when its id is already taken (another run, another
+      // process), the create fails and this run ends without touching the other run's record.
+      store.createRun(fresh);
+      record = fresh;
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
       });
