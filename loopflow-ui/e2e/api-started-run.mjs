@@ -67,4 +67,18 @@ export default scenario('api-started-run', async (t) => {
   await expectText(page, tid('timeline-details'), 'refine[2].draft', "the focused bar's details");
   t.step("the timeline has one bar per execution and per pass; hovering or focusing a bar shows its details");
   await t.screenshot(page, 'timeline', { at: 'section:has(#timeline-title)', keepFocus: true });
+
+  // the keyboard: Enter on a focused timeline bar or graph node shows that execution beside the graph
+  await page.keyboard.press('Enter');
+  await expectText(page, `${tid('execution-details')} dd code`, 'refine[2].draft', 'the side panel after Enter on a bar');
+  await page.locator(`${tid('graph-node-outline')} button`).focus();
+  await page.keyboard.press('Enter');
+  await expectText(page, `${tid('execution-details')} dd code`, 'outline', 'the side panel after Enter on a graph node');
+  await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await t.goto(page, t.link(`/runs/${encodeURIComponent(runId)}`, { token: false }));
+  await page.keyboard.press('Tab');
+  const first = await page.evaluate(() => document.activeElement?.textContent?.trim());
+  check(first === 'Skip to content', `the first Tab reaches ${JSON.stringify(first)}, not the skip link`);
+  t.step('Enter on a focused timeline bar or graph node shows its execution; the first Tab reaches "Skip to content"');
 });
