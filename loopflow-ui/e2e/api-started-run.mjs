@@ -11,22 +11,25 @@ export default scenario('api-started-run', async (t) => {
   const started = await t.api.post('/api/runs', { source, inputs: { topic: 'bounded loops' } }, [201]);
   const runId = started.run_id;
   check(typeof runId === 'string', `POST /api/runs answered ${JSON.stringify(started)}`);
-  // more runs for the run list: one paused, one failed
+  // more runs for the run list: one paused, one failed, one still running (cancelled once the list was seen)
   const paused = await t.api.startRun('needs-approval', { version: '3.1.0' });
   const failed = await t.api.startRun('fails-on-pass-3');
+  const running = await t.api.startRun('live-loop', { label: 'listed', delay: 3 });
   await t.api.awaitStatus(runId, 'completed', 30_000);
   await t.api.awaitStatus(paused, 'paused');
   await t.api.awaitStatus(failed, 'failed');
 
   const page = await t.page('api run');
   await t.open(page, '/');
-  for (const [id, status] of [[runId, 'completed'], [paused, 'paused'], [failed, 'failed']]) {
+  for (const [id, status] of [[runId, 'completed'], [paused, 'paused'], [failed, 'failed'], [running, 'running']]) {
     await until(`the run list to show ${id} as ${status}`, async () =>
       (await page.locator(tid(`run-row-${id}`)).getAttribute('data-status')) === status);
   }
   await expectText(page, tid(`run-row-${paused}`), 'waits at gate', 'the paused run\'s row');
-  t.step('the run list shows the API-started run and the paused and failed ones');
+  t.step('the run list shows the API-started run and the paused, failed and running ones');
   await t.screenshot(page, 'run-list');
+  await t.api.post(`/api/runs/${encodeURIComponent(running)}/cancel`, { reason: 'seen in the list' });
+  await t.api.awaitStatus(running, 'cancelled');
 
   await page.locator(tid(`run-link-${runId}`)).click();
   await page.waitForURL(new RegExp(`/runs/${runId}$`));
