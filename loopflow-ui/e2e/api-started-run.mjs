@@ -71,7 +71,11 @@ export default scenario('api-started-run', async (t) => {
   t.step("the timeline has one bar per execution and per pass; hovering or focusing a bar shows its details");
   await t.screenshot(page, 'timeline', { at: 'section:has(#timeline-title)', keepFocus: true });
 
-  // the keyboard: Enter on a focused timeline bar or graph node shows that execution beside the graph
+  // the keyboard: graph nodes, pass buttons and timeline bars are in the Tab order; Enter on a focused timeline bar
+  // or graph node shows that execution beside the graph
+  const untabbable = await page.locator('[data-testid^="graph-node-"] button, [data-testid^="pass-button-"], [data-testid^="timeline-bar-"]')
+    .evaluateAll((els) => els.filter((e) => e.tabIndex < 0 || e.disabled || e.closest('[inert],[aria-hidden=true]')).map((e) => e.outerHTML.slice(0, 80)));
+  check(untabbable.length === 0, `controls out of the Tab order: ${untabbable.join(' | ')}`);
   await page.keyboard.press('Enter');
   await expectText(page, `${tid('execution-details')} dd code`, 'refine[2].draft', 'the side panel after Enter on a bar');
   await page.locator(`${tid('graph-node-outline')} button`).focus();
@@ -83,5 +87,13 @@ export default scenario('api-started-run', async (t) => {
   await page.keyboard.press('Tab');
   const first = await page.evaluate(() => document.activeElement?.textContent?.trim());
   check(first === 'Skip to content', `the first Tab reaches ${JSON.stringify(first)}, not the skip link`);
-  t.step('Enter on a focused timeline bar or graph node shows its execution; the first Tab reaches "Skip to content"');
+  let reached;
+  for (let i = 0; i < 80 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement?.closest('[data-testid^="graph-node-"]')?.getAttribute('data-testid'));
+  }
+  check(reached, 'Tab never reached a graph node');
+  await page.keyboard.press('Enter');
+  await expectText(page, tid('node-panel'), reached.slice('graph-node-'.length).split('.').pop(), 'the side panel after Tab and Enter on a graph node');
+  t.step(`the first Tab reaches "Skip to content"; Tab reaches the graph (${reached}); Enter on a focused timeline bar or graph node shows its execution`);
 });
