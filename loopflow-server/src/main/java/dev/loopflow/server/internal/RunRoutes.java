@@ -225,9 +225,8 @@ final class RunRoutes {
     ResumeInput answer = approve != null ? (approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
         : ResumeInput.text(input);
     RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
-    if (runs.isExecuting(id)) {
-      throw ApiError.of(new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is executing in this server"));
-    }
+    // Whether it executes somewhere now (this server included) is the engine's to say when it takes the run's
+    // lease: run_busy.
     Optional<ResumeRefusal> refused = info.refusal(answer, Instant.now());
     if (refused.isPresent()) {
       ResumeRefusal r = refused.get();

@@ -102,7 +102,8 @@ public final class Engine {
 
   /** Runs the scheduler on its own thread, known as executing here until it has ended. */
   private void execute(String runId, Scheduler scheduler) {
-    executing.put(runId, scheduler);
+    // A run of this id still executing here stays the one known (a second start of the id fails on its own).
+    executing.compute(runId, (id, current) -> current != null && !current.ended() ? current : scheduler);
     Thread.ofVirtual().name("loopflow-run-" + runId).start(() -> {
       try {
         scheduler.run();
