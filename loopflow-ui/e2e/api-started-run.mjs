@@ -11,22 +11,25 @@ export default scenario('api-started-run', async (t) => {
   const started = await t.api.post('/api/runs', { source, inputs: { topic: 'bounded loops' } }, [201]);
   const runId = started.run_id;
   check(typeof runId === 'string', `POST /api/runs answered ${JSON.stringify(started)}`);
-  // more runs for the run list: one paused, one failed
+  // more runs for the run list: one paused, one failed, one still running (cancelled once the list was seen)
   const paused = await t.api.startRun('needs-approval', { version: '3.1.0' });
   const failed = await t.api.startRun('fails-on-pass-3');
+  const running = await t.api.startRun('live-loop', { label: 'listed', delay: 3 });
   await t.api.awaitStatus(runId, 'completed', 30_000);
   await t.api.awaitStatus(paused, 'paused');
   await t.api.awaitStatus(failed, 'failed');
 
   const page = await t.page('api run');
   await t.open(page, '/');
-  for (const [id, status] of [[runId, 'completed'], [paused, 'paused'], [failed, 'failed']]) {
+  for (const [id, status] of [[runId, 'completed'], [paused, 'paused'], [failed, 'failed'], [running, 'running']]) {
     await until(`the run list to show ${id} as ${status}`, async () =>
       (await page.locator(tid(`run-row-${id}`)).getAttribute('data-status')) === status);
   }
   await expectText(page, tid(`run-row-${paused}`), 'waits at gate', 'the paused run\'s row');
-  t.step('the run list shows the API-started run and the paused and failed ones');
+  t.step('the run list shows the API-started run and the paused, failed and running ones');
   await t.screenshot(page, 'run-list');
+  await t.api.post(`/api/runs/${encodeURIComponent(running)}/cancel`, { reason: 'seen in the list' });
+  await t.api.awaitStatus(running, 'cancelled');
 
   await page.locator(tid(`run-link-${runId}`)).click();
   await page.waitForURL(new RegExp(`/runs/${runId}$`));
@@ -67,4 +70,30 @@ export default scenario('api-started-run', async (t) => {
   await expectText(page, tid('timeline-details'), 'refine[2].draft', "the focused bar's details");
   t.step("the timeline has one bar per execution and per pass; hovering or focusing a bar shows its details");
   await t.screenshot(page, 'timeline', { at: 'section:has(#timeline-title)', keepFocus: true });
+
+  // the keyboard: graph nodes, pass buttons and timeline bars are in the Tab order; Enter on a focused timeline bar
+  // or graph node shows that execution beside the graph
+  const untabbable = await page.locator('[data-testid^="graph-node-"] button, [data-testid^="pass-button-"], [data-testid^="timeline-bar-"]')
+    .evaluateAll((els) => els.filter((e) => e.tabIndex < 0 || e.disabled || e.closest('[inert],[aria-hidden=true]')).map((e) => e.outerHTML.slice(0, 80)));
+  check(untabbable.length === 0, `controls out of the Tab order: ${untabbable.join(' | ')}`);
+  await page.keyboard.press('Enter');
+  await expectText(page, `${tid('execution-details')} dd code`, 'refine[2].draft', 'the side panel after Enter on a bar');
+  await page.locator(`${tid('graph-node-outline')} button`).focus();
+  await page.keyboard.press('Enter');
+  await expectText(page, `${tid('execution-details')} dd code`, 'outline', 'the side panel after Enter on a graph node');
+  await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await t.goto(page, t.link(`/runs/${encodeURIComponent(runId)}`, { token: false }));
+  await page.keyboard.press('Tab');
+  const first = await page.evaluate(() => document.activeElement?.textContent?.trim());
+  check(first === 'Skip to content', `the first Tab reaches ${JSON.stringify(first)}, not the skip link`);
+  let reached;
+  for (let i = 0; i < 80 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    reached = await page.evaluate(() => document.activeElement?.closest('[data-testid^="graph-node-"]')?.getAttribute('data-testid'));
+  }
+  check(reached, 'Tab never reached a graph node');
+  await page.keyboard.press('Enter');
+  await expectText(page, tid('node-panel'), reached.slice('graph-node-'.length).split('.').pop(), 'the side panel after Tab and Enter on a graph node');
+  t.step(`the first Tab reaches "Skip to content"; Tab reaches the graph (${reached}); Enter on a focused timeline bar or graph node shows its execution`);
 });

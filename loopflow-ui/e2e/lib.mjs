@@ -292,7 +292,7 @@ class Scenario {
     for (const w of this.watches) {
       const page = w.page;
       if (page.isClosed()) continue;
-      const path = join(resolve(dir), `${this.name}-failed-${++i}.png`);
+      const path = join(resolve(dir), `${this.name.replace(/[^A-Za-z0-9_-]+/g, '-')}-failed-${++i}.png`);
       try {
         await page.screenshot({ path, fullPage: true, timeout: 5000 });
         console.log(`  the page "${w.name}" as it was: ${path} (${page.url()})`);

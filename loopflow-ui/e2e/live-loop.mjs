@@ -81,8 +81,8 @@ export default scenario('live-loop', async (t) => {
 
   // the page of a finished loop run, with a pass's node chosen
   await page.locator(tid('pass-button-passes-2')).click();
-  await page.locator(`${tid('pass-item-passes[2].tick')} button`).first().click();
-  await expectText(page, tid('execution-output'), 'alpha pass 2', 'the chosen execution');
+  await page.locator(tid('pass-item-show-passes[2].tick')).click();
+  await expectText(page, `${tid('execution-details')} ${tid('execution-output')}`, 'alpha pass 2', 'the chosen execution in the side panel');
   await t.screenshot(page, 'run-loop');
   await t.screenshot(page, 'run-loop-navigator', { at: 'section:has(#loops-title)' });
 });

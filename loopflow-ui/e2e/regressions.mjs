@@ -1,6 +1,8 @@
 // Regression checks for bugs the browser tests found, one scenario each:
-//   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click
-import { awaitRunStatus, check, expectText, scenario, tid, until } from './lib.mjs';
+//   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click regressions:live-graph-edges
+//   regressions:failure-watched-live
+import { checkPinned } from './failing-run.mjs';
+import { awaitRunStatus, check, expectText, runStatus, scenario, sleep, tid, until } from './lib.mjs';
 
 const checks = {
   // The page asking for the token tells the person to open the #token=… address; pasted into the same tab only the
@@ -31,6 +33,42 @@ const checks = {
       check((await page.locator(`${tid(`graph-node-${path}`)} button`).getAttribute('aria-pressed')) === 'true', `${path} is not shown as chosen`);
     }
     t.step('clicking graph nodes (top level and nested) shows their executions');
+  },
+
+  // The graph gave React Flow a new object per node at every live update, without the node's measured size; React
+  // Flow then dropped the node's handle positions and, the size never changing, did not measure them again: the
+  // edges vanished a moment after the page opened on a running run, and stayed gone.
+  async 'live-graph-edges'(t) {
+    const runId = await t.api.startRun('live-loop', { label: 'edges', delay: 0.8 });
+    const graph = await t.api.get(`/api/runs/${encodeURIComponent(runId)}/graph`);
+    const page = await t.page('live graph');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    const count = () => page.locator('.react-flow__edge path.react-flow__edge-path').evaluateAll((els) =>
+      els.filter((e) => (e.getAttribute('d') ?? '').length > 4).length);
+    await until('the first edges to be drawn', async () => (await count()) > 0);
+    const samples = [];
+    while ((await runStatus(page)) !== 'completed') {
+      samples.push(await count());
+      check(samples.length < 400, 'the run did not complete');
+      await sleep(50);
+    }
+    samples.push(await count());
+    check(samples.length >= 10, `the run was watched for only ${samples.length} samples`);
+    const wrong = samples.filter((n) => n !== graph.edges.length);
+    check(wrong.length === 0, `while the run went on the graph drew ${JSON.stringify(samples)} edges; it has ${graph.edges.length}`);
+    t.step(`all ${graph.edges.length} edges stayed drawn through ${samples.length} samples of the live run`);
+  },
+
+  // A pass's row opened its details only when it was failed the moment it was first drawn: on a page watching the
+  // run, the row is drawn while its node runs, so the failure that came next stayed folded.
+  async 'failure-watched-live'(t) {
+    const runId = await t.api.startRun('fails-on-pass-3', { delay: 1 });
+    const page = await t.page('watched failure');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    await expectText(page, tid('pass-badge-batches'), /^[12]\/5/, 'the loop running its first or second pass', 20_000);
+    check((await runStatus(page)) === 'running', 'the run failed before the page watched it');
+    await awaitRunStatus(page, 'failed', 20_000);
+    await checkPinned(t, page, 'watched live');
   },
 };
 

@@ -253,6 +253,8 @@ export function GraphView(props: GraphViewProps) {
         style: { width: box.width, height: box.height },
         width: box.width,
         height: box.height,
+        // the size is fixed; see the nodes below for why it is also given as measured
+        measured: { width: box.width, height: box.height },
         draggable: false,
         selectable: false,
         focusable: false,
@@ -278,6 +280,10 @@ export function GraphView(props: GraphViewProps) {
         } satisfies LfNodeData,
         width: NODE_W,
         height: NODE_H,
+        // React Flow drops a node's measured handle positions when it receives a new node object without `measured`
+        // and measures again only when the node's size changes, which a fixed-size node never does: every live update
+        // (a new status, a duration) would leave its edges without ends, and they vanished.
+        measured: { width: NODE_W, height: NODE_H },
         draggable: false,
         selectable: false,
         focusable: false,

@@ -1,7 +1,7 @@
 // A navigator per loop: pick a pass (iteration k of N) and see what each body node of that pass received, produced
 // and changed in `state`, the condition that admitted the pass and how the loop ended. A nested loop's navigator
 // shows the instance inside the pass chosen in the enclosing loop.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { AlertTriangle, ChevronDown, ChevronRight, Repeat } from 'lucide-react';
 import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtTokens, words } from '../model/format';
@@ -177,6 +177,10 @@ function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath
 function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: string) => void; isError: boolean }) {
   const failed = isError || (item.live?.status === 'failed' && !item.live.error?.allowed);
   const [open, setOpen] = useState(failed);
+  // a row drawn while its node runs learns of the failure later: the failure opens it then too
+  useEffect(() => {
+    if (failed) setOpen(true);
+  }, [failed]);
   const result = item.record?.result;
   const isModel = item.kind === 'llm' || item.kind === 'agent';
   const output = item.loop

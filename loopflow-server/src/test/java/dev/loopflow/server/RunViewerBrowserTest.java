@@ -154,6 +154,16 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void edgesStayDrawnWhileTheRunIsLive_bugLiveUpdatesDroppedTheEdgeEnds() {
+    runScenario("regressions:live-graph-edges");
+  }
+
+  @Test
+  void aFailureWatchedLiveOpensItsPassRow_bugRowOpenedOnlyWhenFailedWhenFirstDrawn() {
+    runScenario("regressions:failure-watched-live");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
