@@ -1,6 +1,6 @@
 // Regression checks for bugs the browser tests found, one scenario each:
 //   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click regressions:live-graph-edges
-//   regressions:failure-watched-live
+//   regressions:failure-watched-live regressions:approval-comment-shown
 import { checkPinned } from './failing-run.mjs';
 import { awaitRunStatus, check, expectText, runStatus, scenario, sleep, tid, until } from './lib.mjs';
 
@@ -69,6 +69,24 @@ const checks = {
     check((await runStatus(page)) === 'running', 'the run failed before the page watched it');
     await awaitRunStatus(page, 'failed', 20_000);
     await checkPinned(t, page, 'watched live');
+  },
+
+  // An approval node's details showed only "approved": the person's comment and when they answered were journaled
+  // but never shown on the page.
+  async 'approval-comment-shown'(t) {
+    const runId = await t.api.startRun('needs-approval', { version: '3.0.0' });
+    await t.api.awaitStatus(runId, 'paused');
+    const comment = 'Ship it after the <b>smoke</b> test.';
+    await t.api.post(`/api/runs/${encodeURIComponent(runId)}/resume`, { approve: true, comment });
+    await t.api.awaitStatus(runId, 'completed');
+    const page = await t.page('approval details');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    await awaitRunStatus(page, 'completed');
+    await page.locator(`${tid('graph-node-gate')} button`).click({ timeout: 5000 });
+    await expectText(page, tid('approval-decision'), 'approved', 'the approval decision in the side panel');
+    await expectText(page, tid('approval-comment-shown'), comment, 'the approval comment in the side panel');
+    check((await page.locator(`${tid('approval-answer')} b`).count()) === 0, 'the comment became markup');
+    t.step('an approved node shows its decision and the comment, as text');
   },
 };
 

@@ -3,6 +3,7 @@
 // "mock" label) and tool call.
 import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTokens, valueText } from '../model/format';
+import { approvalAnswer } from '../model/approval';
 import type { ExecLive, StepRecord } from '../model/runState';
 import { Field, StatusBadge, ValueBlock } from './common';
 
@@ -90,6 +91,33 @@ function Steps({ steps }: { steps: StepRecord[] }) {
   );
 }
 
+/** A person's answer at an approval: the decision, the comment, when (and who, when journaled) — not only "approved". */
+function ApprovalView({ record }: { record: Execution }) {
+  const a = approvalAnswer(record.result, record.error as Record<string, unknown> | null | undefined, record.finished_at);
+  if (!a) return null;
+  return (
+    <section className="approval-answer" data-testid="approval-answer">
+      <h4>Approval</h4>
+      <dl className="facts">
+        <Field label="asked">{a.message}</Field>
+        <Field label="decision">
+          {a.decision ? (
+            <span className={a.decision === 'approved' ? 'st-completed' : 'st-failed'} data-testid="approval-decision">
+              {a.decision}
+              {a.timedOut ? ' (no answer before the timeout)' : ''}
+            </span>
+          ) : (
+            <span className="muted">waiting for an answer</span>
+          )}
+        </Field>
+        <Field label="comment">{a.comment ? <span data-testid="approval-comment-shown">{a.comment}</span> : ''}</Field>
+        <Field label="answered by">{a.by}</Field>
+        <Field label="answered at">{fmtTime(a.at)}</Field>
+      </dl>
+    </section>
+  );
+}
+
 export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; record?: Execution; testId?: string }) {
   const status = live?.status ?? record?.status ?? undefined;
   const error = live?.error?.message || live?.error?.code ? live.error : record?.error ?? undefined;
@@ -163,6 +191,8 @@ export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; re
           )}
         </section>
       )}
+
+      {record && (record.kind ?? live?.kind) === 'approval' ? <ApprovalView record={record} /> : null}
 
       <section>
         <h4>{isModel ? 'Prompt (rendered input)' : 'Input (rendered templates)'}</h4>

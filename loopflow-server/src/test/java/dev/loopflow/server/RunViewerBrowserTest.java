@@ -164,6 +164,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void anApprovalNodeShowsTheDecisionAndTheComment_bugApprovalShowedOnlyApproved() {
+    runScenario("regressions:approval-comment-shown");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
