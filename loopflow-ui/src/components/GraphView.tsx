@@ -38,7 +38,12 @@ export interface PassBadge {
   loopStatic: string;
   current?: number;
   max?: number;
+  /** how the loop as a whole ended; set only while its last pass is shown, so an earlier pass never seems to end it */
   exitReason?: string;
+  /** a pass before the loop's latest is chosen in the navigator */
+  earlier?: boolean;
+  /** the loop's latest pass */
+  lastPass?: number;
   running: boolean;
 }
 
@@ -85,18 +90,29 @@ export function passBadgeText(b: PassBadge | undefined): string {
   return b.max ? `${b.current}/${b.max}` : String(b.current);
 }
 
+/** The badge's words: "pass 2/4" for a chosen earlier pass, "4/4 · max iterations" for the last pass of an ended loop. */
+export function passBadgeLabel(b: PassBadge | undefined): { text: string; exit: string; title: string } {
+  const count = passBadgeText(b);
+  if (!b || !count) return { text: '', exit: '', title: '' };
+  const exit = b.earlier ? '' : words(b.exitReason);
+  const text = b.earlier ? `pass ${count}` : count;
+  const title = b.earlier
+    ? `pass ${count} chosen; the loop's latest pass is ${b.lastPass ?? ''}`
+    : `pass ${count}${exit ? ', the loop ended: ' + exit : ''}`;
+  return { text, exit, title };
+}
+
 function PassBadgeView({ badge }: { badge?: PassBadge }) {
-  if (!badge) return null;
-  const text = passBadgeText(badge);
-  if (!text) return null;
+  const { text, exit, title } = passBadgeLabel(badge);
+  if (!badge || !text) return null;
   return (
     <span
-      className={`pass-badge${badge.running ? ' live' : ''}`}
+      className={`pass-badge${badge.running ? ' live' : ''}${badge.earlier ? ' earlier' : ''}`}
       data-testid={`pass-badge-${badge.loopStatic}`}
-      title={`pass ${text}${badge.exitReason ? ', ended: ' + words(badge.exitReason) : ''}`}
+      title={title}
     >
       <Repeat aria-hidden="true" size={12} /> {text}
-      {badge.exitReason ? <span className="exit"> · {words(badge.exitReason)}</span> : null}
+      {exit ? <span className="exit"> · {exit}</span> : null}
     </span>
   );
 }
@@ -189,11 +205,15 @@ export interface GraphViewProps {
 export function passBadges(run: RunLive, effective: Map<string, EffectivePass>): Map<string, PassBadge> {
   const m = new Map<string, PassBadge>();
   for (const [st, e] of effective) {
+    const lastPass = e.instance.passes[e.instance.passes.length - 1]?.iteration;
+    const earlier = e.iteration !== undefined && lastPass !== undefined && e.iteration < lastPass;
     m.set(st, {
       loopStatic: st,
       current: e.iteration,
       max: e.instance.max,
-      exitReason: e.instance.completed?.exitReason,
+      exitReason: earlier ? undefined : e.instance.completed?.exitReason,
+      earlier,
+      lastPass,
       running: !e.instance.completed && run.status === 'running',
     });
   }
