@@ -1,6 +1,7 @@
 // Regression checks for bugs the browser tests found, one scenario each:
 //   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click regressions:live-graph-edges
 //   regressions:failure-watched-live regressions:approval-comment-shown
+//   regressions:run-list-row
 import { checkPinned } from './failing-run.mjs';
 import { awaitRunStatus, check, expectText, runStatus, scenario, sleep, tid, until } from './lib.mjs';
 
@@ -87,6 +88,29 @@ const checks = {
     await expectText(page, tid('approval-comment-shown'), comment, 'the approval comment in the side panel');
     check((await page.locator(`${tid('approval-answer')} b`).count()) === 0, 'the comment became markup');
     t.step('an approved node shows its decision and the comment, as text');
+  },
+
+  // The run list showed an empty duration for a running run, only the error code for a failed one (not where it
+  // failed), and wrapped the "LLM calls" and "error / waiting at" headers at 1280 px.
+  async 'run-list-row'(t) {
+    const failed = await t.api.startRun('fails-on-pass-3');
+    await t.api.awaitStatus(failed, 'failed');
+    const running = await t.api.startRun('live-loop', { label: 'list', delay: 1.5 });
+    const page = await t.page('run list');
+    await t.open(page, '/');
+    await expectText(page, tid(`run-duration-${running}`), /\d.*so far/, 'the running run\'s time so far');
+    await expectText(page, tid(`run-error-${failed}`), /at batches\[3\]\.migrate/, 'the failed run\'s error with its node');
+    const title = await page.locator(tid(`run-error-${failed}`)).getAttribute('title');
+    check(!!title && title.length > 0, 'the failed run\'s error has no message as its title');
+    const wrapped = await page.locator(`${tid('runs-table')} th`).evaluateAll((ths) =>
+      ths.filter((th) => {
+        const r = document.createRange();
+        r.selectNodeContents(th);
+        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1;
+      }).map((th) => th.textContent));
+    check(wrapped.length === 0, `run list headers wrap: ${JSON.stringify(wrapped)}`);
+    t.step('a running run shows its time so far, a failed one its code, node and message, headers on one line');
+    await t.api.awaitStatus(running, 'completed');
   },
 };
 

@@ -3,14 +3,17 @@
 import { useEffect, useRef, useState } from 'react';
 import { Plus, RefreshCw } from 'lucide-react';
 import { api } from '../api/client';
-import type { RunSummary } from '../api/types';
+import type { ErrorInfo, RunDetail, RunSummary } from '../api/types';
 import { navigate, runHref, useLocation } from '../app/router';
 import { Empty, ErrorMessage, Link, Loading, StatusBadge } from '../components/common';
 import { StartRun } from '../components/StartRun';
-import { fmtCost, fmtDuration, fmtInt, fmtTime, words } from '../model/format';
+import { fmtCost, fmtInt, fmtTime } from '../model/format';
+import { rowDuration, rowError } from '../model/runRow';
 
 const STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'];
 const POLL_MS = 2000;
+/** failed runs whose error details are asked for per refresh, so a long list of failures never floods the server */
+const DETAILS_PER_REFRESH = 10;
 
 export function RunListPage() {
   const { search } = useLocation();
@@ -23,6 +26,9 @@ export function RunListPage() {
   const [workflowText, setWorkflowText] = useState(workflow);
   const known = useRef(new Set<string>());
   const runsLoaded = useRef(false);
+  // a failed run's error never changes, so its details are asked for once and kept (null: asked, none given)
+  const errors = useRef(new Map<string, ErrorInfo | null>());
+  const [, setErrorsLoaded] = useState(0);
 
   const setFilter = (key: string, value: string) => {
     const p = new URLSearchParams(window.location.search);
@@ -53,6 +59,18 @@ export function RunListPage() {
         setRuns(list);
         runsLoaded.current = true;
         setError(undefined);
+        const missing = list.filter((x) => x.error && !errors.current.has(x.run_id)).slice(0, DETAILS_PER_REFRESH);
+        for (const x of missing) {
+          errors.current.set(x.run_id, null);
+          api
+            .get<RunDetail>('/api/runs/' + encodeURIComponent(x.run_id))
+            .then((d) => {
+              errors.current.set(x.run_id, d?.error ?? null);
+              if (!stopped) setErrorsLoaded((n) => n + 1);
+            })
+            // the code is still shown; the next refresh does not ask again for a run that answered with an error
+            .catch(() => undefined);
+        }
       } catch (e) {
         if (!stopped) setError(e);
       }
@@ -144,32 +162,47 @@ export function RunListPage() {
               </tr>
             </thead>
             <tbody>
-              {runs.map((r) => (
-                <tr key={r.run_id} data-testid={`run-row-${r.run_id}`} data-status={r.status ?? ''}>
-                  <td>
-                    <Link href={runHref(r.run_id)} testId={`run-link-${r.run_id}`}>
-                      <code>{r.run_id}</code>
-                    </Link>
-                  </td>
-                  <td>{r.workflow ?? ''}</td>
-                  <td>
-                    <StatusBadge status={r.status} />
-                  </td>
-                  <td>{fmtTime(r.started_at)}</td>
-                  <td>{fmtDuration(r.duration_ms)}</td>
-                  <td className="num">{fmtInt(r.iterations)}</td>
-                  <td className="num">{fmtInt(r.llm_calls)}</td>
-                  <td className="num">{fmtCost(r.cost_usd)}</td>
-                  <td>
-                    {r.error ? <code className="code">{words(r.error) === r.error ? r.error : r.error}</code> : null}
-                    {r.paused_at ? (
-                      <span>
-                        waits at <code>{r.paused_at}</code>
-                      </span>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
+              {runs.map((r) => {
+                const duration = rowDuration(r, Date.now());
+                const err = rowError(r, errors.current.get(r.run_id));
+                return (
+                  <tr key={r.run_id} data-testid={`run-row-${r.run_id}`} data-status={r.status ?? ''}>
+                    <td>
+                      <Link href={runHref(r.run_id)} testId={`run-link-${r.run_id}`}>
+                        <code>{r.run_id}</code>
+                      </Link>
+                    </td>
+                    <td>{r.workflow ?? ''}</td>
+                    <td>
+                      <StatusBadge status={r.status} />
+                    </td>
+                    <td>{fmtTime(r.started_at)}</td>
+                    <td data-testid={`run-duration-${r.run_id}`} title={duration.soFar ? 'running for this long so far' : undefined}>
+                      {duration.text}
+                      {duration.soFar ? <span className="muted"> so far</span> : null}
+                    </td>
+                    <td className="num" title={r.status === 'running' ? 'loop passes journaled so far' : undefined}>
+                      {fmtInt(r.iterations)}
+                    </td>
+                    <td className="num">{fmtInt(r.llm_calls)}</td>
+                    <td className="num">{fmtCost(r.cost_usd)}</td>
+                    <td className="run-error" data-testid={`run-error-${r.run_id}`} title={err.message || undefined}>
+                      {err.code ? <code className="code">{err.code}</code> : null}
+                      {err.at ? (
+                        <span>
+                          {' '}at <code>{err.at}</code>
+                        </span>
+                      ) : null}
+                      {err.message ? <div className="muted small clip-line">{err.message}</div> : null}
+                      {r.paused_at ? (
+                        <span>
+                          waits at <code>{r.paused_at}</code>
+                        </span>
+                      ) : null}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>

@@ -169,6 +169,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void theRunListShowsTimeSoFarAndWhereARunFailed_bugEmptyDurationAndBareErrorCode() {
+    runScenario("regressions:run-list-row");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { rowDuration, rowError } from './runRow';
+
+const started = '2026-11-24T02:00:00Z';
+const t0 = Date.parse(started);
+
+describe('run list row', () => {
+  it('runningRunShowsElapsedTime_bugEmptyDurationWhileRunning: a running run shows the time so far', () => {
+    expect(rowDuration({ run_id: 'r', status: 'running', started_at: started, duration_ms: null }, t0 + 12_300)).toEqual({ text: '12.3 s', soFar: true });
+    expect(rowDuration({ run_id: 'r', status: 'running', started_at: started }, t0 + 125_000)).toEqual({ text: '2 min 5 s', soFar: true });
+  });
+
+  it('a finished run shows the duration the server gives; missing values stay empty', () => {
+    expect(rowDuration({ run_id: 'r', status: 'completed', started_at: started, duration_ms: 450 }, t0 + 99_999)).toEqual({ text: '450 ms', soFar: false });
+    for (const r of [
+      { run_id: 'r', status: 'paused', started_at: started },
+      { run_id: 'r', status: 'running', started_at: null },
+      { run_id: 'r', status: 'running', started_at: 'not a time' },
+    ]) {
+      expect(rowDuration(r, t0).text).toBe('');
+    }
+    // a clock behind the server never shows a negative time
+    expect(rowDuration({ run_id: 'r', status: 'running', started_at: started }, t0 - 5000).text).toBe('0 ms');
+  });
+
+  it('errorColumnShowsTheFailingNode_bugOnlyTheCode: the code, the failing node and the message', () => {
+    expect(rowError({ run_id: 'r', error: 'NODE_FAILED' }, { code: 'NODE_FAILED', node: 'boom', path: 'outer[2].boom', message: 'exit 3' })).toEqual({
+      code: 'NODE_FAILED',
+      at: 'outer[2].boom',
+      message: 'exit 3',
+    });
+    expect(rowError({ run_id: 'r', error: 'NODE_FAILED' }, { node: 'boom' }).at).toBe('boom');
+    expect(rowError({ run_id: 'r', error: 'TIMEOUT' }, undefined)).toEqual({ code: 'TIMEOUT', at: '', message: '' });
+    expect(rowError({ run_id: 'r', error: null }, null)).toEqual({ code: '', at: '', message: '' });
+    expect(rowError({ run_id: 'r', error: 'X' }, { path: null, node: 7 as never, message: { m: 1 } as never })).toEqual({ code: 'X', at: '', message: '' });
+  });
+});
