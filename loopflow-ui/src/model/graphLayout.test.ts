@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { graphFixture } from '../test-support';
-import { drawnSource, layoutGraph, type Box } from './graphLayout';
+import { HEADER, drawnSource, layoutGraph, type Box } from './graphLayout';
 
 const inside = (a: Box, b: Box) => a.x >= b.x && a.y >= b.y && a.x + a.width <= b.x + b.width && a.y + a.height <= b.y + b.height;
 const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -56,4 +56,25 @@ describe('graph layout', () => {
     expect(l.nodes.get('a')).toBeDefined();
     expect(l.containers.get('empty')).toBeDefined();
   });
+});
+
+describe('loop body boxes', () => {
+  it.each(['fix-until-pass', 'nested-fail', 'coder-reviewer-loop', 'self-refine', 'tagline-with-a-person', 'iterator-demo', 'counter'])(
+    'loopBoxHasNoEmptyBandUnderItsHeader_bugSeventyPixelGap: the first node of every body in %s sits just below its title',
+    (name) => {
+      const g = graphFixture(name);
+      const l = layoutGraph(g);
+      for (const c of g.containers ?? []) {
+        const box = l.containers.get(c.key)!;
+        const tops = [
+          ...g.nodes.filter((n) => n.parent === c.key).map((n) => l.nodes.get(n.key)!.y),
+          ...(g.containers ?? []).filter((d) => d.parent === c.key).map((d) => l.containers.get(d.key)!.y),
+        ];
+        if (tops.length === 0) continue;
+        const gap = Math.min(...tops) - box.y;
+        expect(gap).toBeGreaterThanOrEqual(HEADER);
+        expect(gap).toBeLessThanOrEqual(HEADER + 16);
+      }
+    },
+  );
 });

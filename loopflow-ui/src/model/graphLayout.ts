@@ -8,6 +8,8 @@ export const NODE_H = 64;
 /** room above a loop body for its title and pass badge */
 export const HEADER = 34;
 const PAD = 16;
+/** space between a loop body's header and its first node */
+const HEADER_GAP = 10;
 
 export interface Box {
   x: number;
@@ -126,8 +128,39 @@ export function layoutGraph(graph: RunGraph): Layout {
     const v = g.node('c:' + c.key) as { x: number; y: number; width: number; height: number } | undefined;
     if (v && Number.isFinite(v.width)) boxes.set(c.key, { x: v.x - v.width / 2, y: v.y - v.height / 2, width: v.width, height: v.height });
   }
+  tightenHeaders(graph, nodes, boxes);
   const gg = g.graph() as { width?: number; height?: number };
   return { nodes, containers: boxes, width: gg.width ?? 0, height: gg.height ?? 0 };
+}
+
+/**
+ * dagre puts a whole rank (`ranksep`) between a body's header placeholder and its first nodes, which left some 70 px
+ * of empty box under the title. The box's top is pulled down to just above its content instead (never up, so it
+ * keeps clear of what is above it; inner boxes first, so an outer box follows its inner ones). Nodes do not move.
+ */
+function tightenHeaders(graph: RunGraph, nodes: Map<string, Box>, boxes: Map<string, Box>): void {
+  const parentOf = new Map((graph.containers ?? []).map((c) => [c.key, c.parent ?? undefined]));
+  const depth = (k: string) => {
+    let d = 0;
+    const seen = new Set<string>();
+    for (let p = parentOf.get(k); p && !seen.has(p); p = parentOf.get(p)) {
+      seen.add(p);
+      d++;
+    }
+    return d;
+  };
+  const keys = [...boxes.keys()].sort((a, b) => depth(b) - depth(a));
+  for (const key of keys) {
+    const box = boxes.get(key)!;
+    const tops = [
+      ...graph.nodes.filter((n) => n.parent === key).map((n) => nodes.get(n.key)?.y),
+      ...[...boxes.keys()].filter((k) => k !== key && parentOf.get(k) === key).map((k) => boxes.get(k)!.y),
+    ].filter((y): y is number => y !== undefined && Number.isFinite(y));
+    if (tops.length === 0) continue;
+    const top = Math.min(...tops) - HEADER - HEADER_GAP;
+    if (top <= box.y) continue;
+    boxes.set(key, { ...box, y: top, height: box.height - (top - box.y) });
+  }
 }
 
 /**
