@@ -132,3 +132,14 @@ export function Field({ label, children }: { label: string; children: ReactNode 
     </>
   );
 }
+
+/** A label and value kept together on one line, for a `dl` that wraps (a run's header facts). */
+export function Fact({ label, children, title }: { label: string; children: ReactNode; title?: string }) {
+  if (children === null || children === undefined || children === '' || children === false) return null;
+  return (
+    <div className="fact" title={title}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}

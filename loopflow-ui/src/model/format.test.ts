@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTokens, valueText, words } from './format';
+import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTimeShort, fmtTokens, valueText, words } from './format';
 
 describe('formatting never shows null or undefined', () => {
   const fns: [string, (v: never) => string][] = [
@@ -30,5 +30,17 @@ describe('formatting never shows null or undefined', () => {
   it('keeps hostile text as it is (the views render it as text)', () => {
     expect(valueText('<img src=x onerror=alert(1)>')).toBe('<img src=x onerror=alert(1)>');
     expect(valueText({ a: '<script>' })).toBe('{\n  "a": "<script>"\n}');
+  });
+});
+
+describe('fmtTimeShort', () => {
+  it('runHeaderFactsFitOnOneLine_bugFactsWrapped: a start on the same day shows only its time, another day in full', () => {
+    const at = '2026-11-24T04:16:00Z';
+    const now = Date.parse(at) + 60_000;
+    expect(fmtTimeShort(at, now)).toBe(fmtTime(at).slice(11));
+    expect(fmtTimeShort(at, now)).toMatch(/^\d\d:\d\d:\d\d$/);
+    expect(fmtTimeShort(at, now + 3 * 86_400_000)).toBe(fmtTime(at));
+    expect(fmtTimeShort(null, now)).toBe('');
+    expect(fmtTimeShort('nonsense', now)).toBe('');
   });
 });

@@ -36,6 +36,13 @@ export function fmtTime(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+/** Like {@link fmtTime}, but only the time of day for an instant on the same local day as `nowMs`. */
+export function fmtTimeShort(iso: string | null | undefined, nowMs: number): string {
+  const full = fmtTime(iso);
+  const today = fmtTime(new Date(nowMs).toISOString());
+  return full && today && full.slice(0, 10) === today.slice(0, 10) ? full.slice(11) : full;
+}
+
 export function durationBetween(a: string | null | undefined, b: string | null | undefined): number | undefined {
   const x = parseTime(a);
   const y = parseTime(b);

@@ -5,13 +5,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ArrowLeft, Radio, WifiOff } from 'lucide-react';
 import { ApiError, api, enc, followEvents, type StreamStatus } from '../api/client';
 import type { Execution, RunDetail, RunEvent, RunGraph } from '../api/types';
-import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Field } from '../components/common';
+import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Fact } from '../components/common';
 import { GraphView } from '../components/GraphView';
 import { LoopNavigators } from '../components/LoopNavigator';
 import { TimelineView } from '../components/TimelineView';
 import { ExecutionDetails } from '../components/ExecutionDetails';
 import { Actions } from '../components/Actions';
-import { fmtCost, fmtDuration, fmtTime, fmtTokens, words } from '../model/format';
+import { fmtCost, fmtDuration, fmtTime, fmtTimeShort, fmtTokens, words } from '../model/format';
 import { graphFromRun } from '../model/graphFallback';
 import {
   effectivePasses,
@@ -212,19 +212,19 @@ export function RunPage({ id }: { id: string }) {
           <StatusBadge status={status === 'unknown' ? undefined : status} testId="run-status" />
           <StreamIndicator status={stream.status} detail={stream.detail} />
         </div>
-        <dl className="facts inline">
-          <Field label="workflow">{live.workflow ?? detail?.workflow ?? ''}</Field>
-          <Field label="started">{fmtTime(live.startedAt)}</Field>
-          <Field label="duration">
+        <dl className="facts inline run-facts" data-testid="run-facts">
+          <Fact label="workflow">{live.workflow ?? detail?.workflow ?? ''}</Fact>
+          <Fact label="started" title={fmtTime(live.startedAt)}>{fmtTimeShort(live.startedAt, now)}</Fact>
+          <Fact label="duration">
             {fmtDuration(durationBetween(live.startedAt, live.finishedAt ?? (status === 'running' ? new Date(now).toISOString() : live.lastAt)))}
-          </Field>
-          <Field label="LLM calls">{usage?.llm_calls ?? live.usage.llmCalls ? String(usage?.llm_calls ?? live.usage.llmCalls) : ''}</Field>
-          <Field label="tokens">
+          </Fact>
+          <Fact label="LLM calls">{usage?.llm_calls ?? live.usage.llmCalls ? String(usage?.llm_calls ?? live.usage.llmCalls) : ''}</Fact>
+          <Fact label="tokens">
             {(usage?.input_tokens ?? live.usage.inputTokens) || (usage?.output_tokens ?? live.usage.outputTokens)
               ? fmtTokens(usage?.input_tokens ?? live.usage.inputTokens, usage?.output_tokens ?? live.usage.outputTokens)
               : ''}
-          </Field>
-          <Field label="cost">{fmtCost(usage?.cost_usd ?? live.usage.costUsd)}</Field>
+          </Fact>
+          <Fact label="cost">{fmtCost(usage?.cost_usd ?? live.usage.costUsd)}</Fact>
         </dl>
       </header>
 
