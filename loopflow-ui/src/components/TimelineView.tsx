@@ -11,6 +11,8 @@ interface Props {
   now: number;
   onShowExecution: (path: string) => void;
   onChoosePass: (loopStatic: string, iteration: number) => void;
+  /** pass row keys chosen in the loop navigator, highlighted */
+  chosen?: Set<string>;
 }
 
 function ticks(span: number): number[] {
@@ -22,7 +24,7 @@ function ticks(span: number): number[] {
   return out;
 }
 
-export function TimelineView({ run, now, onShowExecution, onChoosePass }: Props) {
+export function TimelineView({ run, now, onShowExecution, onChoosePass, chosen }: Props) {
   const { rows, span } = timelineRows(run, now);
   const [hover, setHover] = useState<TimelineRow | undefined>();
   if (rows.length === 0) return <p className="muted">Nothing has run yet.</p>;
@@ -48,7 +50,7 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass }: Props)
       </div>
       <ul className="timeline-rows">
         {rows.map((r) => (
-          <li key={r.key} className={`timeline-row type-${r.type}`}>
+          <li key={r.key} className={`timeline-row type-${r.type}${chosen?.has(r.key) ? ' chosen' : ''}`}>
             <div className="timeline-label-col" style={{ paddingLeft: 4 + r.depth * 14 }} title={r.path}>
               {r.type === 'pass' ? <span className="muted">{r.label}</span> : <code>{r.label}</code>}{' '}
               <span className="muted small">{fmtDuration(r.end - r.start)}</span>
@@ -56,7 +58,8 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass }: Props)
             <div className="timeline-track">
               <button
                 type="button"
-                className={`timeline-bar st-${cssToken(r.status)}${r.running ? ' running' : ''} bar-${r.type}`}
+                className={`timeline-bar st-${cssToken(r.status)}${r.running ? ' running' : ''} bar-${r.type}${chosen?.has(r.key) ? ' chosen' : ''}`}
+                aria-current={chosen?.has(r.key) ? 'true' : undefined}
                 style={{ left: `min(${pct(r.start)}, calc(100% - 3px))`, width: `max(3px, ${pct(r.end - r.start)})` }}
                 onMouseEnter={() => setHover(r)}
                 onMouseLeave={() => setHover((h) => (h === r ? undefined : h))}

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fixture } from '../test-support';
 import { applyEvents, emptyRun } from './runState';
 import { parseTime } from './time';
-import { timelineRows } from './timeline';
+import { effectivePasses } from './graphMap';
+import { chosenPassKeys, timelineRows } from './timeline';
 
 describe('timeline', () => {
   it('has a bar per execution and per pass, passes under their loop and nested loops deeper', () => {
@@ -83,5 +84,21 @@ describe('timeline', () => {
 
   it.each([null, undefined, '', 'yesterday'])('reads no instant from %j', (v) => {
     expect(parseTime(v as string)).toBeUndefined();
+  });
+});
+
+describe('chosen pass on the timeline', () => {
+  it('timelineHighlightsTheChosenPass_bugNavigatorChoiceNotShown: the chosen pass and only it is highlighted', () => {
+    const run = applyEvents(emptyRun(), fixture('nested-fail').events);
+    const rows = timelineRows(run, Date.now()).rows;
+    const chosen = (sel: Record<string, number>) => {
+      const keys = chosenPassKeys(effectivePasses(run, sel), sel);
+      return rows.filter((r) => keys.has(r.key)).map((r) => r.path);
+    };
+    expect(chosen({})).toEqual([]);
+    expect(chosen({ outer: 1 })).toEqual(['outer[1]']);
+    expect(chosen({ outer: 1, 'outer.inner': 2 })).toEqual(['outer[1]', 'outer[1].inner[2]']);
+    // the shown outer pass (2, the latest) has an inner loop that never ran a pass: nothing to highlight there
+    expect(chosen({ 'outer.inner': 1 })).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // The timeline: one row per node execution and per loop pass, passes nested under their loop and executions under
 // their pass, in the order they began. Times are milliseconds from the run's start.
+import type { EffectivePass, PassSelection } from './graphMap';
 import { passPath } from './paths';
 import type { ExecLive, LoopLive, RunLive } from './runState';
 import { parseTime } from './time';
@@ -160,4 +161,17 @@ export function timelineRows(run: RunLive, now: number): Timeline {
 
 function isFailure(exitReason: string | undefined): boolean {
   return exitReason === 'error' || exitReason === 'budget' || exitReason === 'cancelled';
+}
+
+/**
+ * The pass rows to highlight: for every loop whose pass was chosen in the navigator, the pass shown (a nested loop's
+ * choice lands on its instance inside the enclosing loop's shown pass). Keys are pass row keys.
+ */
+export function chosenPassKeys(effective: Map<string, EffectivePass>, selection: PassSelection): Set<string> {
+  const keys = new Set<string>();
+  for (const [st, e] of effective) {
+    if (selection[st] === undefined || e.iteration === undefined) continue;
+    keys.add('pass:' + passPath(e.instance.path, e.iteration));
+  }
+  return keys;
 }

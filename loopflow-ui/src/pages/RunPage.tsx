@@ -9,6 +9,7 @@ import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Fact } from '../c
 import { GraphView } from '../components/GraphView';
 import { LoopNavigators } from '../components/LoopNavigator';
 import { TimelineView } from '../components/TimelineView';
+import { chosenPassKeys } from '../model/timeline';
 import { ExecutionDetails } from '../components/ExecutionDetails';
 import { Actions } from '../components/Actions';
 import { fmtCost, fmtDuration, fmtTime, fmtTimeShort, fmtTokens, words } from '../model/format';
@@ -141,6 +142,7 @@ export function RunPage({ id }: { id: string }) {
   const drawn = useMemo(() => graph ?? (graphMissing ? graphFromRun(live) : undefined), [graph, graphMissing, live]);
   const index = useMemo(() => (drawn ? indexGraph(drawn) : undefined), [drawn]);
   const effective = useMemo(() => effectivePasses(live, selection), [live, selection]);
+  const chosenPasses = useMemo(() => chosenPassKeys(effective, selection), [effective, selection]);
   const views = useMemo(() => (index ? nodeViews(live, index, selection) : new Map<string, NodeView>()), [live, index, selection]);
   const recordMap = useMemo(() => recordsByPath(records), [records]);
   const failing = useMemo(
@@ -360,7 +362,7 @@ export function RunPage({ id }: { id: string }) {
 
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        <TimelineView run={live} now={now} onShowExecution={showExecution} onChoosePass={choosePass} />
+        <TimelineView run={live} now={now} onShowExecution={showExecution} onChoosePass={choosePass} chosen={chosenPasses} />
       </section>
 
       <section className="panel" aria-labelledby="output-title">
