@@ -1,7 +1,7 @@
 // Regression checks for bugs the browser tests found, one scenario each:
 //   node e2e/run.mjs regressions:token-link-in-same-tab regressions:graph-node-click regressions:live-graph-edges
 //   regressions:failure-watched-live regressions:approval-comment-shown
-//   regressions:run-list-row
+//   regressions:run-list-row regressions:chosen-pass regressions:run-header-facts
 import { checkPinned } from './failing-run.mjs';
 import { awaitRunStatus, check, expectText, runStatus, scenario, sleep, tid, until } from './lib.mjs';
 
@@ -111,6 +111,52 @@ const checks = {
     check(wrapped.length === 0, `run list headers wrap: ${JSON.stringify(wrapped)}`);
     t.step('a running run shows its time so far, a failed one its code, node and message, headers on one line');
     await t.api.awaitStatus(running, 'completed');
+  },
+
+  // Choosing an earlier pass made its badge read "2/4 · max iterations", as if that pass hit the limit; the timeline
+  // did not show which pass was chosen; the loop box had some 70 px of nothing under its title; the "next pass" label
+  // sat on the box's top-right corner.
+  async 'chosen-pass'(t) {
+    const runId = await t.api.startRun('live-loop', { label: 'chosen', delay: 0 });
+    await t.api.awaitStatus(runId, 'completed');
+    const page = await t.page('chosen pass');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    await awaitRunStatus(page, 'completed');
+    await expectText(page, tid('pass-badge-passes'), 'max iterations', 'the last pass with how the loop ended');
+    await page.locator(tid('pass-button-passes-2')).click();
+    await expectText(page, tid('pass-badge-passes'), /^\s*pass 2\/4\s*$/, 'the chosen earlier pass');
+    const bar = page.locator(tid('timeline-bar-passes[2]'));
+    await until('the chosen pass to be highlighted on the timeline', async () => (await bar.getAttribute('aria-current')) === 'true');
+    const others = await page.locator('.timeline-bar[aria-current="true"]').count();
+    check(others === 1, `${others} timeline bars are highlighted, not only the chosen pass`);
+
+    const box = await page.locator(tid('loop-body-[passes]')).boundingBox();
+    const tick = await page.locator(tid('graph-node-passes.tick')).boundingBox();
+    check(box && tick, 'the loop box or its first node is not drawn');
+    const gap = tick.y - box.y;
+    check(gap < tick.height, `the loop box's first node is ${Math.round(gap)} px below the box's top (a node is ${Math.round(tick.height)} px high)`);
+    const label = await page.locator(tid('back-edge-label')).first().boundingBox();
+    check(label, 'the back edge has no label');
+    const overlaps = label.x < box.x + box.width && box.x < label.x + label.width && label.y < box.y + box.height && box.y < label.y + label.height;
+    check(!overlaps, `the back edge's label ${JSON.stringify(label)} lies on the loop box ${JSON.stringify(box)}`);
+    t.step('an earlier pass reads "pass 2/4", its timeline bar is highlighted, the box is tight and its label off it');
+  },
+
+  // With LLM calls, tokens and cost the run header's facts wrapped, a label at one line's end and its value below.
+  async 'run-header-facts'(t) {
+    const runId = await t.api.startRun('draft-and-review');
+    await t.api.awaitStatus(runId, 'completed');
+    const page = await t.page('header facts');
+    await t.open(page, `/runs/${encodeURIComponent(runId)}`);
+    await awaitRunStatus(page, 'completed');
+    await expectText(page, tid('run-facts'), 'tokens', 'the header facts with tokens');
+    const tops = await page.locator(`${tid('run-facts')} .fact`).evaluateAll((els) =>
+      els.map((e) => [e.textContent, e.getBoundingClientRect().top, e.getBoundingClientRect().height]));
+    const oneLine = new Set(tops.map(([, top]) => Math.round(top))).size === 1;
+    check(oneLine, `the header facts take more than one line at 1280 px: ${JSON.stringify(tops)}`);
+    const tallest = Math.max(...tops.map(([, , h]) => h));
+    check(tops.every(([, , h]) => h <= tallest && h < 30), `a fact wraps inside itself: ${JSON.stringify(tops)}`);
+    t.step(`the run header's ${tops.length} facts fit on one line`);
   },
 };
 

@@ -174,6 +174,16 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void aChosenEarlierPassReadsAsThatPassAndIsHighlighted_bugBadgeClaimedTheLoopExitAndLabelSatOnTheBox() {
+    runScenario("regressions:chosen-pass");
+  }
+
+  @Test
+  void theRunHeaderFactsFitOnOneLine_bugFactsWrappedWithLlmUsage() {
+    runScenario("regressions:run-header-facts");
+  }
+
+  @Test
   void everyScenarioFileIsRun() throws IOException {
     try (Stream<Path> files = Files.list(e2e)) {
       Set<String> scripts = files.map(p -> p.getFileName().toString())
