@@ -223,6 +223,7 @@ final class LiveEvents {
   static void usage(Map<String, Object> f, ProcStats.Usage u) {
     f.put("wall_s", Stats.round(u.wallSeconds()));
     f.put("server_cpu_s", Stats.round(u.serverCpuSeconds()));
+    f.put("server_sys_cpu_s", Stats.round(u.serverSystemSeconds()));
     f.put("server_cores", Stats.round(u.serverCores()));
     f.put("client_cores", Stats.round(u.clientCores()));
     f.put("other_cores", Stats.round(u.otherCores()));

@@ -16,8 +16,8 @@ final class ProcStats implements AutoCloseable {
   private static final double TICKS_PER_SECOND = 100.0;
 
   /** What a window used: seconds of CPU, peak resident memory of the server in KiB. */
-  record Usage(double wallSeconds, double serverCpuSeconds, double clientCpuSeconds, double otherCpuSeconds,
-      long serverPeakRssKb) {
+  record Usage(double wallSeconds, double serverCpuSeconds, double serverSystemSeconds, double clientCpuSeconds,
+      double otherCpuSeconds, long serverPeakRssKb) {
     /** The server's CPU in cores (1.0 = one core busy the whole window). */
     double serverCores() {
       return serverCpuSeconds / wallSeconds;
@@ -45,19 +45,22 @@ final class ProcStats implements AutoCloseable {
   /** Starts measuring a window. */
   Window window() {
     peakRssKb.set(rssKb(pid));
-    return new Window(System.nanoTime(), cpuTicks(pid), cpuTicks(ProcessHandle.current().pid()), machineBusyTicks());
+    return new Window(System.nanoTime(), cpuTicks(pid), systemTicks(pid), cpuTicks(ProcessHandle.current().pid()),
+        machineBusyTicks());
   }
 
   /** An open window; {@link #end} gives what it used. */
   final class Window {
     private final long startNanos;
     private final long server;
+    private final long serverSystem;
     private final long self;
     private final long machine;
 
-    private Window(long startNanos, long server, long self, long machine) {
+    private Window(long startNanos, long server, long serverSystem, long self, long machine) {
       this.startNanos = startNanos;
       this.server = server;
+      this.serverSystem = serverSystem;
       this.self = self;
       this.machine = machine;
     }
@@ -68,7 +71,8 @@ final class ProcStats implements AutoCloseable {
       long dSelf = cpuTicks(ProcessHandle.current().pid()) - self;
       long dMachine = machineBusyTicks() - machine;
       long rss = Math.max(peakRssKb.get(), rssKb(pid));
-      return new Usage(wall, dServer / TICKS_PER_SECOND, dSelf / TICKS_PER_SECOND,
+      return new Usage(wall, dServer / TICKS_PER_SECOND, (systemTicks(pid) - serverSystem) / TICKS_PER_SECOND,
+          dSelf / TICKS_PER_SECOND,
           Math.max(0, dMachine - dServer - dSelf) / TICKS_PER_SECOND, rss);
     }
   }
@@ -115,13 +119,24 @@ final class ProcStats implements AutoCloseable {
 
   /** utime + stime of a process (all its threads), in ticks. */
   static long cpuTicks(long pid) {
+    String[] f = stat(pid);
+    return f == null ? -1 : Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  /** stime of a process: CPU time spent in the kernel on its behalf (system calls), in ticks. */
+  static long systemTicks(long pid) {
+    String[] f = stat(pid);
+    return f == null ? -1 : Long.parseLong(f[12]);
+  }
+
+  /** The fields of /proc/PID/stat after the command name (the process state is [0]), or null. */
+  private static String[] stat(long pid) {
     try {
       String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
       // The command name (field 2) is in parentheses and may hold spaces: fields are counted after its ')'.
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     } catch (IOException | RuntimeException e) {
-      return -1;
+      return null;
     }
   }
 

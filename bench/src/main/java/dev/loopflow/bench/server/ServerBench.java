@@ -214,6 +214,7 @@ public final class ServerBench {
           row("GET /api/runs/{id} of the finished run, p50 ms", "live_unwatched", s -> s.get("show_ms_p50")),
           row("server CPU s: unwatched", "live_unwatched", s -> s.get("server_cpu_s")),
           row("server CPU s: watched", "live_watched", s -> s.get("server_cpu_s")),
+          row("of which in the kernel: watched", "live_watched", s -> s.get("server_sys_cpu_s")),
           row("server CPU, cores: unwatched", "live_unwatched", s -> s.get("server_cores")),
           row("server CPU, cores: watched", "live_watched", s -> s.get("server_cores")),
           row("clients' CPU, cores", "live_watched", s -> s.get("client_cores")),
