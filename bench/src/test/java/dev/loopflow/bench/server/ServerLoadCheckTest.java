@@ -69,15 +69,16 @@ class ServerLoadCheckTest {
   }
 
   @Test
-  void viewersThatFallBehindAreCutOffAndResumeWithoutLoss() throws Exception {
+  void viewersThatFallBehindLoseNothing_bugCutOffCountDependedOnMachineSpeed() throws Exception {
     // The smallest queue the server allows (16 events) and a flood of events (2,000 passes without a shell, about
     // 6,000 events): viewers fall behind, four of them by stopping to read for 3 s on a small socket buffer; the
     // server ends the streams of those that fall too far behind and they resume from their last id.
     start(16);
     LiveEvents.Plan plan = new LiveEvents.Plan(2000, null, 2, 0, 0, 4, 1, 3000, 7);
     Outcome o = LiveEvents.watched(target, plan, Duration.ofSeconds(1).toNanos());
+    // Whether a viewer falls far enough behind to be cut off depends on how fast this machine runs the flood, so
+    // only the outcome is asserted here: cut off or not, every viewer ends with every event once, in order. The
+    // cut-off itself is pinned deterministically by the server's RunFeedTest and RunFeedQueueBudgetTest.
     assertThat(o.problems()).isEmpty();
-    assertThat((int) o.figures().get("stalled_clients_closed_by_server") + (int) o.figures().get("server_closes"))
-        .as("streams the server ended because their viewer fell behind").isPositive();
   }
 }
