@@ -13,7 +13,8 @@ import java.util.concurrent.CountDownLatch;
  * seed each) at the same instant, then follow its events until run.finished. Every run must complete with the output
  * its own seed gives, its journal must be complete, and the events its client saw live must be that journal.
  *
- * <p>Figures: POST latency, the time from the first POST until the last run.finished reached its client, runs per
+ * <p>Figures: the latency of a POST on its own (five, one after the other, before the batch), POST latency in the
+ * batch, the time from the first POST until the last run.finished reached its client, runs per
  * second over that time, runs' own durations (run.started to run.finished), failed requests, the server's CPU and
  * resident memory.
  */
@@ -37,6 +38,18 @@ final class ConcurrentRuns {
 
   static Outcome run(Target t, int runs) throws IOException, InterruptedException {
     List<String> problems = new ArrayList<>();
+    // First a few starts one at a time, each after the previous run ended: what one POST costs on its own.
+    Stats alone = new Stats();
+    for (int i = 0; i < 5; i++) {
+      long sent = System.nanoTime();
+      Api.Response r = t.api().startRun(Workflows.SHORT, Map.of("seed", 1));
+      alone.add(System.nanoTime() - sent);
+      if (r.status() != 201 || !(r.body().get("run_id") instanceof String id)) {
+        problems.add("a POST on its own answered " + r.status() + ": " + r.text());
+        return new Outcome(Map.of(), problems);
+      }
+      t.api().awaitEnd(id, Duration.ofSeconds(30));
+    }
     CountDownLatch go = new CountDownLatch(1);
     List<Starter> starters = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -86,6 +99,7 @@ final class ConcurrentRuns {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("runs", runs);
     f.put("failed_posts", failedPosts);
+    f.put("post_alone_ms_p50", Stats.round(alone.quantile(0.5) / 1e6));
     f.put("post_latency", post.summary());
     double allMs = lastFinish == 0 ? 0 : (lastFinish - begin[0]) / 1e6;
     f.put("all_finished_ms", Stats.round(allMs));

@@ -203,6 +203,10 @@ public final class ServerBench {
           row("live latency p95 ms", "live_watched", s -> sub(s, "live_latency", "p95_ms")),
           row("live latency p99 ms", "live_watched", s -> sub(s, "live_latency", "p99_ms")),
           row("live latency max ms", "live_watched", s -> sub(s, "live_latency", "max_ms")),
+          row("from 2 s into the run: p50 / p95 / p99 / max ms", "live_watched",
+              s -> sub(s, "live_latency_after_2s", "p50_ms") + " / " + sub(s, "live_latency_after_2s", "p95_ms")
+                  + " / " + sub(s, "live_latency_after_2s", "p99_ms") + " / "
+                  + sub(s, "live_latency_after_2s", "max_ms")),
           row("reconnects", "live_watched", s -> s.get("reconnects")),
           row("reconnect replay p50 / p95 / max ms", "live_watched", s -> triple(s, "reconnect_replay")),
           row("events missed per reconnect, p50", "live_watched", s -> s.get("reconnect_missed_events_p50")),
@@ -226,6 +230,7 @@ public final class ServerBench {
     if (!what.equals("live")) {
       sb.append("\n## ").append(runs).append(" runs started at once\n\n");
       table(sb, reps, List.of(
+          row("POST on its own, p50 ms", "concurrent_runs", s -> s.get("post_alone_ms_p50")),
           row("POST latency p50 / p95 / max ms", "concurrent_runs", s -> triple(s, "post_latency")),
           row("all finished, ms", "concurrent_runs", s -> s.get("all_finished_ms")),
           row("runs per second", "concurrent_runs", s -> s.get("runs_per_s")),
