@@ -182,7 +182,7 @@ public final class ServerBench {
   private String markdown(String what, LiveEvents.Plan plan, int runs, List<String> jvmArgs) {
     StringBuilder sb = new StringBuilder();
     sb.append("# loopflow server load benchmark\n\n")
-        .append("Generated ").append(Instant.now()).append(" by `bench/run.sh server`; server JVM options: `")
+        .append("Generated ").append(Instant.now()).append(" by ServerBench; server JVM options: `")
         .append(String.join(" ", jvmArgs)).append("`; ").append(Runtime.getRuntime().availableProcessors())
         .append(" CPUs; Java ").append(System.getProperty("java.version")).append(".\n\n");
     int reps = (int) steps.stream().map(s -> s.get("rep")).distinct().count();

@@ -115,81 +115,81 @@ final class SseClient {
   }
 
   private void follow(URI base, String token, String runId, long deadline) throws InterruptedException {
-      SseParser parser = new SseParser(this::frame);
-      byte[] buf = new byte[8192];
-      Reason reason = Reason.FIRST;
-      int connectFailures = 0;
-      while (true) {
-        if (cutBecause != null || WallClock.epochNanos() > deadline) {
-          problems.add(cutBecause != null ? cutBecause
-              : "did not receive run.finished before the deadline (last id " + lastSeq + ")");
+    SseParser parser = new SseParser(this::frame);
+    byte[] buf = new byte[8192];
+    Reason reason = Reason.FIRST;
+    int connectFailures = 0;
+    while (true) {
+      if (cutBecause != null || WallClock.epochNanos() > deadline) {
+        problems.add(cutBecause != null ? cutBecause
+            : "did not receive run.finished before the deadline (last id " + lastSeq + ")");
+        return;
+      }
+      long opened = WallClock.epochNanos();
+      SseConnection c;
+      try {
+        c = SseConnection.open(base, token, runId, lastSeq, kind == Kind.STALL ? STALL_RECEIVE_BUFFER : 0);
+      } catch (IOException e) {
+        if (++connectFailures > 20) {
+          problems.add("could not connect 20 times in a row: " + e);
           return;
         }
-        long opened = WallClock.epochNanos();
-        SseConnection c;
+        Thread.sleep(100);
+        continue;
+      }
+      connectFailures = 0;
+      if (c.status() != 200 || !c.contentType().startsWith("text/event-stream")) {
+        String body;
         try {
-          c = SseConnection.open(base, token, runId, lastSeq, kind == Kind.STALL ? STALL_RECEIVE_BUFFER : 0);
+          body = c.readRest();
         } catch (IOException e) {
-          if (++connectFailures > 20) {
-            problems.add("could not connect 20 times in a row: " + e);
-            return;
-          }
-          Thread.sleep(100);
-          continue;
-        }
-        connectFailures = 0;
-        if (c.status() != 200 || !c.contentType().startsWith("text/event-stream")) {
-          String body;
-          try {
-            body = c.readRest();
-          } catch (IOException e) {
-            body = "(unreadable: " + e + ")";
-          } finally {
-            c.close();
-          }
-          problems.add("HTTP " + c.status() + " (" + c.contentType() + "): " + body);
-          return;
-        }
-        connections.add(new Connection(reason, opened, count, lastSeq));
-        parser.reset();
-        current = c;
-        boolean ended = false;
-        try {
-          for (int n = c.read(buf); n >= 0; n = c.read(buf)) {
-            parser.feed(buf, 0, n);
-            if (stalls < stallAt.length && WallClock.epochNanos() >= stallAt[stalls]) {
-              Thread.sleep(Duration.ofNanos(stallNanos[stalls++]));
-            }
-          }
-          ended = true;
-        } catch (IOException e) {
-          // cut: by this client's own drop, or by the network or server
+          body = "(unreadable: " + e + ")";
         } finally {
-          current = null;
           c.close();
         }
-        if (cutBecause != null) {
-          problems.add(cutBecause);
-          return;
-        }
-        if (finished) {
-          return;
-        }
-        if (dropping) {
-          dropping = false;
-          Thread.sleep(Duration.ofNanos(pauseNanos[Math.min(drops++, pauseNanos.length - 1)]));
-          reason = Reason.AFTER_DROP;
-        } else {
-          // The server ended the stream before run.finished (by design when a viewer falls too far behind):
-          // counted, and resumed at once as a browser would.
-          serverCloses++;
-          if (serverCloses > 1000) {
-            problems.add("the server closed the stream 1000 times before run.finished" + (ended ? "" : " (reset)"));
-            return;
-          }
-          reason = Reason.AFTER_SERVER_CLOSE;
-        }
+        problems.add("HTTP " + c.status() + " (" + c.contentType() + "): " + body);
+        return;
       }
+      connections.add(new Connection(reason, opened, count, lastSeq));
+      parser.reset();
+      current = c;
+      boolean ended = false;
+      try {
+        for (int n = c.read(buf); n >= 0; n = c.read(buf)) {
+          parser.feed(buf, 0, n);
+          if (stalls < stallAt.length && WallClock.epochNanos() >= stallAt[stalls]) {
+            Thread.sleep(Duration.ofNanos(stallNanos[stalls++]));
+          }
+        }
+        ended = true;
+      } catch (IOException e) {
+        // cut: by this client's own drop, or by the network or server
+      } finally {
+        current = null;
+        c.close();
+      }
+      if (cutBecause != null) {
+        problems.add(cutBecause);
+        return;
+      }
+      if (finished) {
+        return;
+      }
+      if (dropping) {
+        dropping = false;
+        Thread.sleep(Duration.ofNanos(pauseNanos[Math.min(drops++, pauseNanos.length - 1)]));
+        reason = Reason.AFTER_DROP;
+      } else {
+        // The server ended the stream before run.finished (by design when a viewer falls too far behind):
+        // counted, and resumed at once as a browser would.
+        serverCloses++;
+        if (serverCloses > 1000) {
+          problems.add("the server closed the stream 1000 times before run.finished" + (ended ? "" : " (reset)"));
+          return;
+        }
+        reason = Reason.AFTER_SERVER_CLOSE;
+      }
+    }
   }
 
   /** Cuts a stream that stays open after run.finished, or any stream at the deadline. */
