@@ -38,7 +38,8 @@ export function fieldsOf(catalog: NodeKindCatalog | null, kind: string): { own: 
   const d = kindDescription(catalog, kind);
   const own = d?.fields ?? [];
   const ownNames = new Set(own.flatMap((f) => [f.name, ...f.aliases]));
-  const common = (catalog?.common ?? []).filter((f) => ![f.name, ...f.aliases].some((n) => ownNames.has(n)));
+  const takes = d?.common ? new Set(d.common) : undefined;
+  const common = (catalog?.common ?? []).filter((f) => ![f.name, ...f.aliases].some((n) => ownNames.has(n)) && (!takes || takes.has(f.name)));
   return { own, common };
 }
 

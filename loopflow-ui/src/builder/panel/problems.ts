@@ -37,7 +37,7 @@ export function pathSegments(path: string): string[] {
       out.push(part);
       continue;
     }
-    if (m[1]) out.push(m[1]);
+    if (m[1] || !m[2]) out.push(m[1] ?? '');
     for (const idx of (m[2] ?? '').match(/\[\d+\]/g) ?? []) out.push(idx);
   }
   return out;
