@@ -29,6 +29,10 @@ const paneTheme = EditorView.theme({
   '&': { height: '100%', fontSize: '0.85rem', backgroundColor: 'var(--panel, #fff)', color: 'var(--text, #1f2328)' },
   '.cm-scroller': { fontFamily: 'var(--mono, monospace)', overflow: 'auto' },
   '&.cm-focused': { outline: '2px solid var(--focus, #0b5cad)' },
+  // The lint package draws its marks with data: images, which the Content-Security-Policy (img-src 'self') blocks:
+  // drawn with CSS instead.
+  '.cm-lintRange-error': { backgroundImage: 'none', textDecoration: 'underline wavy var(--fail, #c0232c)', textDecorationSkipInk: 'none' },
+  '.cm-lint-marker-error': { content: 'none', backgroundImage: 'none', width: '0.6em', height: '0.6em', margin: '0.2em', borderRadius: '50%', backgroundColor: 'var(--fail, #c0232c)' },
 });
 
 /** Marks a transaction that brings in a text from outside: not an edit of the person's, never reported. */

@@ -147,7 +147,9 @@ const fail = (error: string): Parsed => ({ ok: false, error });
 
 /** The least and greatest value of a number field, as the form says them. */
 export function rangeText(field: FieldDescription): string {
-  const { minimum: lo, maximum: hi } = field;
+  const lo = field.minimum;
+  // A bound at the integer limit is the store's, not a setting's: not worth saying (it is still checked).
+  const hi = field.maximum !== null && field.maximum >= 2147483647 ? null : field.maximum;
   if (lo !== null && hi !== null) return `${lo} to ${hi}`;
   if (lo !== null) return `at least ${lo}`;
   if (hi !== null) return `at most ${hi}`;

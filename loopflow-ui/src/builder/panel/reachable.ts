@@ -123,7 +123,9 @@ export function reachableValues(graph: ReachGraph, nodeId: string, catalog: Node
     if (!n || inside.has(id)) continue;
     const kind = resolveKind(catalog, n.kind);
     const declared = catalog?.kinds.find((k) => k.kind === kind)?.results;
-    const fields = declared && declared.length > 0 ? declared : ['output'];
+    // The kind's own fields first (draft.text, search.stdout), then output, status and error.
+    const general = ['output', 'status', 'error'];
+    const fields = declared && declared.length > 0 ? [...declared.filter((f) => !general.includes(f)), ...general.filter((f) => declared.includes(f))] : ['output'];
     for (const f of fields) nodeValues.push({ expression: `${id}.${f}`, source: `node ${id} (${kind})` });
   }
   for (const v of nodeValues) add(v.expression, v.source);
