@@ -113,6 +113,7 @@ describe('problems on nodes', () => {
     expect(problemField(p('nodes.draft.with.model'), [], 'draft')).toBe('model');
     expect(problemField(p('nodes.draft.input.prompt'), [], 'draft')).toBe('prompt');
     expect(problemField(p('nodes.r.input'), [], 'r')).toBe('input');
+    expect(problemField(p('nodes.g.loop_group.until'), [], 'g')).toBe('until');
     expect(problemField(p('nodes.draft'), [], 'draft')).toBeUndefined();
     expect(problemField(p('nodes.other.x'), [], 'draft')).toBeUndefined();
     expect(problemField(p('nodes.w.body.x.command'), ['w'], 'x')).toBe('command');

@@ -180,6 +180,16 @@ describe('template completion', () => {
     expect(templateCompletion(text, cursor, reachable)).toBeUndefined();
   });
 
+  it('a condition completes names without braces, and never inside a string of its own braces', () => {
+    const r = templateCompletion('not dra', 7, reachable, 50, true)!;
+    expect(r.options.map((o) => o.expression)).toEqual(['draft.text', 'draft.output']);
+    expect(r.close).toBe(false);
+    expect(applyTemplateCompletion('not dra', r, 'draft.text').text).toBe('not draft.text');
+    expect(templateCompletion('not dra', 7, reachable)).toBeUndefined();
+    expect(templateCompletion('{{ a }} and lo', 14, reachable, 50, true)?.options[0]?.expression).toBe('loop.iteration');
+    expect(templateCompletion('x < 3 ', 6, reachable, 50, true)).toBeUndefined();
+  });
+
   it('a cursor out of the text is clamped', () => {
     expect(templateCompletion('{{ ', 999, reachable)?.options).toHaveLength(4);
     expect(templateCompletion('{{ ', -5, reachable)).toBeUndefined();

@@ -146,12 +146,22 @@ export interface TemplateCompletion {
   close: boolean;
 }
 
-/** The completion at `cursor` in `text`, or undefined when the cursor is not inside `{{ ... }}` / `{% ... %}`. */
-export function templateCompletion(text: string, cursor: number, reachable: readonly ReachableValue[], limit = 50): TemplateCompletion | undefined {
+/**
+ * The completion at `cursor` in `text`, or undefined when the cursor is not inside `{{ ... }}` / `{% ... %}`. With
+ * `bare` (a condition, which is an expression without braces), a name being typed outside braces is completed too.
+ */
+export function templateCompletion(text: string, cursor: number, reachable: readonly ReachableValue[], limit = 50, bare = false): TemplateCompletion | undefined {
   const at = Math.max(0, Math.min(cursor, text.length));
   const before = text.slice(0, at);
   const open = Math.max(before.lastIndexOf('{{'), before.lastIndexOf('{%'));
-  if (open < 0) return undefined;
+  if (open < 0 || (bare && before.indexOf(text.startsWith('{{', open) ? '}}' : '%}', open + 2) >= 0)) {
+    if (!bare) return undefined;
+    const m = /[A-Za-z_][A-Za-z0-9_.-]*$/.exec(before);
+    if (!m) return undefined;
+    const lower = m[0].toLowerCase();
+    const options = reachable.filter((r) => r.expression.toLowerCase().startsWith(lower)).slice(0, limit);
+    return options.length ? { from: at - m[0].length, to: at, typed: m[0], options, close: false } : undefined;
+  }
   const closer = text.startsWith('{{', open) ? '}}' : '%}';
   if (before.indexOf(closer, open + 2) >= 0) return undefined; // that expression closed before the cursor
   const m = /[A-Za-z_][A-Za-z0-9_.-]*$|$/.exec(before.slice(open + 2));
