@@ -199,7 +199,8 @@ function FieldControl(props: FieldControlProps) {
   const id = useId();
   const [error, setError] = useState<string>();
   const send = (raw: string | boolean | string[]) => {
-    const r = parseInput(field, kind, raw, props.catalog, value);
+    // Messages name the field as the file writes it (max_iterations when written so).
+    const r = parseInput({ ...field, name: props.label }, kind, raw, props.catalog, value);
     if (r.ok) {
       setError(undefined);
       if (!sameValue(r.value, value)) props.onValue(r.value);
