@@ -179,4 +179,55 @@ class LoaderTest {
 
     assertThat(wf.nodes()).hasSize(3);
   }
+
+  @Test
+  void commonFieldsWrittenInsideALoopGroupOrInputMappingApply_bugLiftedWhenDependsOnAndRetryIgnored() {
+    Workflow wf = engine.parse("""
+        nodes:
+          - id: later
+            bash: echo later
+          - id: g
+            loop_group:
+              max_iterations: 1
+              when: "false"
+              depends_on: [later]
+              nodes:
+                - {id: w, bash: echo hi}
+          - id: a
+            type: transform
+            input:
+              template: hi
+              when: "false"
+              retry: 2
+          - id: c
+            type: shell
+            input:
+              command: echo hi
+              depends_on: [a]
+              retry: {max_attempts: 4}
+        """, "w.yaml");
+    Node g = wf.nodes().get(1);
+    assertThat(g.when()).isNotNull();
+    assertThat(g.dependsOn()).containsExactly("later");
+    Node a = wf.nodes().get(2);
+    assertThat(a.when()).isNotNull();
+    assertThat(a.retry().maxAttempts()).isEqualTo(3);
+    Node c = wf.nodes().get(3);
+    assertThat(c.dependsOn()).containsExactly("a");
+    assertThat(c.retry().maxAttempts()).isEqualTo(4);
+  }
+
+  @Test
+  void retryInsideALoopGroupMappingIsALoadError_bugLoopGroupMappingAcceptedRetrySilently() {
+    assertThat(problems("""
+        nodes:
+          - id: g
+            loop_group:
+              max_iterations: 2
+              retry: 2
+              nodes:
+                - {id: w, bash: echo hi}
+        """)).containsExactly("w.yaml:5:7: nodes.g.retry: 'retry' has no meaning on a loop_group node (a loop is not "
+        + "run again as a whole); put retry on the body nodes that may fail");
+  }
 }

@@ -135,6 +135,17 @@ class ShellValueSafetyTest {
         sh("sh x=V; $((x))", "x=V; echo $((x))", "5", "5"));
   }
 
+  /** Commands whose nested shell script (sh -c, bash -c) evaluates arithmetic on what the value went into. */
+  static List<Context> nestedScripts() {
+    return List.of(
+        bash("N=V bash -c $((N))", "N=V bash -c 'echo $((N))'", "5", "5"),
+        bash("export N=V; bash -c", "export N=V; bash -c \"echo \\$((N))\"", "5", "5"),
+        bash("bash -c $1 _ V", "bash -c 'echo $(( $1 * 2 ))' _ V", "5", "10"),
+        bash("env N=V bash -c [[ ]]", "env N=V bash -c '[[ $N -gt 1 ]] && echo yes'", "5", "yes"),
+        bash("bash -c ${a[$1]}", "bash -c 'a=(p q r s t u); echo ${a[$1]}' _ V", "5", "u"),
+        sh("sh: N=V bash -c", "N=V bash -c 'echo $((N))'", "5", "5"));
+  }
+
   /** Values that run "touch F" if the shell ever evaluates them as code; @F@ is the marker file. */
   static List<String> hostile() {
     return List.of(
@@ -311,6 +322,23 @@ class ShellValueSafetyTest {
       // Anything else is an arithmetic error for the shell, never a command: the shell reports it.
       assertThat(r.error() == null ? Map.of() : r.error().details()).doesNotContainKey("rule");
     }
+  }
+
+  static Stream<Arguments> nestedScriptCases() {
+    return cross(nestedScripts());
+  }
+
+  @ParameterizedTest(name = "{0} <- {1}")
+  @MethodSource("nestedScriptCases")
+  void valueReachingANestedShellScriptCannotRunCommand_bugBashCScriptEvaluatedItsEnvironment(Context c,
+      String hostile) {
+    valueReachingArithmeticThroughAVariableCannotRunCommand_bugBashRecursiveArithmetic(c, hostile);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("nestedScripts")
+  void aPlainValueStillWorksInCommandsWithANestedShellScript(Context c) {
+    aPlainValueStillWorksInCommandsThatEvaluateArithmetic(c);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -195,21 +195,24 @@ final class NodeLoader {
       return null;
     }
     kinds.checkFields(fields, allowed, kind, path);
-    List<String> deps = dependsOn(m, path);
-    Condition when = m.get("when") == null ? null : cfg.condition("when");
-    String stateKey = m.get("output") == null || kind.equals("loop_group") ? null : cfg.string("output");
+    // Common fields are read from the lifted fields, not the node's own mapping: under a loop_group: mapping, a
+    // with: or a type's input: mapping they sit one level down, and reading only the node's own keys would drop
+    // a when, depends_on or retry written there without a word.
+    List<String> deps = dependsOn(value(fields, "depends_on"), path);
+    Condition when = fields.get("when") == null ? null : cfg.condition("when");
+    String stateKey = fields.get("output") == null || kind.equals("loop_group") ? null : cfg.string("output");
     Boolean allowFailure = cfg.bool("allow_failure");
     Duration timeout = cfg.duration("timeout");
     if (timeout == null && st.defaultTimeout != null && handler != null) {
       timeout = st.defaultTimeout; // defaults.timeout bounds work nodes; a loop is bounded by its passes
     }
     boolean loop = LoopNodes.KINDS.contains(kind);
-    if (loop && m.get(NodeKinds.RETRY) != null) {
+    if (loop && fields.get(NodeKinds.RETRY) != null) {
       // A loop never runs again as a whole, so a retry here would be silently ignored: say so instead.
-      problems.add(m.entries().get(NodeKinds.RETRY).keyLocation(), path + ".retry", "'retry' has no meaning on a "
+      problems.add(fields.get(NodeKinds.RETRY).keyLocation(), path + ".retry", "'retry' has no meaning on a "
           + kind + " node (a loop is not run again as a whole); put retry on the body nodes that may fail");
     }
-    Node.Retry retry = retry(m.get("retry"), path + ".retry");
+    Node.Retry retry = retry(value(fields, NodeKinds.RETRY), path + ".retry");
     Node.Body body = handler != null ? work(handler, cfg)
         : loop ? loops.loop(kind, id, cfg, path)
         : LoopNodes.MARKERS.contains(kind) ? loops.marker()
@@ -231,9 +234,8 @@ final class NodeLoader {
   }
 
   /** depends_on: ids of the same list (a body's resolve inside the body). */
-  private List<String> dependsOn(YNode.YMap m, String path) {
+  private List<String> dependsOn(YNode d, String path) {
     Scope scope = st.scope;
-    YNode d = m.get("depends_on");
     List<String> out = new ArrayList<>();
     if (d == null || d instanceof YNode.YScalar s && s.value() == null) {
       return out;
@@ -255,6 +257,12 @@ final class NodeLoader {
       }
     }
     return out;
+  }
+
+  /** The value of a node's field, wherever it was written (see {@link NodeKinds#flatten}); null when absent. */
+  private static YNode value(Map<String, YNode.YMap.Entry> fields, String key) {
+    YNode.YMap.Entry e = fields.get(key);
+    return e == null ? null : e.value();
   }
 
   /** {@code retry: N} (N retries, 1s apart) or {@code retry: {max_attempts, delay}}. */

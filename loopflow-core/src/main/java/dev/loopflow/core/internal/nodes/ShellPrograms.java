@@ -77,6 +77,11 @@ final class ShellPrograms {
     return name.matches("python[0-9.]+") ? name.replaceFirst("^(python[0-9]?).*$", "$1") : name;
   }
 
+  /** Whether the interpreter is a shell, whose {@code -c} script bash-like shells read as shell code. */
+  static boolean isShell(Interpreter p) {
+    return p == SHELL;
+  }
+
   static Interpreter interpreter(String command) {
     return INTERPRETERS.get(base(command));
   }

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
 final class ShellWords {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern ASSIGNMENT_TARGET = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\[.*])?\\+?");
+  /** What in a nested shell script may evaluate arithmetic or a variable name (see nestedScript). */
+  private static final Pattern NESTED_EVALUATION = Pattern.compile("\\[|\\(\\(|\\$\\{!|\\b(let|declare|typeset|local)\\b");
   private static final Set<String> ARITHMETIC_OPERATORS = Set.of("-eq", "-ne", "-lt", "-le", "-gt", "-ge");
   /** Reserved words after which the next word is still in command position. */
   private static final Set<String> KEEP_COMMAND_POSITION = Set.of("if", "then", "elif", "else", "fi", "do", "done",
@@ -357,6 +359,7 @@ final class ShellWords {
     if (cmd.nextIsCode) {
       cmd.nextIsCode = false;
       code(w, why);
+      nestedScript(w, p);
       return;
     }
     if (cmd.nextOptionArgument) {
@@ -389,6 +392,19 @@ final class ShellWords {
     if (isCode) {
       code(w, cmd.firstOperandIsCode ? "the script given to " + cmd.name + " -c is parsed as shell code, so the "
           + "value would be too; pass it as an argument instead: " + cmd.name + " -c '... \"$1\" ...' _ VALUE" : why);
+      nestedScript(w, p);
+    }
+  }
+
+  /**
+   * A script given to a shell with {@code -c} is not read here, yet it sees the command's values through its
+   * arguments and environment ({@code N={{ v }} bash -c 'echo $((N))'}, {@code bash -c '(( $1 > 2 ))' _ {{ v }}}).
+   * When it may evaluate arithmetic or a variable name (anything with '[', "((", let, declare, typeset, local or
+   * ${!), the command counts as evaluating indirectly, so every value must be free of expandable subscripts.
+   */
+  private void nestedScript(ShellWord w, ShellPrograms.Interpreter p) {
+    if (ShellPrograms.isShell(p) && (w.dynamic || NESTED_EVALUATION.matcher(w.text).find())) {
+      reader.evaluatesIndirectly();
     }
   }
 
