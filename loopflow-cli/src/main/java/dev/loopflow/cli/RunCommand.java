@@ -21,7 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Runs a workflow: live progress on stderr, the result on stdout.",
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow run examples/review-llm.yaml --json --events-jsonl events.jsonl",
-        "  loopflow run seeds/coder.yaml --mock-script responses.json   # every LLM call answered by the mock", "",
+        "  loopflow run examples/loop-coder-reviewer.yaml --mock-script \\",
+        "      examples/loop-coder-reviewer.mock.json   # scripted LLM replies", "",
         "Exit status: 0 completed, 1 failed or cancelled, 2 invalid workflow or usage, 3 paused."})
 final class RunCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "FILE", description = "Workflow file.")

@@ -2,14 +2,21 @@ package dev.loopflow.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeProgram;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ManualClockTest {
@@ -61,6 +68,56 @@ class ManualClockTest {
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
     assertThat(r.error().message()).startsWith("run timed out after 30m");
+  }
+
+  /** A node kind whose nodes signal that they started, then block until they are interrupted. */
+  private static NodeHandler hangingKind(CountDownLatch started) {
+    return new NodeHandler() {
+      @Override
+      public String kind() {
+        return "hang";
+      }
+
+      @Override
+      public Set<String> fields() {
+        return Set.of();
+      }
+
+      @Override
+      public NodeProgram compile(NodeConfig config) {
+        return ctx -> {
+          started.countDown();
+          new CountDownLatch(1).await();
+          throw new AssertionError("a latch nobody releases returned");
+        };
+      }
+    };
+  }
+
+  @Test
+  void aNodeTimeoutIsReachedByAdvancingTheClock() throws Exception {
+    ManualClock clock = new ManualClock(T0);
+    CountDownLatch started = new CountDownLatch(1);
+    Loopflow engine = Loopflow.builder().clock(clock).handler(hangingKind(started)).build();
+    Workflow wf = engine.parse("""
+        name: node-timeout
+        nodes:
+          - id: stuck
+            type: hang
+            timeout: 1h
+        """, "node-timeout.yaml");
+    RunHandle h = engine.start(wf, RunOptions.builder().build());
+
+    // The node's deadline is taken from the clock before the node starts, so advancing after it started reaches it.
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(h.await(Duration.ofMillis(200))).as("the node waits for the clock, not for real time").isEmpty();
+    clock.advance(Duration.ofHours(1));
+    RunResult r = h.await(Duration.ofSeconds(10)).orElseThrow();
+
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().errorCode()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(r.error().message()).isEqualTo("node 'stuck' timed out after 60m0s");
+    assertThat(r.nodes().get("stuck")).containsEntry("status", "failed");
   }
 
   @Test

@@ -26,8 +26,8 @@ import java.util.stream.Stream;
  * either as YAML ({@code --variant yaml}: Lua {@code script} nodes and {@code while_loop}s) or through the Java
  * API ({@code --variant api}: the same workflow shapes with the work done by {@link NodeHandler}s written in Java).
  *
- * <p>Loops are {@code while_loop}s. One {@code while_loop} allows at most 1,000 passes (SPEC §4), so the counter
- * nests two: an inner loop of at most 100 passes ({@code on_exhausted: continue}) inside an outer loop of at most
+ * <p>Loops are {@code while_loop}s. A {@code while_loop}'s max_iterations is at most 1,000, so the counter nests
+ * two: an inner loop of at most 100 passes ({@code on_exhausted: continue}) inside an outer loop of at most
  * 1,000, both running while {@code state.count < input.n}; every N runs the same shape (N passes of the work node
  * and about N/100 passes of the outer loop). Runs use the in-memory store except W3 (SQLite file, or PostgreSQL
  * with {@code --store postgresql}).

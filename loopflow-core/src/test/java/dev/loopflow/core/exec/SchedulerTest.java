@@ -422,8 +422,9 @@ class SchedulerTest {
     assertThat(statuses(r)).containsEntry("call", "cancelled");
   }
 
-  // The timeout tests measure real time: limits.timeout and a node's timeout are wall-clock limits. Their nodes block
-  // until interrupted, so the outcome never depends on how long the limit is; the limits are kept short for speed.
+  // These timeout tests run on the system clock, so their limits pass in real time (ManualClockTest, in the testkit,
+  // reaches the same limits by advancing a test clock). Their nodes block until interrupted, so the outcome never
+  // depends on how long the limit is; the limits are kept short for speed.
 
   /** A workflow whose one node, wait, blocks until it is interrupted, under {@code limits.timeout: limit}. */
   private Workflow waitsUnder(String limit) {

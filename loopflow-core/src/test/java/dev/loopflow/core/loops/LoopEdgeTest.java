@@ -196,7 +196,8 @@ class LoopEdgeTest {
         "reviewer", List.of("{\"passed\": false, \"feedback\": \"subtracts instead of adding\"}",
             "{\"passed\": true, \"feedback\": \"looks right\"}")));
     Loopflow scripted = Loopflow.builder().handler(llm).build();
-    Workflow wf = scripted.parse(LoopTests.resource("coder_reviewer_001.yaml"), "coder_reviewer_001.yaml");
+    Workflow wf = scripted.parse(LoopTests.resource("coder_reviewer_flow_header.yaml"),
+        "coder_reviewer_flow_header.yaml");
 
     LoopTests.Run run = LoopTests.run(scripted, wf, Map.of("task", "add two numbers"));
 

@@ -42,7 +42,7 @@ import java.util.concurrent.TimeUnit;
  * Large values are written once per run (lf_values, see ValueRefs): the documents that hold one (a result's output
  * and body, the run's output and node reports, a state key) hold a reference to it.
  *
- * Why the journal is one class of about 550 lines: it is the RunStore contract over one schema, and its parts share
+ * Why the journal is one class of over 500 lines: it is the RunStore contract over one schema, and its parts share
  * what must stay consistent between them — the write lock and the buffer of pending events (every write flushes the
  * buffer in its own transaction), the column lists that the INSERT, UPDATE and SELECT statements of a table must
  * agree on, and the run-scoped reader of large values that every read uses. What has no such coupling already

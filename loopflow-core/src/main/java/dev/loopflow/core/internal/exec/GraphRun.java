@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * loop's thread interrupts its body coordinator, which interrupts its own units, so cancellation reaches every
  * depth. A requested pause stops dispatch and lets running units finish.
  *
- * The class is one unit of about 500 lines on purpose: readiness, skipping, slots, deadlines, draining and pausing
+ * The class is one unit of over 500 lines on purpose: readiness, skipping, slots, deadlines, draining and pausing
  * all read and write the same coordinator-owned maps, and splitting them would hand that single-threaded state to
  * several classes.
  *

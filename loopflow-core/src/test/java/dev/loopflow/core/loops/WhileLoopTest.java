@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * while the condition still holds fails the run, one pass is never added), nested while loops, its events and the
  * load errors of a malformed one. The parity table compares a small counter with known results.
  */
-class WhileLoopSeedTest {
+class WhileLoopTest {
   private final Loopflow engine = Loopflow.create();
 
   /** A counter: the body adds one to {@code state.count} while {@code condition} holds, at most {@code max} times. */

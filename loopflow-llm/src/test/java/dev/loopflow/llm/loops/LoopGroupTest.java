@@ -32,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Every test is a method of this class (no nested classes), so reports count them under its name.
  */
-class LoopGroupSeedTest {
+class LoopGroupTest {
   @TempDir
   Path dir;
 

@@ -20,15 +20,16 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The example workflows of the loop-edge and while_loop reference designs, copied as written under
- * {@code src/test/resources/seeds/}: each must load (or be refused) exactly as the design says, with no crash and
- * nothing spurious, and run where the design shows a run.
+ * Workflows written in the other forms the loader accepts (a {@code flow:} header, {@code name:} ids, {@code run:}
+ * Lua, {@code __start__}/{@code __end__} edges), kept unchanged under {@code src/test/resources/dialects/}: each
+ * must load, or be refused with exactly the problems it has, with no crash and nothing spurious, and run where it
+ * describes a run.
  */
-class SeedSnippetsTest {
+class DialectSnippetsTest {
   private final Loopflow engine = Loopflow.builder().handler(new StubLlmHandler()).build();
 
-  static String seed(String name) {
-    try (var in = SeedSnippetsTest.class.getResourceAsStream("/seeds/" + name)) {
+  static String snippet(String name) {
+    try (var in = DialectSnippetsTest.class.getResourceAsStream("/dialects/" + name)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -37,23 +38,23 @@ class SeedSnippetsTest {
 
   private List<String> problems(String name) {
     WorkflowInvalidException e = catchThrowableOfType(WorkflowInvalidException.class,
-        () -> engine.parse(seed(name), "seeds/" + name));
+        () -> engine.parse(snippet(name), "dialects/" + name));
     assertThat(e).as("%s must not load", name).isNotNull();
     return e.problems().stream().map(Problem::format).toList();
   }
 
   @Test
-  void coderReviewerOf001LoadsWithItsLoopEdgeAsWritten() {
-    Workflow wf = engine.parse(seed("001_coder_reviewer.yaml"), "seeds/001_coder_reviewer.yaml");
+  void coderReviewerLoadsWithItsLoopEdgeAsWritten() {
+    Workflow wf = engine.parse(snippet("coder_reviewer.yaml"), "dialects/coder_reviewer.yaml");
     assertThat(wf.edges()).filteredOn(e -> e.isLoop()).singleElement()
         .satisfies(e -> assertThat(e.maxIterations()).isEqualTo(3));
   }
 
   @Test
-  void coderReviewerOf001LoadsOnceItsLoopEdgeIsRemoved() {
-    String yaml = seed("001_coder_reviewer.yaml");
+  void coderReviewerLoadsOnceItsLoopEdgeIsRemoved() {
+    String yaml = snippet("coder_reviewer.yaml");
     String forwardOnly = yaml.substring(0, yaml.indexOf("  # Loop: reviewer sends back"));
-    Workflow wf = engine.parse(forwardOnly, "001.yaml");
+    Workflow wf = engine.parse(forwardOnly, "coder_reviewer.yaml");
     assertThat(wf.name()).isEqualTo("coder-reviewer-loop");
     assertThat(wf.inputs()).containsOnlyKeys("task");
     assertThat(wf.nodes()).extracting(n -> n.id() + ":" + n.kind()).containsExactly("coder:llm", "reviewer:llm");
@@ -68,8 +69,8 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void whileLoopBasicOf003RunsToCountThree() {
-    Workflow wf = engine.parse(seed("003_while_loop_basic.yaml"), "seeds/003_while_loop_basic.yaml");
+  void whileLoopBasicRunsToCountThree() {
+    Workflow wf = engine.parse(snippet("while_loop_basic.yaml"), "dialects/while_loop_basic.yaml");
     RunResult r = engine.run(wf, Map.of("count", 0));
     assertThat(r.error()).isNull();
     assertThat(r.state()).containsEntry("count", 3L);
@@ -77,8 +78,8 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void whileLoopMaxIterationsOf003FailsAtTheBoundAsItsCompletionNotesSay() {
-    Workflow wf = engine.parse(seed("003_while_loop_max_iterations.yaml"), "seeds/003_while_loop_max_iterations.yaml");
+  void whileLoopMaxIterationsFailsAtTheBound() {
+    Workflow wf = engine.parse(snippet("while_loop_max_iterations.yaml"), "dialects/while_loop_max_iterations.yaml");
     RunResult r = engine.run(wf, Map.of());
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("max_iterations_exceeded");
@@ -87,15 +88,15 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void refineUntilValidOf003ReportsOnlyItsMissingNode() {
-    assertThat(problems("003_refine_until_valid.yaml")).containsExactly(
-        "seeds/003_refine_until_valid.yaml:31:9: edges[1].to: unknown node 'use_result'",
-        "seeds/003_refine_until_valid.yaml:32:11: edges[2].from: unknown node 'use_result'");
+  void refineUntilValidReportsOnlyItsMissingNode() {
+    assertThat(problems("refine_until_valid.yaml")).containsExactly(
+        "dialects/refine_until_valid.yaml:31:9: edges[1].to: unknown node 'use_result'",
+        "dialects/refine_until_valid.yaml:32:11: edges[2].from: unknown node 'use_result'");
   }
 
   @Test
   void counterWithoutLoopRunsLuaWithNameIdsAndStartEndEdges() {
-    Workflow wf = engine.parse(seed("003_counter_without_loop.yaml"), "seeds/003_counter_without_loop.yaml");
+    Workflow wf = engine.parse(snippet("counter_without_loop.yaml"), "dialects/counter_without_loop.yaml");
     assertThat(wf.nodes()).extracting(n -> n.id()).containsExactly("increment", "increment_again");
 
     RunResult r = engine.run(wf, Map.of("count", 0));
@@ -109,9 +110,9 @@ class SeedSnippetsTest {
   }
 
   @Test
-  void validateNodeOf003RunsAsPythonWithTopLevelReturn() {
+  void validateNodeRunsAsPythonWithTopLevelReturn() {
     assumeThat(PythonAvailable.python3()).as("python3 on PATH").isTrue();
-    Workflow wf = engine.parse(seed("003_validate_python.yaml"), "seeds/003_validate_python.yaml");
+    Workflow wf = engine.parse(snippet("validate_python.yaml"), "dialects/validate_python.yaml");
 
     RunResult valid = engine.run(wf, Map.of("llm_response", Map.of("content", "{\"answer\": 42}")));
     assertThat(valid.error()).isNull();
