@@ -31,6 +31,12 @@ final class Errors {
         // so it is reported like any other unexpected failure instead of killing the JVM with a trace.
         throw new CommandLine.ExecutionException(pr.commandSpec().commandLine(), "stack overflow",
             new IllegalStateException("stack overflow: the workflow or its input is nested too deeply", e));
+      } catch (OutOfMemoryError e) {
+        // Limits stop every known bomb first, but a run can still need more heap than the JVM has; the user gets
+        // the same one line as for any failure (the heap is released by then: the run's objects are unreachable).
+        throw new CommandLine.ExecutionException(pr.commandSpec().commandLine(), "out of memory",
+            new IllegalStateException("out of memory: the run needed more heap than the JVM has (give it more,"
+                + " e.g. JDK_JAVA_OPTIONS=-Xmx2g)", e));
       }
     });
     cl.setExecutionExceptionHandler((ex, cmd, parseResult) -> report(ex, cmd.getErr(), debug(parseResult)));

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
 
 /**
  * Every way a command can be given bad arguments or hit a failing environment ends in one line on stderr (plus
@@ -183,6 +184,25 @@ class CliErrorsTest {
     t.join();
     assertThat(r[0].status()).isEqualTo(1);
     assertOneLine(r[0].err(), "loopflow: error: stack overflow: the workflow or its input is nested too deeply");
+  }
+
+  @CommandLine.Command(name = "greedy")
+  static final class Greedy implements Runnable {
+    @Override
+    public void run() {
+      throw new OutOfMemoryError("Java heap space");
+    }
+  }
+
+  @Test
+  void runningOutOfMemoryIsOneLine_bugOutOfMemoryErrorPrintedAStackTrace() {
+    CommandLine cl = new CommandLine(new Greedy());
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    Errors.install(cl);
+    assertThat(cl.execute()).isEqualTo(1);
+    assertOneLine(err.toString(), "loopflow: error: out of memory: the run needed more heap than the JVM has"
+        + " (give it more, e.g. JDK_JAVA_OPTIONS=-Xmx2g)");
   }
 
   @Test
