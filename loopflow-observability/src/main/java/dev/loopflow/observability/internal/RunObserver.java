@@ -23,6 +23,7 @@ public final class RunObserver implements EventListener {
   private final SpanContext runSpan;
   private boolean maxIterationsReached;
   private long restartIterations = -1;
+  private boolean counted;
 
   /**
    * Starts observing a run attempt: when {@code tracer} is not null its run span starts now, under {@code parent}
@@ -68,18 +69,25 @@ public final class RunObserver implements EventListener {
     }
   }
 
+  /** The attempt ended with {@code status}: counted once, whatever its events were. */
+  private void attemptEnded(String status) {
+    if (counted) {
+      return;
+    }
+    counted = true;
+    meters.runFinished(workflow, status);
+    if (policy != null && restartIterations >= 0) {
+      meters.iterationsExecuted(workflow, restartIterations);
+    }
+    if (maxIterationsReached) {
+      meters.maxIterationsReached(workflow);
+    }
+  }
+
   private void meter(Event e) {
     switch (e) {
-      case Event.RunFinished f -> {
-        meters.runFinished(workflow, f.status());
-        if (policy != null && restartIterations >= 0) {
-          meters.iterationsExecuted(workflow, restartIterations);
-        }
-        if (maxIterationsReached) {
-          meters.maxIterationsReached(workflow);
-          maxIterationsReached = false;
-        }
-      }
+      case Event.RunFinished f -> attemptEnded(f.status());
+      case Event.RunPaused p -> attemptEnded("paused");
       case Event.LoopIteration i -> meters.loopIteration(workflow, i.construct());
       case Event.LoopCompleted c -> {
         if (policy != null && Positions.isRestartLoop(c.node())) {

@@ -42,6 +42,7 @@ final class RunSpans {
   private final Workflow workflow;
   private final RestartPolicy policy;
   private Span run;
+  private boolean ended;
   private final Map<String, Span> nodes = new HashMap<>();
   private final Map<String, Span> loops = new HashMap<>();
   private final Map<String, Span> passes = new HashMap<>();
@@ -91,6 +92,9 @@ final class RunSpans {
   }
 
   void on(Event e) {
+    if (ended) {
+      return; // what a paused attempt's other branches report after the pause belongs to no open span
+    }
     switch (e) {
       case Event.RunStarted s -> identify(s.runId(), null);
       case Event.RunResumed r -> identify(r.runId(), r.from());
@@ -108,7 +112,9 @@ final class RunSpans {
       case Event.RestartRequested r -> restartRequested(r);
       case Event.RestartAccepted a -> endRestart(a.requestSeq(), a.at(), null, null);
       case Event.RestartRejected r -> endRestart(r.requestSeq(), r.at(), r.errorCode(), r.message());
-      case Event.RunFinished f -> runFinished(f);
+      case Event.RunFinished f -> endRun(f.at(), f.status(), f.inputTokens(), f.outputTokens(), f.costUsd(),
+          f.errorCode(), f.message());
+      case Event.RunPaused p -> endRun(p.at(), "paused", 0, 0, null, null, null);
       default -> {
       }
     }
@@ -277,8 +283,10 @@ final class RunSpans {
     span.end(at);
   }
 
-  private void runFinished(Event.RunFinished f) {
-    Instant at = f.at();
+  /** This attempt ended (finished, or paused to wait for a person): every span still open ends with it. */
+  private void endRun(Instant at, String status, long inputTokens, long outputTokens, Double costUsd,
+      String errorCode, String message) {
+    ended = true;
     restarts.values().forEach(s -> s.end(at));
     nodes.values().forEach(s -> s.end(at));
     passes.values().forEach(s -> s.end(at));
@@ -290,15 +298,15 @@ final class RunSpans {
     if (run == null) {
       return;
     }
-    run.setAttribute(Attrs.RUN_STATUS, f.status());
-    run.setAttribute(Attrs.INPUT_TOKENS, f.inputTokens());
-    run.setAttribute(Attrs.OUTPUT_TOKENS, f.outputTokens());
-    if (f.costUsd() != null) {
-      run.setAttribute(Attrs.COST_USD, f.costUsd());
+    run.setAttribute(Attrs.RUN_STATUS, status);
+    if (inputTokens > 0 || outputTokens > 0) {
+      run.setAttribute(Attrs.INPUT_TOKENS, inputTokens);
+      run.setAttribute(Attrs.OUTPUT_TOKENS, outputTokens);
     }
-    if (f.errorCode() != null) {
-      fail(run, f.errorCode(), f.message());
+    if (costUsd != null) {
+      run.setAttribute(Attrs.COST_USD, costUsd);
     }
+    fail(run, errorCode, message);
     run.end(at);
     run = null;
   }
