@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The tracing pipeline configured by the standard {@code OTEL_*} environment variables, with the OpenTelemetry
  * SDK's autoconfiguration: {@code OTEL_EXPORTER_OTLP_ENDPOINT} (or {@code ..._TRACES_ENDPOINT}),
- * {@code OTEL_EXPORTER_OTLP_PROTOCOL} ({@code http/protobuf} or {@code grpc}), {@code OTEL_EXPORTER_OTLP_HEADERS},
+ * {@code OTEL_EXPORTER_OTLP_PROTOCOL} ({@code http/protobuf}, the default, or {@code grpc}), {@code OTEL_EXPORTER_OTLP_HEADERS},
  * {@code OTEL_SERVICE_NAME}, {@code OTEL_RESOURCE_ATTRIBUTES}, {@code OTEL_BSP_*} and the rest.
  *
  * <p>Off unless asked for: tracing starts only when {@code OTEL_TRACES_EXPORTER} names an exporter other than
@@ -81,6 +81,9 @@ public final class Tracing implements AutoCloseable {
     props.put("otel.metrics.exporter", "none");
     props.put("otel.logs.exporter", "none");
     props.put("otel.service.name", "loopflow");
+    // The OpenTelemetry specification's default, which the Java SDK's autoconfiguration does not follow (it
+    // defaults to grpc): an endpoint on port 4318 then just works.
+    props.put("otel.exporter.otlp.protocol", "http/protobuf");
     env.forEach((k, v) -> {
       if (k.startsWith("OTEL_")) {
         props.put(k.toLowerCase(Locale.ROOT).replace('_', '.'), v);
