@@ -9,6 +9,7 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.loopflow.testkit.PrometheusText;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,15 +35,15 @@ class MetricsTest {
         .build());
   }
 
-  Scrape scrape() {
-    return new Scrape(obs.prometheusText());
+  PrometheusText scrape() {
+    return new PrometheusText(obs.prometheusText());
   }
 
   @Test
   void aPipelineWithRestartsAndAValidationRetryShowsEachPipelineMetric() {
     RunResult r = run(WORKFLOWS.resolve("pipeline-restarts.yaml"));
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
-    Scrape s = scrape();
+    PrometheusText s = scrape();
     String wf = "workflow=\"pipeline-restarts\"";
 
     assertThat(s.type("workflow_iterations_executed")).isEqualTo("gauge");
@@ -81,7 +82,7 @@ class MetricsTest {
   void aRestartRefusedAtTheIterationLimitCountsAsMaxIterationsReached() {
     RunResult r = run(WORKFLOWS.resolve("pipeline-max-iterations.yaml"));
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
-    Scrape s = scrape();
+    PrometheusText s = scrape();
     String wf = "workflow=\"pipeline-max-iterations\"";
     assertThat(s.value("workflow_max_iterations_reached_total", wf)).isEqualTo(1);
     assertThat(s.value("workflow_restart_requests_rejected_total", wf)).isEqualTo(1);
@@ -93,7 +94,7 @@ class MetricsTest {
   void aStageThatNeverValidatesCountsOneValidationFailure() {
     RunResult r = run(WORKFLOWS.resolve("pipeline-invalid-output.yaml"));
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
-    Scrape s = scrape();
+    PrometheusText s = scrape();
     String wf = "workflow=\"pipeline-invalid-output\"";
     assertThat(s.value("workflow_validation_retries_total", wf)).isEqualTo(1);
     assertThat(s.value("workflow_validation_failures_total", wf)).isEqualTo(1);
@@ -106,7 +107,7 @@ class MetricsTest {
     RunResult r = run(WORKFLOWS.resolve("loop-with-retries.yaml"));
     assertThat(r.status()).as("%s", r.error()).isEqualTo(RunStatus.COMPLETED);
     assertThat(Files.exists(dir.resolve("marker-1"))).isTrue();
-    Scrape s = scrape();
+    PrometheusText s = scrape();
     String wf = "workflow=\"loop-with-retries\"";
     assertThat(s.value("loopflow_loop_iterations_total", wf, "kind=\"while_loop\"")).isEqualTo(2);
     assertThat(s.type("loopflow_node_duration_seconds")).isEqualTo("histogram");
@@ -126,7 +127,7 @@ class MetricsTest {
           "wf.yaml");
       engine.run(wf, small.instrument(wf, RunOptions.builder()).build());
     }
-    Scrape s = new Scrape(small.prometheusText());
+    PrometheusText s = new PrometheusText(small.prometheusText());
     assertThat(s.value("loopflow_runs_total", "workflow=\"wf-0\"")).isEqualTo(1);
     assertThat(s.value("loopflow_runs_total", "workflow=\"wf-2\"")).isEqualTo(1);
     assertThat(s.values("loopflow_runs_total", "workflow=\"wf-3\"")).isEmpty();

@@ -9,6 +9,7 @@ import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.observability.internal.Tracing;
 import dev.loopflow.testkit.OtlpReceiver;
+import dev.loopflow.testkit.PrometheusText;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,7 +44,7 @@ class OtlpExportTest {
       assertThat(otlp.utf8()).contains("workflow.iterative.execute", "workflow.stage.execute", "workflow.restart",
           "loopflow.loop.pass", "chat auto", "execute_tool request_restart", "gen_ai.provider.name",
           "loopflow-test", "no event table was found", r.runId());
-      assertThat(new Scrape(obs.prometheusText()).value("loopflow_otel_spans_dropped_total")).isZero();
+      assertThat(new PrometheusText(obs.prometheusText()).value("loopflow_otel_spans_dropped_total")).isZero();
     }
   }
 
@@ -61,7 +62,7 @@ class OtlpExportTest {
     var r = engine.run(wf, obs.instrument(wf, RunOptions.builder()).build());
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
     obs.close(Duration.ofSeconds(10));
-    assertThat(new Scrape(obs.prometheusText()).value("loopflow_otel_spans_dropped_total",
+    assertThat(new PrometheusText(obs.prometheusText()).value("loopflow_otel_spans_dropped_total",
         "reason=\"export_failed\"")).isGreaterThan(0);
   }
 
@@ -75,7 +76,7 @@ class OtlpExportTest {
       Workflow wf = engine.load(EXAMPLES.resolve("loop-while-counter.yaml"));
       var r = engine.run(wf, obs.instrument(wf, RunOptions.builder()).build());
       assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
-      assertThat(new Scrape(obs.prometheusText()).value("loopflow_otel_spans_dropped_total",
+      assertThat(new PrometheusText(obs.prometheusText()).value("loopflow_otel_spans_dropped_total",
           "reason=\"queue_full\"")).isGreaterThan(0);
       obs.close(Duration.ofSeconds(10));
     }

@@ -1,12 +1,15 @@
-package dev.loopflow.observability;
+package dev.loopflow.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** A Prometheus text-format page, read for tests: the type of each family and the value of each sample. */
-public record Scrape(String text) {
+/**
+ * A Prometheus text-format page (what {@code GET /metrics} serves), read for tests: the {@code # TYPE} of each
+ * family and the values of its samples, selected by labels.
+ */
+public record PrometheusText(String text) {
   private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? (\\S+)$");
 
   /** The {@code # TYPE} of the family {@code name}, or null. */
