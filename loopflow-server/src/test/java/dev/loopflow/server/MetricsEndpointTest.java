@@ -38,7 +38,8 @@ class MetricsEndpointTest {
     expected.forEach((name, status) -> {
       Path file = name.startsWith("pipeline-restart-tool") || name.equals("restart-graph")
           ? EXAMPLES.resolve(name + ".yaml") : WORKFLOWS.resolve(name + ".yaml");
-      ServerHarness.Response r = h.post("/api/runs", ServerHarness.map("source", read(file)));
+      h.workflow(name, read(file)); // a named workflow runs in the (temporary) workflows directory
+      ServerHarness.Response r = h.post("/api/runs", ServerHarness.map("workflow", name));
       assertThat(r.status()).as("%s", r).isEqualTo(201);
       h.awaitStatus(r.json().path("run_id").asText(), status);
     });
