@@ -29,6 +29,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class SpansTest {
   static final Path EXAMPLES = Path.of("..", "examples");
 
+  static final String GATE = """
+      name: gate
+      nodes:
+        - id: build
+          type: transform
+          template: built
+        - id: ask
+          approval: "Ship it?"
+        - id: ship
+          type: transform
+          template: shipped
+      """;
+
   InMemorySpanExporter exported;
   OpenTelemetrySdk otel;
   Observability obs;
@@ -197,18 +210,7 @@ class SpansTest {
 
   @Test
   void aResumedRunContinuesTheTraceOfItsFirstAttempt() throws Exception {
-    Workflow wf = engine.parse("""
-        name: gate
-        nodes:
-          - id: build
-            type: transform
-            template: built
-          - id: ask
-            approval: "Ship it?"
-          - id: ship
-            type: transform
-            template: shipped
-        """, "gate.yaml");
+    Workflow wf = engine.parse(GATE, "gate.yaml");
     RunResult paused = run(wf, RunOptions.builder());
     assertThat(paused.status()).isEqualTo(RunStatus.PAUSED);
     SpanData first = one("invoke_workflow gate");
@@ -226,6 +228,22 @@ class SpansTest {
     assertThat(str(second, "loopflow.run.resumed_from")).isEqualTo("paused");
     assertThat(spans()).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(first.getTraceId()));
     assertThat(named("loopflow.node")).extracting(s -> str(s, "loopflow.node.id")).contains("ship");
+  }
+
+  @Test
+  void aPauseAnsweredInTheSameProcessWithTheSameOptionsIsASecondRunSpanOfTheSameTrace() throws Exception {
+    Workflow wf = engine.parse(GATE, "gate.yaml");
+    RunOptions options = obs.instrument(wf, RunOptions.builder()).build();
+    RunResult paused = engine.run(wf, options);
+    assertThat(paused.status()).isEqualTo(RunStatus.PAUSED);
+    RunResult done = engine.resume(wf, paused.runId(), ResumeInput.approve("ok"), options, false).await();
+    assertThat(done.status()).isEqualTo(RunStatus.COMPLETED);
+    List<SpanData> runs = named("invoke_workflow gate");
+    assertThat(runs).hasSize(2);
+    assertThat(runs.get(1).getParentSpanId()).isEqualTo(runs.get(0).getSpanId());
+    assertThat(str(runs.get(0), "loopflow.run.status")).isEqualTo("paused");
+    assertThat(str(runs.get(1), "loopflow.run.status")).isEqualTo("completed");
+    assertThat(spans()).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(runs.get(0).getTraceId()));
   }
 
   @Test

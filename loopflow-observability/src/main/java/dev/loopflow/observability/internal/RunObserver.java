@@ -57,6 +57,9 @@ public final class RunObserver implements EventListener {
       if (e.ephemeral()) {
         return; // streamed text: nothing to trace, count or log
       }
+      if (e instanceof Event.RunResumed r) {
+        nextAttempt(r);
+      }
       if (spans != null) {
         spans.on(e);
       }
@@ -67,6 +70,16 @@ public final class RunObserver implements EventListener {
     } catch (RuntimeException ignored) {
       // observability must never change a run; a broken span or meter only loses that observation
     }
+  }
+
+  /** The same listener observes a run resumed in this process after a pause: a new attempt begins. */
+  private void nextAttempt(Event.RunResumed r) {
+    if (spans != null && spans.ended()) {
+      spans.nextAttempt(r.at());
+    }
+    counted = false;
+    maxIterationsReached = false;
+    restartIterations = -1;
   }
 
   /** The attempt ended with {@code status}: counted once, whatever its events were. */

@@ -43,6 +43,8 @@ final class RunSpans {
   private final RestartPolicy policy;
   private Span run;
   private boolean ended;
+  /** The first attempt's run span (this one's, or the journaled one a resume continues): later attempts hang under it. */
+  private SpanContext origin;
   private final Map<String, Span> nodes = new HashMap<>();
   private final Map<String, Span> loops = new HashMap<>();
   private final Map<String, Span> passes = new HashMap<>();
@@ -74,7 +76,21 @@ final class RunSpans {
       b.setAttribute("max_iterations", (long) policy.maxIterations());
     }
     run = b.startSpan();
+    origin = parent != null && parent.isValid() ? parent : run.getSpanContext();
     return run.getSpanContext();
+  }
+
+  /** Whether this attempt ended: a {@code run.resumed} that follows starts the next attempt's span. */
+  boolean ended() {
+    return ended;
+  }
+
+  /** The next attempt of the same run in this process (a pause answered at once): a new run span in the trace. */
+  void nextAttempt(Instant at) {
+    ended = false;
+    SpanContext first = origin;
+    startRun(first, at);
+    origin = first;
   }
 
   /** The run's id, known once the engine announces the run (it may choose the id itself). */

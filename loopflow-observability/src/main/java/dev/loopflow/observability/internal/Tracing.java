@@ -135,8 +135,10 @@ public final class Tracing implements AutoCloseable {
 
   /** Sends what is queued, waiting at most {@code max}, then stops the pipeline. */
   public void close(Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
     sdk.getSdkTracerProvider().shutdown().join(max.toMillis(), TimeUnit.MILLISECONDS);
-    sdk.getSdkMeterProvider().shutdown().join(max.toMillis(), TimeUnit.MILLISECONDS);
+    long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    sdk.getSdkMeterProvider().shutdown().join(left, TimeUnit.MILLISECONDS);
   }
 
   @Override
