@@ -135,7 +135,8 @@ public final class Observability implements AutoCloseable {
     if (tracer == null && meters == null) {
       return options;
     }
-    SpanContext parent = run == null || run.options() == null ? null : parseTraceParent(run.options().get(TRACE_PARENT_OPTION));
+    SpanContext parent = run == null || run.options() == null ? null
+        : parseTraceParent(run.options().get(TRACE_PARENT_OPTION));
     return options.listener(new RunObserver(workflow, tracer, meters, parent, clock.instant()));
   }
 

@@ -26,8 +26,8 @@ final class RunLog {
       case Event.RunStarted s -> line(LOG.atInfo(), e).addKeyValue("workflow", clean(s.workflow())).log("run started");
       case Event.RunResumed r -> line(LOG.atInfo(), e).addKeyValue("workflow", clean(r.workflow()))
           .addKeyValue("from", r.from()).log("run resumed");
-      case Event.RunPaused p -> line(LOG.atInfo(), e).addKeyValue("node", clean(p.node() == null ? "" : p.node().path()))
-          .log("run paused");
+      case Event.RunPaused p -> line(LOG.atInfo(), e)
+          .addKeyValue("node", clean(p.node() == null ? "" : p.node().path())).log("run paused");
       case Event.RunFinished f -> {
         LoggingEventBuilder b = line("completed".equals(f.status()) ? LOG.atInfo() : LOG.atWarn(), e)
             .addKeyValue("status", f.status());

@@ -43,7 +43,7 @@ final class RunSpans {
   private final RestartPolicy policy;
   private Span run;
   private boolean ended;
-  /** The first attempt's run span (this one's, or the journaled one a resume continues): later attempts hang under it. */
+  /** The first attempt's run span (this one's, or the journaled one a resume continues): later attempts' parent. */
   private SpanContext origin;
   private final Map<String, Span> nodes = new HashMap<>();
   private final Map<String, Span> loops = new HashMap<>();

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The tracing pipeline configured by the standard {@code OTEL_*} environment variables, with the OpenTelemetry
  * SDK's autoconfiguration: {@code OTEL_EXPORTER_OTLP_ENDPOINT} (or {@code ..._TRACES_ENDPOINT}),
- * {@code OTEL_EXPORTER_OTLP_PROTOCOL} ({@code http/protobuf}, the default, or {@code grpc}), {@code OTEL_EXPORTER_OTLP_HEADERS},
+ * {@code OTEL_EXPORTER_OTLP_PROTOCOL} ({@code http/protobuf}, the default, or {@code grpc}),
+ * {@code OTEL_EXPORTER_OTLP_HEADERS},
  * {@code OTEL_SERVICE_NAME}, {@code OTEL_RESOURCE_ATTRIBUTES}, {@code OTEL_BSP_*} and the rest.
  *
  * <p>Off unless asked for: tracing starts only when {@code OTEL_TRACES_EXPORTER} names an exporter other than

@@ -284,7 +284,7 @@ final class Recorder {
     return s.length() > 120 ? s.substring(0, 117) + "..." : s;
   }
 
-  /** The UTF-8 size of {@code s}, counted without encoding it (an unpaired surrogate counts as the 3 bytes of U+FFFD). */
+  /** The UTF-8 size of {@code s}, counted without encoding it (an unpaired surrogate counts as U+FFFD's 3 bytes). */
   static long utf8Bytes(String s) {
     long n = 0;
     for (int i = 0; i < s.length(); i++) {
