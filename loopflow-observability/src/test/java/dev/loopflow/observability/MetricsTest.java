@@ -134,6 +134,30 @@ class MetricsTest {
     assertThat(s.value("loopflow_runs_total", "workflow=\"other\"")).isEqualTo(3);
   }
 
+  static java.util.stream.Stream<String> hostileNames() {
+    return java.util.stream.Stream.of("quote\\\"} evil_metric 1", "back\\\\slash", "brace}{", "x".repeat(101),
+        "\u202e\u0000ctl", "# TYPE fake counter", "ünïcödé ✓", "{{ 7*7 }}");
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("hostileNames")
+  void aHostileWorkflowNameCannotForgeASeriesOrALine(String name) {
+    Workflow wf;
+    try {
+      wf = engine.parse("name: \"" + name + "\"\nnodes:\n  - id: a\n    type: transform\n    template: x\n",
+          "hostile.yaml");
+    } catch (dev.loopflow.core.WorkflowInvalidException e) {
+      return; // a name the loader refuses never reaches a label
+    }
+    engine.run(wf, obs.instrument(wf, RunOptions.builder()).build());
+    String text = obs.prometheusText();
+    PrometheusText s = new PrometheusText(text);
+    assertThat(s.value("loopflow_runs_total")).isEqualTo(1);
+    assertThat(s.values("evil_metric")).isEmpty();
+    assertThat(text.lines().filter(l -> l.startsWith("# TYPE fake"))).isEmpty();
+    assertThat(text.lines().filter(l -> l.startsWith("loopflow_runs_total"))).hasSize(1);
+  }
+
   @Test
   void noLabelCarriesARunIdOrAnInput() {
     Workflow wf = engine.load(WORKFLOWS.resolve("pipeline-restarts.yaml"));
