@@ -10,7 +10,9 @@ import java.util.regex.Pattern;
  * family and the values of its samples, selected by labels.
  */
 public record PrometheusText(String text) {
-  private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*\\})? (\\S+)$");
+  /** A sample line: name, labels (quoted values may hold any escaped character, braces too), value. */
+  private static final Pattern SAMPLE = Pattern.compile(
+      "^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?:[^\"}]|\"(?:[^\"\\\\]|\\\\.)*\")*\\})? (\\S+)$");
 
   /** The {@code # TYPE} of the family {@code name}, or null. */
   public String type(String name) {
