@@ -38,6 +38,14 @@ public final class RunMeters {
   private final BoundedLabels stages;
   private final BoundedLabels models;
   private final Map<String, AtomicLong> iterations = new ConcurrentHashMap<>();
+  /*
+   * The meters a tight loop touches once per pass and per node, kept by their labels: a registry lookup builds a
+   * meter id (and its tag list) every time. Bounded like the labels themselves (workflows × kinds × statuses).
+   */
+  private final Map<Key, Counter> passes = new ConcurrentHashMap<>();
+  private final Map<Key, Timer> nodes = new ConcurrentHashMap<>();
+
+  private record Key(String workflow, String kind, String status) {}
 
   public RunMeters(MeterRegistry registry, int maxLabelValues) {
     this.registry = registry;
@@ -75,14 +83,15 @@ public final class RunMeters {
   }
 
   void loopIteration(String workflow, String kind) {
-    Counter.builder("loopflow.loop.iterations").description("Loop passes started, by loop kind")
-        .tags(WORKFLOW, workflow, "kind", kind).register(registry).increment();
+    passes.computeIfAbsent(new Key(workflow, kind, ""), k -> Counter.builder("loopflow.loop.iterations")
+        .description("Loop passes started, by loop kind").tags(WORKFLOW, workflow, "kind", kind).register(registry))
+        .increment();
   }
 
   void node(String workflow, String kind, String status, long millis) {
-    Timer.builder("loopflow.node.duration").description("Node executions, by kind and outcome")
-        .serviceLevelObjectives(DURATION_BUCKETS)
-        .tags(WORKFLOW, workflow, "kind", kind, "status", status).register(registry)
+    nodes.computeIfAbsent(new Key(workflow, kind, status), k -> Timer.builder("loopflow.node.duration")
+        .description("Node executions, by kind and outcome").serviceLevelObjectives(DURATION_BUCKETS)
+        .tags(WORKFLOW, workflow, "kind", kind, "status", status).register(registry))
         .record(Duration.ofMillis(Math.max(0, millis)));
   }
 
