@@ -7,9 +7,11 @@ module dev.loopflow.cli {
   requires dev.loopflow.llm;
   requires dev.loopflow.store.jdbc;
   requires dev.loopflow.server;
+  requires dev.loopflow.observability;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires jdk.unsupported;
+  requires java.logging; // to quiet the OpenTelemetry SDK's export warnings on stderr
 
   opens dev.loopflow.cli to info.picocli;
 }

@@ -10,6 +10,7 @@
 module dev.loopflow.server {
   requires transitive dev.loopflow.core;
   requires dev.loopflow.llm;
+  requires transitive dev.loopflow.observability;
   requires io.javalin;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.util;

@@ -169,7 +169,8 @@ public class StoreWriteBenchmark {
       result.put("status", NodeStatus.COMPLETED.json());
       Instant finished = Instant.now();
       runStore.appendEvent(new Event.NodeCompleted(runId, ++seq, finished, pos, "llm", 1_350,
-          OUTPUT.substring(0, 117) + "...", USAGE.inputTokens(), USAGE.outputTokens(), USAGE.costUsd()));
+          OUTPUT.substring(0, 117) + "...", USAGE.inputTokens(), USAGE.outputTokens(), USAGE.costUsd(),
+          OUTPUT.length()));
       Map<String, Object> statePatch = new LinkedHashMap<>();
       statePatch.put("attempt", iteration);
       statePatch.put("last_status", "implemented");

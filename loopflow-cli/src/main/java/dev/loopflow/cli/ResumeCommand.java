@@ -149,8 +149,14 @@ final class ResumeCommand implements Callable<Integer> {
     }
     Support.mockWhenNoProvider(opts, wf, journaledMock || mockLlm || mockScript != null, Support.environment,
         execution.quiet ? null : err);
-    Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
-    return d.drive(o -> engine.resume(wf, runId, answer, o, true));
+    var tracing = Support.observability();
+    try {
+      tracing.instrumentResume(wf, rec, opts);
+      Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
+      return d.drive(o -> engine.resume(wf, runId, answer, o, true));
+    } finally {
+      tracing.close(Support.TRACE_FLUSH);
+    }
   }
 
   /** A refusal in this command's terms: which option answers what the run waits for. */

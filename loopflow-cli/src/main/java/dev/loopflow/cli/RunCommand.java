@@ -130,7 +130,13 @@ final class RunCommand implements Callable<Integer> {
     if (runId != null) {
       opts.runId(runId);
     }
-    Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
-    return d.drive(o -> engine.start(wf, o));
+    var tracing = Support.observability();
+    try {
+      tracing.instrument(wf, opts);
+      Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
+      return d.drive(o -> engine.start(wf, o));
+    } finally {
+      tracing.close(Support.TRACE_FLUSH);
+    }
   }
 }

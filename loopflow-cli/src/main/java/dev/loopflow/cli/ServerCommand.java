@@ -3,6 +3,7 @@ package dev.loopflow.cli;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.observability.Observability;
 import dev.loopflow.server.LoopflowServer;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -73,6 +74,15 @@ final class ServerCommand implements Callable<Integer> {
     }
   }
 
+  /** Metrics for {@code /metrics}, and tracing when the {@code OTEL_*} variables ask for it. */
+  private static Observability observability() {
+    try {
+      return Observability.fromEnvironment(Support.environment, Observability.prometheusRegistry());
+    } catch (IllegalArgumentException e) {
+      throw CliError.usage(e.getMessage(), e);
+    }
+  }
+
   private int serve(PrintWriter out, PrintWriter err) throws InterruptedException {
     String configured = token != null ? token : System.getenv(TOKEN_ENV);
     if (configured != null && configured.isBlank()) {
@@ -88,9 +98,10 @@ final class ServerCommand implements Callable<Integer> {
     }
     String t = configured != null ? configured : keptToken(Stores.home());
     Path dir = workflows != null ? workflows : Stores.home().resolve("workflows");
-    try (RunStore s = Stores.open(store)) {
+    try (RunStore s = Stores.open(store);
+        Observability observability = observability()) {
       LoopflowServer.Builder b = LoopflowServer.builder().store(s).workflowsDir(dir).token(t).host(host).port(port)
-          .maxBodyBytes(maxBody).log(line -> {
+          .maxBodyBytes(maxBody).observability(observability).log(line -> {
             err.println(line);
             err.flush();
           });

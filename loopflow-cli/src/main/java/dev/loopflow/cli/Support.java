@@ -148,6 +148,32 @@ final class Support {
   }
 
   /**
+   * The OpenTelemetry SDK reports an export it could not deliver through java.util.logging, with a stack trace, on
+   * stderr; the command line stays quiet about it (a run never depends on its collector). Held here so the level
+   * is not lost when the logger is collected.
+   */
+  private static final java.util.logging.Logger OTEL_LOG = java.util.logging.Logger.getLogger("io.opentelemetry");
+
+  /**
+   * Tracing as the {@code OTEL_*} variables configure it (off when none asks for it; the command line keeps no
+   * metrics: it has no endpoint). Close it when the run ends: it sends the spans still queued, waiting at most
+   * {@link #TRACE_FLUSH}.
+   *
+   * @throws CliError (usage) when the variables are set but invalid
+   */
+  static dev.loopflow.observability.Observability observability() {
+    OTEL_LOG.setLevel(java.util.logging.Level.OFF);
+    try {
+      return dev.loopflow.observability.Observability.fromEnvironment(environment, null);
+    } catch (IllegalArgumentException e) {
+      throw CliError.usage(e.getMessage(), e);
+    }
+  }
+
+  /** How long a command waits at its end for queued spans to leave: a collector that is down cannot hold it longer. */
+  static final java.time.Duration TRACE_FLUSH = java.time.Duration.ofSeconds(2);
+
+  /**
    * The environment the commands read provider variables from: the process's, replaced only by tests that must
    * behave as on a machine with no provider configured whatever the developer's shell exports.
    */

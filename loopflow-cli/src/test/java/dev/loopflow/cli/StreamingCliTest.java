@@ -195,7 +195,7 @@ class StreamingCliTest {
     // Header, ask, its text, after, footer; then only the clear-below.
     assertThat(frame.lines().toList()).hasSize(6).last().isEqualTo("\033[J");
 
-    live.onEvent(new Event.NodeCompleted("r", 2, t, ask, "llm", 5, "", 1, 1, null));
+    live.onEvent(new Event.NodeCompleted("r", 2, t, ask, "llm", 5, "", 1, 1, null, 0));
     String done = lastFrame(screen.toString());
     assertThat(done.lines().filter(l -> l.startsWith("\033[2K    "))).isEmpty();
     assertThat(screen.toString()).contains("\033[5F\033[2K" + "NODE"); // moved up over the 5-line frame

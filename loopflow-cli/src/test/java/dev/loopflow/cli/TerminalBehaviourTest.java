@@ -50,7 +50,7 @@ class TerminalBehaviourTest {
     live.onEvent(new Event.NodeStarted("r", 1, t, fix, "loop_group", 1));
     live.onEvent(new Event.LoopIteration("r", 2, t, fix, "loop_group", 2, 1, 3, 3, "", null));
     live.onEvent(new Event.NodeStarted("r", 3, t, work1, "shell", 1));
-    live.onEvent(new Event.NodeCompleted("r", 4, t.plusMillis(5), work2, "shell", 5, "DONE", 10, 20, 0.0012));
+    live.onEvent(new Event.NodeCompleted("r", 4, t.plusMillis(5), work2, "shell", 5, "DONE", 10, 20, 0.0012, 4));
     String screen = out.toString();
     // Every redraw after the first moves the cursor back over the previous frame (header, fix, fix.work, after,
     // footer) instead of scrolling.

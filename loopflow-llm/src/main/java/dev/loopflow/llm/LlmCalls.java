@@ -83,6 +83,7 @@ final class LlmCalls {
       long out;
       int attempts = 1;
       String model = spec.model();
+      String finishReason;
       List<ToolCall> calls;
       if (mock) {
         // The mock reports its script's token counts and ignores max_tokens, so a script can play a provider that
@@ -100,6 +101,8 @@ final class LlmCalls {
         in = a.inputTokens();
         out = a.outputTokens();
         calls = a.toolCalls();
+        // The mock's reply always ends by its own choice: it asked for tools or it answered.
+        finishReason = calls.isEmpty() ? "stop" : "tool_calls";
         if (stream) {
           MockLlm.chunks(text).forEach(ctx::streamed);
         }
@@ -138,6 +141,7 @@ final class LlmCalls {
         out = reply.outputTokens();
         attempts = reply.attempts();
         calls = reply.toolCalls();
+        finishReason = reply.finishReason();
         if (reply.model() != null && !reply.model().isBlank()) {
           model = reply.model();
         }
@@ -148,7 +152,7 @@ final class LlmCalls {
       // The mock is free (a known zero); an unpriced real model stays null, never 0.
       Double cost = price == null ? null : price.cost(in, out).doubleValue();
       reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
-          (System.nanoTime() - t0) / 1_000_000));
+          (System.nanoTime() - t0) / 1_000_000, spec.model(), finishReason));
       return new Result(text, provider, model, in, out, cost, mock, calls);
     } finally {
       // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its

@@ -1,6 +1,7 @@
 package dev.loopflow.server;
 
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.observability.Observability;
 import dev.loopflow.server.internal.HttpApi;
 import dev.loopflow.server.internal.Settings;
 import java.net.InetAddress;
@@ -14,7 +15,8 @@ import java.util.function.Consumer;
 
 /**
  * The loopflow HTTP server: the JSON API under {@code /api} (every call needs {@code Authorization: Bearer TOKEN}),
- * live run events as server-sent events, and the web UI's pages. Runs started or resumed through it execute in this
+ * live run events as server-sent events, the run metrics in the Prometheus text format at {@code /metrics} (with the
+ * same token), and the web UI's pages. Runs started or resumed through it execute in this
  * process with the same engine as the command line, journaled to the given store; runs in the store that another
  * process executes are listed, shown, streamed and acted on the same way.
  *
@@ -118,6 +120,7 @@ public final class LoopflowServer implements AutoCloseable {
     private final Map<String, String> environment = new LinkedHashMap<>();
     private final Map<String, Object> runOptions = new LinkedHashMap<>();
     private Consumer<String> log = line -> System.err.println(line);
+    private Observability observability;
     private boolean built;
 
     private Builder() {}
@@ -185,6 +188,16 @@ public final class LoopflowServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The traces and metrics of the runs this server executes (see {@link Observability}); {@code GET /metrics}
+     * serves its metrics when they are kept in {@link Observability#prometheusRegistry()}. Default: metrics in a
+     * Prometheus registry of this server's own, no tracing. The caller closes what it passes.
+     */
+    public Builder observability(Observability o) {
+      unsealed().observability = Objects.requireNonNull(o, "observability");
+      return this;
+    }
+
     /** Where the server writes what no response carries (an internal error's details); default stderr. */
     public Builder log(Consumer<String> sink) {
       unsealed().log = Objects.requireNonNull(sink, "log");
@@ -226,7 +239,8 @@ public final class LoopflowServer implements AutoCloseable {
       built = true;
       return new LoopflowServer(new Settings(store, workflowsDir, token, host.strip(), port, maxBodyBytes, heartbeat,
           Map.copyOf(environment), java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
-          streamQueue, log, LoopflowServer.class.getClassLoader()));
+          streamQueue, log, LoopflowServer.class.getClassLoader(), observability != null ? observability
+              : Observability.builder().meterRegistry(Observability.prometheusRegistry()).build()));
     }
 
     private Builder unsealed() {

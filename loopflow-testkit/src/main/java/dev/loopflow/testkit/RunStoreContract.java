@@ -187,7 +187,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     List<Event> events = List.of(
         new Event.RunStarted(id, 1, T0, "review", Map.of("topic", "loops")),
         new Event.LoopIteration(id, 2, T0, NodePosition.top("fix"), "loop", 1, 0, 3, 3, "draft", null),
-        new Event.NodeCompleted(id, 3, T0, nested("implement", 1, 1), "llm", 40, "text", 120, 30, 0.0042),
+        new Event.NodeCompleted(id, 3, T0, nested("implement", 1, 1), "llm", 40, "text", 120, 30, 0.0042, 4),
         new Event.LoopIterate(id, 4, T0, NodePosition.top("review"), "review", "write", 1, 3),
         new Event.RunFinished(id, 5, T0, "completed", null, null, 120, 30, null, 1));
     events.forEach(store::appendEvent);

@@ -120,7 +120,7 @@ public final class LoopflowRunner {
   }
 
   /** The Java API's counter: one handler kind whose program returns {@code count + 1} as a state patch. */
-  static final NodeHandler INCREMENT = handler("bench.increment", NodeProgram.inline(ctx -> {
+  public static final NodeHandler INCREMENT = handler("bench.increment", NodeProgram.inline(ctx -> {
     Map<?, ?> state = (Map<?, ?>) ctx.scope().get("state");
     long count = ((Number) state.get("count")).longValue();
     return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
@@ -145,7 +145,7 @@ public final class LoopflowRunner {
     };
   }
 
-  static String w1(boolean api) {
+  public static String w1(boolean api) {
     return W1_YAML.formatted(api ? "type: bench.increment" : "run: return { count = state.count + 1 }");
   }
 

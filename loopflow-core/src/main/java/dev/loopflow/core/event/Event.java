@@ -59,8 +59,12 @@ public sealed interface Event {
     }
   }
 
+  /**
+   * A node completed. {@code outputBytes} is the size in UTF-8 bytes of its whole output as text (masked, as the
+   * preview is cut from), 0 for none; events journaled before it existed read back as 0.
+   */
   record NodeCompleted(String runId, long seq, Instant at, NodePosition node, String kind, long durationMillis,
-      String outputPreview, long inputTokens, long outputTokens, Double costUsd) implements Event {
+      String outputPreview, long inputTokens, long outputTokens, Double costUsd, long outputBytes) implements Event {
     public String type() {
       return "node.completed";
     }
@@ -99,9 +103,15 @@ public sealed interface Event {
     }
   }
 
+  /**
+   * One finished LLM call. {@code model} is the model that answered (as the provider names it), {@code requestModel}
+   * the one asked for; {@code finishReason} is why the reply ended ({@code stop}, {@code length},
+   * {@code tool_calls}, {@code content_filter}, ...), null when the provider did not say. Both are null in events
+   * journaled before they existed.
+   */
   record LlmCalled(String runId, long seq, Instant at, NodePosition node, String provider, String model,
-      long inputTokens, long outputTokens, Double costUsd, boolean mock, int attempts, long durationMillis)
-      implements Event {
+      long inputTokens, long outputTokens, Double costUsd, boolean mock, int attempts, long durationMillis,
+      String requestModel, String finishReason) implements Event {
     public String type() {
       return "llm.call";
     }

@@ -455,7 +455,8 @@ public final class Redactor {
       case Event.NodeCancelled x -> dirty(x.node(), x.runId(), x.kind());
       case Event.NodeRetrying x -> dirty(x.node(), x.runId(), x.kind(), x.message());
       case Event.RouterSelected x -> dirty(x.node(), x.runId(), x.branch());
-      case Event.LlmCalled x -> dirty(x.node(), x.runId(), x.provider(), x.model());
+      case Event.LlmCalled x -> dirty(x.node(), x.runId(), x.provider(), x.model(), x.requestModel(),
+          x.finishReason());
       case Event.LoopStarted x -> dirty(x.node(), x.runId(), x.construct());
       case Event.LoopIteration x -> dirty(x.node(), x.runId(), x.construct(), x.inputPreview());
       case Event.LoopIterate x -> dirty(x.node(), x.runId(), x.edgeFrom(), x.edgeTo());

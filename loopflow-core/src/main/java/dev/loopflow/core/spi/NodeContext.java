@@ -195,9 +195,18 @@ public interface NodeContext {
     void cancel();
   }
 
-  /** One finished LLM call, as the engine journals it. */
+  /**
+   * One finished LLM call, as the engine journals it. {@code model} is the model that answered, {@code requestModel}
+   * the one asked for (null: the same); {@code finishReason} why the reply ended, null when unknown.
+   */
   record LlmCall(String provider, String model, long inputTokens, long outputTokens, Double costUsd, boolean mock,
-      int attempts, long durationMillis) {}
+      int attempts, long durationMillis, String requestModel, String finishReason) {
+    /** A call whose requested model is the one that answered and whose finish reason is unknown. */
+    public LlmCall(String provider, String model, long inputTokens, long outputTokens, Double costUsd, boolean mock,
+        int attempts, long durationMillis) {
+      this(provider, model, inputTokens, outputTokens, costUsd, mock, attempts, durationMillis, null, null);
+    }
+  }
 
   /** A thread-safe growing list of chat turns. */
   interface Conversation {

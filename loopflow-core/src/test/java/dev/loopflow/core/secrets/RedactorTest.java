@@ -85,7 +85,7 @@ class RedactorTest {
     Map<String, Object> m = Map.of("a", List.of("x", Map.of("b", 1)));
     assertThat(r.value(m)).isSameAs(m);
     Event e = new Event.NodeCompleted("run_1", 1, Instant.EPOCH, NodePosition.top("n"), "shell", 1, "fine", 0, 0,
-        null);
+        null, 4);
     assertThat(r.event(e)).isSameAs(e);
   }
 
@@ -93,7 +93,7 @@ class RedactorTest {
   void previewsAndMessagesOfEventsAreMaskedByValue_bugPreviewsCarrySecrets() {
     Redactor r = Redactor.of(List.of(SECRET));
     Event completed = new Event.NodeCompleted("run_1", 1, Instant.EPOCH, NodePosition.top("n"), "shell", 1,
-        "got " + SECRET, 0, 0, null);
+        "got " + SECRET, 0, 0, null, 10);
     Event failed = new Event.NodeFailed("run_1", 2, Instant.EPOCH, NodePosition.top("n"), "shell", 1,
         "node_failed", "command exited with status 1: " + SECRET, false);
     Event started = new Event.RunStarted("run_1", 3, Instant.EPOCH, "wf", Map.of(SECRET, SECRET));

@@ -14,9 +14,11 @@ import java.util.List;
  * @param attempts     how many HTTP attempts the call took, 1 when no retry was needed
  * @param toolCalls    the tool calls the model asked for, in its order; empty when it answered (always empty when
  *                     the call offered no tools)
+ * @param finishReason why the reply ended, in the OpenTelemetry GenAI vocabulary: {@code stop}, {@code length},
+ *                     {@code tool_calls}, {@code content_filter} or {@code other}; null when the provider did not say
  */
 public record ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts,
-        List<ToolCall> toolCalls) {
+        List<ToolCall> toolCalls, String finishReason) {
 
     public ChatReply {
         if (text == null) {
@@ -34,7 +36,13 @@ public record ChatReply(String text, long inputTokens, long outputTokens, String
         toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
     }
 
-    /** A reply with no tool calls. */
+    /** A reply whose finish reason is unknown. */
+    public ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts,
+            List<ToolCall> toolCalls) {
+        this(text, inputTokens, outputTokens, model, provider, attempts, toolCalls, null);
+    }
+
+    /** A reply with no tool calls and an unknown finish reason. */
     public ChatReply(String text, long inputTokens, long outputTokens, String model, String provider, int attempts) {
         this(text, inputTokens, outputTokens, model, provider, attempts, List.of());
     }

@@ -156,7 +156,22 @@ final class LangChainChatClient implements ChatClient {
                 response.modelName() != null ? response.modelName() : call.model(),
                 settings.provider().id(),
                 attempts,
-                calls);
+                calls,
+                finishReason(response.finishReason()));
+    }
+
+    /** LangChain4j's finish reason under the name the OpenTelemetry GenAI conventions give it; null when absent. */
+    static String finishReason(dev.langchain4j.model.output.FinishReason reason) {
+        if (reason == null) {
+            return null;
+        }
+        return switch (reason) {
+            case STOP -> "stop";
+            case LENGTH -> "length";
+            case TOOL_EXECUTION -> "tool_calls";
+            case CONTENT_FILTER -> "content_filter";
+            case OTHER -> "other";
+        };
     }
 
     /**

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Map;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -76,7 +77,7 @@ class AnthropicChatClientTest {
 
         ChatReply reply = client.chat(ChatCall.of("claude-3-5-haiku-latest", "Sum 2+2"));
 
-        assertThat(reply).isEqualTo(new ChatReply("4", 25, 2, "claude-3-5-haiku-latest", "anthropic", 1));
+        assertThat(reply).isEqualTo(new ChatReply("4", 25, 2, "claude-3-5-haiku-latest", "anthropic", 1, List.of(), "stop"));
     }
 
     @Test

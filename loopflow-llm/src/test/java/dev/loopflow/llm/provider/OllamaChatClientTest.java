@@ -11,6 +11,7 @@ import dev.loopflow.testkit.RecordedRequest;
 import dev.loopflow.testkit.Reply;
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,7 +60,7 @@ class OllamaChatClientTest {
 
         ChatReply reply = client.chat(ChatCall.of("llama3.2", "Sum 2+2"));
 
-        assertThat(reply).isEqualTo(new ChatReply("4", 30, 2, "llama3.2", "ollama", 1));
+        assertThat(reply).isEqualTo(new ChatReply("4", 30, 2, "llama3.2", "ollama", 1, List.of(), "stop"));
     }
 
     @Test

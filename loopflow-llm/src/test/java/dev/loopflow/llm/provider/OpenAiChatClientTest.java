@@ -11,6 +11,7 @@ import dev.loopflow.testkit.RecordedRequest;
 import dev.loopflow.testkit.Reply;
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +65,7 @@ class OpenAiChatClientTest {
 
         ChatReply reply = client.chat(ChatCall.of("gpt-4o-mini", "Sum 2+2"));
 
-        assertThat(reply).isEqualTo(new ChatReply("4", 17, 1, "gpt-4o-mini", "openai", 1));
+        assertThat(reply).isEqualTo(new ChatReply("4", 17, 1, "gpt-4o-mini", "openai", 1, List.of(), "stop"));
         assertThat(reply.totalTokens()).isEqualTo(18);
     }
 

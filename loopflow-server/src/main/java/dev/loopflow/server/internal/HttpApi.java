@@ -5,6 +5,7 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.observability.Observability;
 import io.javalin.Javalin;
 import io.javalin.compression.CompressionStrategy;
 import io.javalin.http.Context;
@@ -30,6 +31,8 @@ public final class HttpApi implements AutoCloseable {
   private final Loopflow engine;
   private final LocalRuns runs;
   private final Auth auth;
+  /** The path of the Prometheus page. */
+  static final String METRICS = "/metrics";
   private final UiBundle ui;
   private final Javalin app;
   private volatile boolean stopping;
@@ -50,7 +53,7 @@ public final class HttpApi implements AutoCloseable {
     env.putAll(settings.environment());
     SseFrames frames = new SseFrames(Redactor.ofEnvironment(env));
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
-        frames);
+        frames, settings.observability());
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     CatalogRoutes catalogRoutes = new CatalogRoutes(engine);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
@@ -89,6 +92,7 @@ public final class HttpApi implements AutoCloseable {
       health.put("status", "ok");
       health.put("version", version);
       config.routes.get("/api/health", ctx -> json(ctx, 200, health));
+      config.routes.get(METRICS, this::metrics);
       config.routes.post("/api/validate", guard(workflowRoutes::validate));
       config.routes.get("/api/schema", guard(workflowRoutes::schema));
       config.routes.get("/api/node-kinds", guard(catalogRoutes::nodeKinds));
@@ -167,9 +171,13 @@ public final class HttpApi implements AutoCloseable {
     ctx.header("X-Frame-Options", "DENY");
   }
 
-  /** Every {@code /api} path needs the token, whether or not a route exists for it. */
+  /**
+   * Every {@code /api} path needs the token, whether or not a route exists for it, and so does {@code /metrics}:
+   * run counts, workflow names and costs are not for anyone who can reach the port. A Prometheus server sends it
+   * with {@code authorization: {credentials_file: ...}} in its scrape configuration.
+   */
   private void authenticate(Context ctx) {
-    if (!ctx.path().startsWith("/api")) {
+    if (!ctx.path().startsWith("/api") && !ctx.path().equals(METRICS)) {
       return;
     }
     ctx.header("Cache-Control", "no-store");
@@ -178,6 +186,14 @@ public final class HttpApi implements AutoCloseable {
       ctx.header("WWW-Authenticate", "Bearer realm=\"loopflow\"");
       throw ApiError.of(ErrorTable.Kind.UNAUTHORIZED, refusal);
     }
+  }
+
+  /** The run metrics in the Prometheus text format; 404 when the server keeps none. */
+  private void metrics(Context ctx) {
+    if (!settings.observability().servesPrometheus()) {
+      throw ApiError.of(ErrorTable.Kind.NOT_FOUND, "this server keeps no metrics");
+    }
+    ctx.status(200).contentType(Observability.PROMETHEUS_CONTENT_TYPE).result(settings.observability().prometheusText());
   }
 
   /** A body announced as larger than the limit is refused before a byte of it is read. */

@@ -5,6 +5,7 @@ import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.observability.Observability;
 import dev.loopflow.llm.LlmHandler;
 import dev.loopflow.llm.MockScripts;
 import java.nio.file.Path;
@@ -34,6 +35,7 @@ final class LocalRuns implements AutoCloseable {
   private final Map<String, Object> runOptions;
   private final int queueCapacity;
   private final SseFrames frames;
+  private final Observability observability;
   private final Map<String, Execution> executing = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
@@ -41,8 +43,9 @@ final class LocalRuns implements AutoCloseable {
   record Execution(RunHandle handle, RunFeed feed) {}
 
   LocalRuns(Loopflow engine, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-      SseFrames frames) {
+      SseFrames frames, Observability observability) {
     this.engine = engine;
+    this.observability = observability;
     this.environment = environment;
     this.runOptions = runOptions;
     this.queueCapacity = queueCapacity;
@@ -66,15 +69,16 @@ final class LocalRuns implements AutoCloseable {
     if (engine.store().findRun(runId).isPresent()) {
       throw ApiError.of(ErrorTable.Kind.CONFLICT, "a run with id '" + runId + "' is already in the store");
     }
-    return execute(runId, wf, false, feed -> engine.start(wf, options(wf, false, feed, workingDirectory)
-        .runId(runId).inputs(inputs).build()));
+    return execute(runId, wf, false, feed -> engine.start(wf, observability.instrument(wf,
+        options(wf, false, feed, workingDirectory).runId(runId).inputs(inputs)).build()));
   }
 
   /** Resumes a journaled run in this process; throws the engine's errors (busy, not resumable, wrong answer). */
   synchronized RunHandle resume(Workflow wf, String runId, ResumeInput answer, boolean journaledMock,
       Path workingDirectory) {
     return execute(runId, wf, journaledMock, feed -> engine.resume(wf, runId, answer,
-        options(wf, journaledMock, feed, workingDirectory).build(), false));
+        observability.instrumentResume(wf, engine.store().findRun(runId).orElse(null),
+            options(wf, journaledMock, feed, workingDirectory)).build(), false));
   }
 
   private RunHandle execute(String runId, Workflow wf, boolean journaledMock, Function<RunFeed, RunHandle> start) {

@@ -41,7 +41,8 @@ class UiBundleTest {
     Files.writeString(tmp.resolve("secret.txt"), "TOP-SECRET");
     loader = new URLClassLoader(new URL[] {bundle.toUri().toURL()}, null);
     api = new HttpApi(new Settings(RunStore.inMemory(), tmp.resolve("workflows"), "t0ken", "127.0.0.1", 0, 1 << 20,
-        Duration.ofSeconds(15), Map.of(), Map.of(), 64, line -> {}, loader));
+        Duration.ofSeconds(15), Map.of(), Map.of(), 64, line -> {}, loader,
+        dev.loopflow.observability.Observability.off()));
     api.start();
   }
 

@@ -145,7 +145,8 @@ final class NodeContextImpl implements NodeContext {
           count(u);
           ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
               call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
-              call.durationMillis()));
+              call.durationMillis(), call.requestModel() == null ? call.model() : call.requestModel(),
+              call.finishReason()));
           if (over != null) {
             throw over;
           }

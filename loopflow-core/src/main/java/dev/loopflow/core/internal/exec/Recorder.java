@@ -58,11 +58,12 @@ final class Recorder {
     Map<String, Object> result = shaped.result();
     NodeResults.putStatus(result, NodeStatus.COMPLETED);
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
+    String shown = shown(shaped.output());
     synchronized (ctx.commits) {
       ctx.state.complete(frame, node.id(), result, shaped.statePatch(), node.stateKey(),
           RunState.stateValue(node, result), NodeStatus.COMPLETED);
       ctx.bus.publish((seq, at) -> new Event.NodeCompleted(ctx.runId, seq, at, pos, node.kind(), ms,
-          preview(shaped.output()), usage.inputTokens(), usage.outputTokens(), usage.costUsd()));
+          cut(shown), usage.inputTokens(), usage.outputTokens(), usage.costUsd(), utf8Bytes(shown)));
       if (journal) {
         // A loop's row carries none of its passes' spending: those are journaled by the passes' own nodes.
         journal(node, pos, NodeStatus.COMPLETED, attempt, started, rendered, result,
@@ -270,11 +271,36 @@ final class Recorder {
    * longer be recognised.
    */
   String preview(Object value) {
-    if (value == null) {
-      return "";
-    }
-    String s = Values.text(ctx.redactor.value(value)).replace('\n', ' ');
+    return cut(shown(value));
+  }
+
+  /** The whole masked text of a value, which a preview is cut from and an output's size is measured on. */
+  private String shown(Object value) {
+    return value == null ? "" : Values.text(ctx.redactor.value(value));
+  }
+
+  private static String cut(String text) {
+    String s = text.replace('\n', ' ');
     return s.length() > 120 ? s.substring(0, 117) + "..." : s;
+  }
+
+  /** The UTF-8 size of {@code s}, counted without encoding it (an unpaired surrogate counts as U+FFFD's 3 bytes). */
+  static long utf8Bytes(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x80) {
+        n += 1;
+      } else if (c < 0x800) {
+        n += 2;
+      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        n += 4;
+        i++;
+      } else {
+        n += 3;
+      }
+    }
+    return n;
   }
 
   static Map<String, Object> errorMap(String code, String message) {
