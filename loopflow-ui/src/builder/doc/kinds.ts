@@ -74,7 +74,7 @@ export const PALETTE: PaletteEntry[] = [
     group: 'LOGIC',
     kind: 'loop',
     label: 'Loop',
-    idBase: 'loop',
+    idBase: 'repeat',
     starter: { type: 'loop', maxIterations: 5, exitCondition: 'max_iterations', feedbackMode: 'replace' },
   },
   { group: 'LOGIC', kind: 'exit', label: 'Exit', idBase: 'exit', starter: { type: 'exit' } },

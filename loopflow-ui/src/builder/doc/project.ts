@@ -28,7 +28,7 @@ export function project(doc: WorkflowDoc): Projection {
     projectPipeline(doc, pipeline, out);
   } else {
     level(doc, doc.nodes, [], '', null, out);
-    restartEdges(doc, out, restartPolicy(doc));
+    restartEdges(out, restartPolicy(doc));
   }
   if (out.edges.some((e) => e.from === START)) out.nodes.unshift({ key: START, id: START, title: 'start', kind: null, parent: null, role: 'start' });
   if (out.edges.some((e) => e.to === END)) out.nodes.push({ key: END, id: END, title: 'end', kind: null, parent: null, role: 'end' });
@@ -232,7 +232,7 @@ function restartPolicy(doc: WorkflowDoc, holder?: YAMLMap | null): Policy | null
   };
 }
 
-function restartEdges(doc: WorkflowDoc, out: Projection, p: Policy | null): void {
+function restartEdges(out: Projection, p: Policy | null): void {
   if (!p) return;
   out.restart = { enabled: p.enabled, targets: [], triggers: [], max_iterations: p.max, path: 'restart' };
   if (!p.enabled) return;
@@ -268,5 +268,5 @@ function projectPipeline(doc: WorkflowDoc, p: { stages: string[]; iterative: YAM
   });
   const policy = restartPolicy(doc, p.iterative) ?? { enabled: false, max: num(valueOf(p.iterative, 'max_iterations')) ?? 3, triggers: [], targets: [] };
   policy.max = num(valueOf(p.iterative, 'max_iterations')) ?? 3;
-  restartEdges(doc, out, policy);
+  restartEdges(out, policy);
 }

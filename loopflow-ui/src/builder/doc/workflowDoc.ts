@@ -474,8 +474,13 @@ export class WorkflowDoc {
   private removeItemSplice(list: YAMLSeq, i: number): Splice {
     const item = list.items[i] as YNode;
     if (list.items.length === 1) {
-      // an empty list: written as [] so the key keeps meaning "none"
-      return { start: list.range![0], end: list.range![1], text: '[]' };
+      // an empty list: written as [] so the key keeps meaning "none"; a block list's [] goes behind its key
+      const start = list.range![0];
+      const end = list.flow ? list.range![1] : lineEndExcl(this.text, Math.max(item.range![1] - 1, item.range![0]));
+      const before = this.text.slice(0, start);
+      const keyEnd = before.trimEnd().length;
+      if (!list.flow && before.slice(keyEnd).trim() === '' && before[keyEnd - 1] === ':') return { start: keyEnd, end, text: ' []' };
+      return { start, end, text: '[]' };
     }
     const end = item.range![1];
     if (list.flow) {
@@ -553,9 +558,9 @@ export class WorkflowDoc {
       const level = this.level(path) ?? [];
       const isEnd = (x: string) => (path.length === 0 && (x === '__start__' || x === '__end__')) || level.some((n) => n.id === x);
       if (!isEnd(from) || !isEnd(to)) refuse(`'${from}' and '${to}' are not nodes of the same list`);
-      if (this.edges(path).some((e) => e.from === from && e.to === to && e.source !== 'order' && e.loop === (loopMax !== null)))
-        refuse(`'${from}' already leads to '${to}'`);
       const doc = this.materializeOrder(path);
+      // connecting what is already connected changes nothing (listed order written down counts as connected)
+      if (doc.edges(path).some((e) => e.from === from && e.to === to && e.loop === (loopMax !== null))) return { ok: true, doc };
       return { ok: true, doc: doc.addDependency(path, from, to, loopMax) };
     });
   }
