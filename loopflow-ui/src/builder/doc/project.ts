@@ -14,11 +14,17 @@ const END = '__end__';
 export interface Projection extends RunGraph {
   nodes: GraphNode[];
   containers: GraphContainer[];
-  edges: GraphEdge[];
+  edges: ProjectedEdge[];
   /** graph key → the document node it draws (absent for start, end and a loop_group's pass steps) */
   docNodes: Map<string, { path: string[]; id: string }>;
   /** container key → the container node's path and id, for nested bodies (drop targets) */
   bodies: Map<string, { path: string[]; id: string }>;
+}
+
+/** An edge, and for the ones the file states: how (edges item, depends_on, listed order) and in which list. */
+export interface ProjectedEdge extends GraphEdge {
+  origin?: DocEdge['source'];
+  list?: string[];
 }
 
 export function project(doc: WorkflowDoc): Projection {
@@ -184,9 +190,10 @@ function level(doc: WorkflowDoc, nodes: DocNode[], path: string[], prefix: strin
     if (e.from === START && path.length > 0) continue;
     const from = e.from === START ? START : prefix + e.from;
     const to = e.to === END ? END : prefix + e.to;
-    if (e.loop) out.edges.push({ from, to, label: e.when, kind: 'loop_back', max: e.max });
-    else if (e.branch !== null) out.edges.push({ from, to, label: e.branch, kind: 'branch', max: null });
-    else out.edges.push({ from, to, label: e.when, kind: 'next', max: null });
+    const stated = { origin: e.source, list: path };
+    if (e.loop) out.edges.push({ from, to, label: e.when, kind: 'loop_back', max: e.max, ...stated });
+    else if (e.branch !== null) out.edges.push({ from, to, label: e.branch, kind: 'branch', max: null, ...stated });
+    else out.edges.push({ from, to, label: e.when, kind: 'next', max: null, ...stated });
   }
 }
 
