@@ -35,6 +35,9 @@ export interface NodeKindDescription {
   fields: FieldDescription[];
   oneRequired: string[][];
   atMostOne: string[][];
+  /** The fields a template reads from this kind's result (`status`, `output`, `error` and the kind's own, e.g.
+   *  `stdout`, `text`), as loading checks them; null when the kind leaves them unchecked. */
+  results?: string[] | null;
 }
 
 /** Everything GET /api/node-kinds answers. */
@@ -42,6 +45,20 @@ export interface NodeKindCatalog {
   /** Fields every node takes (id, type, depends_on, when, ...). */
   common: FieldDescription[];
   kinds: NodeKindDescription[];
+  /** What a node id must match (a JavaScript and Java regular expression, anchored). */
+  idPattern?: string;
+  /** Ids no node may have. */
+  reservedIds?: string[];
+  /** What a DURATION written as text must match (a bare number is seconds). */
+  durationPattern?: string;
+  /** Other names `type:` accepts and the kind each stands for (`bash` → `shell`). */
+  typeAliases?: Record<string, string>;
+  /** Shorthand keys and the kind each implies (`prompt` → `llm`), in the order the loader tries them. */
+  shorthands?: Record<string, string>;
+  /** The fields of `loop` inside a loop body (`iteration`, `max`, `input`, `prev`, ...). */
+  loopVariables?: string[];
+  /** The fields of `run` (`id`, `workflow`, ...). */
+  runVariables?: string[];
 }
 
 /** A node as the config panel edits it. `path` is the ids of the containers it sits in, outermost first. */

@@ -132,6 +132,61 @@ public final class WorkflowSchema {
     return List.copyOf(out.values());
   }
 
+  /**
+   * The fields a template can read from a node of {@code kind}'s result, as loading checks them: the fields every
+   * result has ({@code status}, {@code output}, {@code error}) and the kind's own, sorted. Null when the kind (a
+   * handler that declares nothing, or an unknown kind) leaves its fields unchecked.
+   */
+  public static java.util.SortedSet<String> resultFields(String kind, Map<String, NodeHandler> handlers) {
+    NodeHandler h = handlers.get(kind);
+    java.util.Set<String> declared = h != null ? h.resultFields()
+        : dev.loopflow.core.internal.load.TemplateScope.CONTROL_RESULT_FIELDS.get(kind);
+    if (declared == null) {
+      return null;
+    }
+    java.util.SortedSet<String> all = new java.util.TreeSet<>(
+        dev.loopflow.core.internal.load.TemplateScope.COMMON_RESULT_FIELDS);
+    all.addAll(declared);
+    return java.util.Collections.unmodifiableSortedSet(all);
+  }
+
+  /** The fields of the {@code loop} variable a template inside a loop body can read, sorted. */
+  public static java.util.SortedSet<String> loopVariableFields() {
+    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(
+        dev.loopflow.core.internal.load.TemplateScope.LOOP_VARIABLE_FIELDS));
+  }
+
+  /** The fields of the {@code run} variable, sorted. */
+  public static java.util.SortedSet<String> runVariableFields() {
+    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(
+        dev.loopflow.core.internal.load.TemplateScope.RUN_FIELDS));
+  }
+
+  /** A node id: a match of this regular expression (Java and JavaScript read it alike) that is not reserved. */
+  public static String nodeIdPattern() {
+    return Vocabulary.idPattern();
+  }
+
+  /** The ids no node may have. */
+  public static java.util.SortedSet<String> reservedNodeIds() {
+    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(Vocabulary.reservedIds()));
+  }
+
+  /** What a {@link FieldSpec.Type#DURATION} written as text must match (a bare number is seconds). */
+  public static String durationPattern() {
+    return SchemaWriter.durationPattern();
+  }
+
+  /** Other names {@code type:} accepts, and the kind each stands for ({@code bash} is {@code shell}). */
+  public static Map<String, String> typeAliases() {
+    return new TreeMap<>(Vocabulary.typeAliases());
+  }
+
+  /** Shorthand keys and the kind each implies ({@code prompt:} is an llm node), in the order the loader tries them. */
+  public static Map<String, String> shorthands() {
+    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(Vocabulary.shorthands()));
+  }
+
   /** The name of a kind's form: {@code kind:shell}, or {@code kind:shell:input} with its fields under a key. */
   private static String def(String kind, String holder) {
     return "kind:" + kind + (holder == null ? "" : ":" + holder);

@@ -22,6 +22,7 @@ final class ErrorTable {
     NOT_FOUND(404, "not_found"),
     RUN_NOT_FOUND(404, "run_not_found"),
     WORKFLOW_NOT_FOUND(404, "workflow_not_found"),
+    TEMPLATE_NOT_FOUND(404, "template_not_found"),
     METHOD_NOT_ALLOWED(405, "method_not_allowed"),
     NOT_ACCEPTABLE(406, "not_acceptable"),
     CONFLICT(409, "conflict"),

@@ -52,6 +52,7 @@ public final class HttpApi implements AutoCloseable {
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
         frames);
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
+    CatalogRoutes catalogRoutes = new CatalogRoutes(engine);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
         settings.heartbeat(), () -> stopping, settings.log());
     String version = version();
@@ -90,6 +91,9 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/health", ctx -> json(ctx, 200, health));
       config.routes.post("/api/validate", guard(workflowRoutes::validate));
       config.routes.get("/api/schema", guard(workflowRoutes::schema));
+      config.routes.get("/api/node-kinds", guard(catalogRoutes::nodeKinds));
+      config.routes.get("/api/templates", guard(catalogRoutes::templates));
+      config.routes.get("/api/templates/{id}", guard(catalogRoutes::template));
       config.routes.get("/api/workflows", guard(workflowRoutes::list));
       config.routes.get("/api/workflows/{name}", guard(workflowRoutes::get));
       config.routes.put("/api/workflows/{name}", guard(workflowRoutes::put));
