@@ -195,6 +195,19 @@ edges:
     expect(doc.moveNode([], 'outer', ['outer', 'inner']).ok).toBe(false);
   });
 
+  it('takes a whole section (as the config panel reports one) and rewrites only the entries that differ', () => {
+    const text = readFileSync(join(ROOT, 'loopflow-ui/e2e/workflows/nested-loops.yaml'), 'utf8');
+    const doc = new WorkflowDoc(text);
+    const outer = doc.nodes[0]!;
+    const group = { ...(doc.values(outer).loop_group as Record<string, unknown>), max_iterations: 7, until: 'DONE' };
+    const edited = ok(doc.setField([], 'outer', 'loop_group', group));
+    expect(parse(edited.text).nodes[0].loop_group).toMatchObject({ max_iterations: 7, until: 'DONE' });
+    const changed = edited.text.split('\n').filter((l, i) => l !== text.split('\n')[i]);
+    expect(changed.length).toBeLessThanOrEqual(text.split('\n').length - edited.text.split('\n').length + 20);
+    expect(edited.text).toContain('      max_iterations: 7\n      nodes:\n        - id: inner');
+    expect(edited.text.replace('max_iterations: 7', 'max_iterations: 3').replace('      until: DONE\n', '')).toBe(text);
+  });
+
   it('adds into an empty body written as []', () => {
     let doc = ok(WorkflowDoc.empty().addNode({ type: 'while_loop', condition: 'false', max_iterations: 2, body: [] }, 'w'));
     doc = ok(doc.addNode({ type: 'exit' }, 'x', ['w']));

@@ -156,8 +156,14 @@ export class WorkflowDoc {
     return this.allNodes().find((n) => n.id === id);
   }
 
-  /** The node's fields as plain values, a shorthand or `with:` mapping's fields lifted, nested bodies left out. */
+  /** The node's fields as written in the file, as plain values (what the config panel edits). */
   values(node: DocNode): Record<string, unknown> {
+    const v = plain(node.map, this.yaml);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  }
+
+  /** The node's fields with a shorthand or `with:` mapping's fields lifted and nested bodies left out (for display). */
+  liftedValues(node: DocNode): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const bodyKey = node.kind ? BODY_KEYS[node.kind] : undefined;
     const take = (m: YAMLMap, skip: YAMLMap | null) => {
@@ -348,6 +354,10 @@ export class WorkflowDoc {
     if (pair) {
       const k = pair.key as YNode;
       const v = pair.value as YNode | null;
+      if (isMap(v) && !v.flow && v.items.length > 0 && isPlainObject(value)) {
+        // a section given whole (the config panel reports one so): only the entries that differ are rewritten
+        return this.mergeSplices(v, value);
+      }
       const oneLine = inlineScalar(value);
       if (v && isScalar(v) && v.range && v.range[1] > v.range[0] && oneLine !== undefined && !isBlockScalar(this.text, v)) {
         return [{ start: v.range[0], end: v.range[1], text: oneLine }];
@@ -369,6 +379,31 @@ export class WorkflowDoc {
     if (at >= this.text.length && !this.text.endsWith('\n')) text = eol + text;
     at = Math.min(at, this.text.length);
     return [{ start: at, end: at, text }];
+  }
+
+  private mergeSplices(map: YAMLMap, value: Record<string, unknown>): Splice[] {
+    const out: Splice[] = [];
+    const present = new Set<string>();
+    for (const p of map.items) {
+      if (!isScalar(p.key)) continue;
+      const k = String(p.key.value);
+      present.add(k);
+      if (!Object.prototype.hasOwnProperty.call(value, k)) out.push(...this.pairSplices(map, k, undefined));
+      else if (!sameJson(plain(p.value, this.yaml), value[k])) out.push(...this.pairSplices(map, k, value[k]));
+    }
+    const added = Object.keys(value).filter((k) => !present.has(k) && value[k] !== undefined);
+    if (added.length) {
+      // new entries go together after the last one, in the order given
+      const first = map.items[0]!;
+      const col = columnOf(this.text, (first.key as YNode).range![0]);
+      const eol = eolOf(this.text);
+      let at = lineEndIncl(this.text, Math.max(pairEnd(map.items[map.items.length - 1]!) - 1, 0));
+      let text = added.map((k) => ' '.repeat(col) + blockPair(k, value[k], col, eol) + eol).join('');
+      if (at >= this.text.length && !this.text.endsWith('\n')) text = eol + text;
+      at = Math.min(at, this.text.length);
+      out.push({ start: at, end: at, text });
+    }
+    return out;
   }
 
   private removePairSplice(map: YAMLMap, idx: number): Splice {
@@ -723,6 +758,21 @@ function plain(n: unknown, doc: Document.Parsed | null): unknown {
   } catch {
     return null;
   }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Equal as JSON values (key order ignored). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 function escapeRe(s: string): string {

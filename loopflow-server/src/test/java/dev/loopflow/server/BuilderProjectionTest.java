@@ -89,7 +89,7 @@ class BuilderProjectionTest {
 
   /** Where the bundled templates are (loopflow-server's resources); skipped when the folder is absent. */
   private static Path templatesDir(Path root) {
-    Path d = root.resolve("loopflow-server/src/main/resources/dev/loopflow/server/templates");
+    Path d = root.resolve("loopflow-server/src/main/resources/dev/loopflow/server/internal/templates");
     return d;
   }
 
