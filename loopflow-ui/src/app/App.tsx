@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'react';
 import { clearToken, getToken, initToken, onUnauthorized } from '../api/client';
 import { Link } from '../components/common';
-import { BuilderPage, NoTokenPage, NotFoundPage } from '../pages/OtherPages';
+import { BuilderPage } from '../pages/BuilderPage';
+import { NoTokenPage, NotFoundPage } from '../pages/OtherPages';
 import { RunListPage } from '../pages/RunListPage';
 import { RunPage } from '../pages/RunPage';
 import { parseRoute, useLocation } from './router';
@@ -36,8 +37,8 @@ export function App() {
   }, [refused]);
   const route = parseRoute(pathname);
   let page;
-  if (route.page === 'builder') page = <BuilderPage name={route.name} />;
-  else if (refused || !getToken()) page = <NoTokenPage refused={refused} />;
+  if (refused || !getToken()) page = <NoTokenPage refused={refused} />;
+  else if (route.page === 'builder') page = <BuilderPage name={route.name} />;
   else if (route.page === 'runs') page = <RunListPage />;
   else if (route.page === 'run') page = <RunPage key={route.id} id={route.id} />;
   else page = <NotFoundPage path={route.path} />;
