@@ -337,7 +337,7 @@ function Builder({ name }: { name?: string }) {
           {!upToDate ? 'checking…' : problems.length ? `${problems.length} problem${problems.length > 1 ? 's' : ''}` : 'valid'}
           {dirty ? ' · unsaved' : ' · saved'}
         </span>
-        <button type="button" className="primary" onClick={() => void save()} disabled={!canSave || !dirty} data-testid="builder-save" title={problems.length ? 'Fix the problems first' : 'Save to the workflows folder'}>
+        <button type="button" className="primary" onClick={() => void save()} disabled={!canSave} data-testid="builder-save" title={problems.length ? 'Fix the problems first' : 'Save to the workflows folder'}>
           <Save aria-hidden="true" size={14} /> Save
         </button>
         <button type="button" onClick={() => void run()} disabled={!canSave} data-testid="builder-run" title="Save, then run on the server">

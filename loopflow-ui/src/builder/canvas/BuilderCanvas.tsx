@@ -249,10 +249,12 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   const wrapper = useRef<HTMLDivElement>(null);
 
   useEffect(() => setMoved(new Map()), [layoutVersion]);
+  // fitted again when asked, and when nodes come or go (not when a field changes: the view stays where it is)
+  const shape = `${graph.nodes.length}:${graph.containers.length}`;
   useEffect(() => {
     const t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 30);
     return () => clearTimeout(t);
-  }, [fitVersion, layoutVersion, flow]);
+  }, [fitVersion, layoutVersion, shape, flow]);
 
   const containerKeys = useMemo(() => new Set(graph.containers.map((c) => c.key)), [graph]);
   const nodeKeys = useMemo(() => new Set(graph.nodes.map((n) => n.key)), [graph]);

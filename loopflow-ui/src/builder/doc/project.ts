@@ -102,19 +102,21 @@ interface Formed {
 function level(doc: WorkflowDoc, nodes: DocNode[], path: string[], prefix: string, parent: string | null, out: Projection): void {
   const deps = doc.edges(path);
   const forward = deps.filter((e) => !e.loop);
+  // the loader pairs a loop with its exit (an iterator with its aggregator) through stated dependencies only
+  const stated = forward.filter((e) => e.source !== 'order');
   const ids = new Set(nodes.map((n) => n.id).filter(Boolean));
   const formed: Formed[] = [];
   for (const n of nodes) {
     const partnerKind = n.kind ? GRAPH_FORM_PARTNER[n.kind] : undefined;
     if (!partnerKind || !n.id) continue;
-    const down = downstream(n.id, forward);
+    const down = downstream(n.id, stated);
     const named = field(n, partnerKind);
     let partner = isScalar(named) && typeof named.value === 'string' ? named.value : undefined;
     if (!partner) {
       const found = nodes.filter((m) => m.kind === partnerKind && down.has(m.id));
       partner = found.length === 1 ? found[0]!.id : undefined;
     }
-    const after = partner ? downstream(partner, forward) : new Set<string>();
+    const after = partner ? downstream(partner, stated) : new Set<string>();
     const members = new Set([...down].filter((x) => ids.has(x) && x !== partner && !after.has(x) && x !== n.id));
     if (members.size === 0) continue;
     const max = bound(n);
@@ -190,10 +192,10 @@ function level(doc: WorkflowDoc, nodes: DocNode[], path: string[], prefix: strin
     if (e.from === START && path.length > 0) continue;
     const from = e.from === START ? START : prefix + e.from;
     const to = e.to === END ? END : prefix + e.to;
-    const stated = { origin: e.source, list: path };
-    if (e.loop) out.edges.push({ from, to, label: e.when, kind: 'loop_back', max: e.max, ...stated });
-    else if (e.branch !== null) out.edges.push({ from, to, label: e.branch, kind: 'branch', max: null, ...stated });
-    else out.edges.push({ from, to, label: e.when, kind: 'next', max: null, ...stated });
+    const how = { origin: e.source, list: path };
+    if (e.loop) out.edges.push({ from, to, label: e.when, kind: 'loop_back', max: e.max, ...how });
+    else if (e.branch !== null) out.edges.push({ from, to, label: e.branch, kind: 'branch', max: null, ...how });
+    else out.edges.push({ from, to, label: e.when, kind: 'next', max: null, ...how });
   }
 }
 

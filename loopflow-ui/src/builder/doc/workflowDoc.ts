@@ -362,7 +362,8 @@ export class WorkflowDoc {
       if (v && isScalar(v) && v.range && v.range[1] > v.range[0] && oneLine !== undefined && !isBlockScalar(this.text, v)) {
         return [{ start: v.range[0], end: v.range[1], text: oneLine }];
       }
-      if (v && !isScalar(v) && (v as YAMLMap).flow && v.range && value !== null && typeof value === 'object') {
+      // a flow collection keeps its style, unless it was empty (`nodes: []`): what fills it is written in block style
+      if (v && !isScalar(v) && (v as YAMLMap).flow && (v as YAMLMap).items.length > 0 && v.range && value !== null && typeof value === 'object') {
         return [{ start: v.range[0], end: v.range[1], text: flowValue(value) }];
       }
       const col = columnOf(this.text, k.range![0]);
