@@ -7,10 +7,13 @@ import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
 
 const node = (key) => tid(`builder-node-${key}`);
 
-/** The YAML pane's text: its lines (a short file's lines are all drawn; CodeMirror draws only what is in view). */
+/** The YAML pane's text: its lines (a short file's lines are all drawn; CodeMirror draws only what is in view). The
+ *  pane sits in a shadow root (see ShadowHost.tsx). */
 async function yamlText(page) {
   return page.evaluate(() =>
-    [...document.querySelectorAll('[data-testid="yaml-pane"] .cm-content .cm-line')].map((l) => l.textContent ?? '').join('\n'),
+    [...(document.querySelector('[data-testid="yaml-host"]')?.shadowRoot ?? document).querySelectorAll('[data-testid="yaml-pane"] .cm-content .cm-line')]
+      .map((l) => l.textContent ?? '')
+      .join('\n'),
   );
 }
 

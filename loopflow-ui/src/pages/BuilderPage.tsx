@@ -20,6 +20,7 @@ import { ConfigPanel } from '../builder/panel/ConfigPanel';
 import { problemText } from '../builder/panel/problems';
 import { reachableValues } from '../builder/panel/reachable';
 import { YamlPane } from '../builder/panel/YamlPane';
+import { ShadowHost } from '../builder/ShadowHost';
 import { ErrorMessage, Loading } from '../components/common';
 
 interface TemplateInfo {
@@ -210,7 +211,8 @@ function Builder({ name }: { name?: string }) {
     const onKey = (ev: KeyboardEvent) => {
       if (!(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
       const t = ev.target as HTMLElement | null;
-      if (t?.closest?.('input, textarea, select, [contenteditable="true"], .cm-editor')) return;
+      // the YAML pane sits in a shadow root: its keys reach here from its host
+      if (t?.closest?.('input, textarea, select, [contenteditable="true"], .cm-editor, .yaml-host')) return;
       const k = ev.key.toLowerCase();
       if (k === 'z' && !ev.shiftKey) doUndo();
       else if ((k === 'z' && ev.shiftKey) || k === 'y') doRedo();
@@ -383,7 +385,9 @@ function Builder({ name }: { name?: string }) {
             onRename={onRename}
             nodeIds={siblingIds(doc, selected)}
           />
-          <YamlPane text={text} onChange={change} problems={problems} schema={schema} />
+          <ShadowHost className="yaml-host" testId="yaml-host">
+            <YamlPane text={text} onChange={change} problems={problems} schema={schema} />
+          </ShadowHost>
         </div>
       </div>
       {problems.length ? (
