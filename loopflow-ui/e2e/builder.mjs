@@ -127,6 +127,20 @@ export default {
     check(!text.includes('outer {{ loop.parent.iteration }} inner'), 'the old template is gone');
     await t.screenshot(page, 'builder-nested');
     t.step('the body node of the nested loop_group edited in the config panel; the YAML pane shows the new template');
+
+    // dragged out of the outer group's box onto the empty canvas: it moves to the top level
+    const from = await page.locator(node('outer/sum')).boundingBox();
+    const canvas = await page.locator(tid('builder-canvas')).boundingBox();
+    await page.mouse.move(from.x + 60, from.y + 20);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + 60, canvas.y + 60, { steps: 8 });
+    await page.mouse.move(canvas.x + 40, canvas.y + 40, { steps: 4 });
+    await page.mouse.up();
+    await page.locator(node('sum')).waitFor();
+    const moved = await yamlText(page);
+    check(/\n  - id: sum\n/.test(moved), `sum is a top-level node:\n${moved}`);
+    check(!/depends_on: \[inner\]/.test(moved), 'its dependency on the group’s inner node is gone');
+    t.step('sum dragged out of the group: it is a top-level node now, without its dependency on inner');
   }),
 
   invalid: scenario('builder-invalid', async (t) => {
