@@ -20,12 +20,6 @@ export function selectedNode(doc: WorkflowDoc, graph: Projection, key: string | 
   return { id: node.id, kind: node.kind ?? '', path: node.path, values: doc.values(node) };
 }
 
-function lineAt(text: string, pos: number): number {
-  let line = 1;
-  for (let i = 0; i < pos && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
-
 /** Where each node is, for placing problems: its list, position and the lines it spans. */
 export function nodePlaces(doc: WorkflowDoc): NodePlace[] {
   return doc.allNodes().map((n: DocNode) => {
@@ -34,8 +28,8 @@ export function nodePlaces(doc: WorkflowDoc): NodePlace[] {
       id: n.id,
       path: n.path,
       index: n.list.items.indexOf(n.map),
-      startLine: r ? lineAt(doc.text, r[0]) : undefined,
-      endLine: r ? lineAt(doc.text, Math.max(r[0], r[1] - 1)) : undefined,
+      startLine: r ? doc.lineAt(r[0]) : undefined,
+      endLine: r ? doc.lineAt(Math.max(r[0], r[1] - 1)) : undefined,
     };
   });
 }

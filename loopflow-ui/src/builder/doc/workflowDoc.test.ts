@@ -263,6 +263,7 @@ describe('hostile files never throw out of the model', () => {
     ['depends_on odd', 'nodes:\n  - {id: a, type: exit, depends_on: {x: 1}}\n  - {id: b, type: exit, depends_on: [[a]]}\n'],
     ['tabs and directives', '%YAML 1.2\n---\nnodes:\n\t- a\n'],
     ['two documents', 'nodes: []\n---\nnodes: []\n'],
+    ['many nodes', 'nodes:\n' + Array.from({ length: 1000 }, (_, i) => `  - {id: n${i}, type: transform, template: "{{ n${Math.max(0, i - 1)}.output }}"}\n`).join('')],
   ];
   it.each(hostile)('%s', (_n, text) => {
     const doc = new WorkflowDoc(text);

@@ -122,10 +122,27 @@ export class WorkflowDoc {
   }
 
   private lineOf(n: YNode | null | undefined): number {
-    const at = n?.range?.[0] ?? 0;
-    let line = 1;
-    for (let i = 0; i < at && i < this.text.length; i++) if (this.text.charCodeAt(i) === 10) line++;
-    return line;
+    return this.lineAt(n?.range?.[0] ?? 0);
+  }
+
+  private newlines: number[] | null = null;
+
+  /** The 1-based line of a character offset (a binary search over the text's line ends, found once). */
+  lineAt(pos: number): number {
+    if (!this.newlines) {
+      const ends: number[] = [];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) ends.push(i);
+      this.newlines = ends;
+    }
+    const ends = this.newlines;
+    let lo = 0;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid]! < pos) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
   }
 
   /** Every node, depth first, in file order. */
@@ -476,6 +493,32 @@ export class WorkflowDoc {
 
   /** Removes edges from/to `id` (top level) and `id` from the depends_on of its siblings. */
   private dropReferences(path: string[], id: string): WorkflowDoc {
+    // every reference in one edit when the edits do not touch each other; else one at a time
+    try {
+      const splices: Splice[] = [];
+      const root = this.yaml!.contents;
+      const edges = path.length === 0 && isMap(root) ? valueOf(root, 'edges') : undefined;
+      if (isSeq(edges)) {
+        const hit = edges.items.map((e, i) => (isMap(e) && (scalarString(valueOf(e, 'from')) === id || scalarString(valueOf(e, 'to')) === id) ? i : -1)).filter((i) => i >= 0);
+        if (hit.length === edges.items.length && hit.length > 0) splices.push(this.emptyListSplice(edges));
+        else if (edges.flow && hit.length > 1) throw new Error('one at a time');
+        else for (const i of hit) splices.push(this.removeItemSplice(edges, i));
+      }
+      for (const n of this.level(path) ?? []) {
+        if (n.id === id || !this.dependsOn(n).includes(id)) continue;
+        const v = valueOf(n.map, 'depends_on');
+        const rest = this.dependsOn(n).filter((d) => d !== id);
+        if (rest.length === 0) splices.push(...this.pairSplices(n.map, 'depends_on', undefined));
+        else if (isSeq(v) && v.items.filter((x) => scalarString(x as YNode) === id).length === 1) splices.push(this.removeItemSplice(v, v.items.findIndex((x) => scalarString(x as YNode) === id)));
+        else splices.push(...this.pairSplices(n.map, 'depends_on', rest));
+      }
+      return this.with(splices);
+    } catch {
+      return this.dropReferencesOneByOne(path, id);
+    }
+  }
+
+  private dropReferencesOneByOne(path: string[], id: string): WorkflowDoc {
     let doc: WorkflowDoc = this;
     for (;;) {
       const root = doc.yaml!.contents;
@@ -507,17 +550,21 @@ export class WorkflowDoc {
     return this.setPair(node.map, 'depends_on', rest);
   }
 
+  /** Empties a list: written as [] so the key keeps meaning "none"; a block list's [] goes behind its key. */
+  private emptyListSplice(list: YAMLSeq): Splice {
+    const first = list.items[0] as YNode;
+    const last = list.items[list.items.length - 1] as YNode;
+    const start = list.range![0];
+    const end = list.flow || !first ? list.range![1] : lineEndExcl(this.text, Math.max(last.range![1] - 1, last.range![0]));
+    const before = this.text.slice(0, start);
+    const keyEnd = before.trimEnd().length;
+    if (!list.flow && before.slice(keyEnd).trim() === '' && before[keyEnd - 1] === ':') return { start: keyEnd, end, text: ' []' };
+    return { start, end, text: '[]' };
+  }
+
   private removeItemSplice(list: YAMLSeq, i: number): Splice {
     const item = list.items[i] as YNode;
-    if (list.items.length === 1) {
-      // an empty list: written as [] so the key keeps meaning "none"; a block list's [] goes behind its key
-      const start = list.range![0];
-      const end = list.flow ? list.range![1] : lineEndExcl(this.text, Math.max(item.range![1] - 1, item.range![0]));
-      const before = this.text.slice(0, start);
-      const keyEnd = before.trimEnd().length;
-      if (!list.flow && before.slice(keyEnd).trim() === '' && before[keyEnd - 1] === ':') return { start: keyEnd, end, text: ' []' };
-      return { start, end, text: '[]' };
-    }
+    if (list.items.length === 1) return this.emptyListSplice(list);
     const end = item.range![1];
     if (list.flow) {
       if (i > 0) {
@@ -537,14 +584,19 @@ export class WorkflowDoc {
    * dependency (any stated dependency turns listed order off), so what runs is what the canvas showed plus the edit.
    */
   private materializeOrder(path: string[]): WorkflowDoc {
-    const deps = this.edges(path);
-    if (!deps.some((d) => d.source === 'order')) return this;
-    let doc: WorkflowDoc = this;
-    for (const d of deps) {
-      const r = doc.addDependency(path, d.from, d.to, null);
-      doc = r;
+    const deps = this.edges(path).filter((d) => d.source === 'order');
+    if (deps.length === 0) return this;
+    // written in one edit (a long list would otherwise be re-read once per dependency)
+    if (this.edgeStyle(path) === 'edges') {
+      const root = this.yaml!.contents as YAMLMap;
+      return this.setPair(root, 'edges', deps.map((d) => ({ from: d.from, to: d.to })));
     }
-    return doc;
+    const splices: Splice[] = [];
+    for (const d of deps) {
+      const target = this.find(path, d.to);
+      if (target) splices.push(...this.pairSplices(target.map, 'depends_on', [d.from]));
+    }
+    return this.with(splices);
   }
 
   private addDependency(path: string[], from: string, to: string, loopMax: number | null): WorkflowDoc {
