@@ -177,6 +177,15 @@ export default {
     await page.keyboard.press('Control+z');
     await until('the undo', async () => !(await yamlText(page)).includes('id: transform'));
     await expectText(page, tid('builder-state'), 'valid', 'checked again');
+    // a node deleted with the Delete key, and brought back with the toolbar's Undo
+    const first = page.locator('[data-testid^="builder-node-"]').first();
+    const key = ((await first.getAttribute('data-testid')) ?? '').replace('builder-node-', '');
+    await first.click();
+    await page.keyboard.press('Delete');
+    await until(`node ${key} deleted`, async () => !(await yamlText(page)).includes(`id: ${key}`));
+    await page.locator(tid('builder-undo')).click();
+    await until(`node ${key} back`, async () => (await yamlText(page)).includes(`id: ${key}`));
+    await expectText(page, tid('builder-state'), 'valid', 'checked again');
     await page.locator(tid('builder-save')).click();
     await expectText(page, tid('builder-notice'), `Saved as ${name}`, 'the save');
     await sleep(100);
@@ -184,6 +193,6 @@ export default {
     check(after === before, `the saved file differs from the original:\n--- before\n${before}\n--- after\n${after}`);
     const fixture = readFileSync(new URL(`./workflows/${name}.yaml`, import.meta.url), 'utf8');
     check(after === fixture, 'the saved file is the fixture byte for byte');
-    t.step('opened, edited, undone (Ctrl+Z) and saved: the file is byte-identical, comments included');
+    t.step('opened, a node added and undone (Ctrl+Z), a node deleted (Delete) and undone (toolbar), saved: the file is byte-identical, comments included');
   }),
 };

@@ -215,6 +215,8 @@ const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>
 });
 
 const BACK_OFFSET = 40;
+/** room around the graph when fitted: back edges' labels sit right of the drawing */
+const FIT_PADDING = 0.22;
 
 function BackEdge({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, label, markerEnd, style }: EdgeProps) {
   const [path] = getSmoothStepPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, offset: BACK_OFFSET, borderRadius: 12 });
@@ -252,7 +254,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   // fitted again when asked, and when nodes come or go (not when a field changes: the view stays where it is)
   const shape = `${graph.nodes.length}:${graph.containers.length}`;
   useEffect(() => {
-    const t = setTimeout(() => void flow.fitView({ padding: 0.15, maxZoom: 1 }), 30);
+    const t = setTimeout(() => void flow.fitView({ padding: FIT_PADDING, maxZoom: 1 }), 30);
     return () => clearTimeout(t);
   }, [fitVersion, layoutVersion, shape, flow]);
 
@@ -462,7 +464,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
         minZoom={0.2}
         maxZoom={2}
         fitView
-        fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+        fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1 }}
         deleteKeyCode={null}
         onNodeClick={(_, n) => {
           setSelectedEdge(null);
