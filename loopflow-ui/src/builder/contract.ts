@@ -38,6 +38,8 @@ export interface NodeKindDescription {
   /** The fields a template reads from this kind's result (`status`, `output`, `error` and the kind's own, e.g.
    *  `stdout`, `text`), as loading checks them; null when the kind leaves them unchecked. */
   results?: string[] | null;
+  /** The names of the common fields this kind takes (a loop takes no `retry`); absent: all of them. */
+  common?: string[];
 }
 
 /** Everything GET /api/node-kinds answers. */
@@ -74,5 +76,19 @@ export interface SelectedNode {
 export interface ReachableValue {
   expression: string;
   /** Where it comes from, shown next to it: "input", "node draft (llm)", "loop refine". */
+  source: string;
+}
+
+/** A bundled workflow template (GET /api/templates). `form` is the loop construct it shows: loop, loop edge,
+ *  while_loop, loop_group or pipeline. */
+export interface TemplateSummary {
+  id: string;
+  name: string;
+  description: string;
+  form: string;
+}
+
+/** A template with its YAML (GET /api/templates/{id}). */
+export interface TemplateSource extends TemplateSummary {
   source: string;
 }

@@ -199,7 +199,8 @@ function FieldControl(props: FieldControlProps) {
   const id = useId();
   const [error, setError] = useState<string>();
   const send = (raw: string | boolean | string[]) => {
-    const r = parseInput(field, kind, raw, props.catalog, value);
+    // Messages name the field as the file writes it (max_iterations when written so).
+    const r = parseInput({ ...field, name: props.label }, kind, raw, props.catalog, value);
     if (r.ok) {
       setError(undefined);
       if (!sameValue(r.value, value)) props.onValue(r.value);
@@ -324,7 +325,7 @@ function FieldControl(props: FieldControlProps) {
       return (
         <div className="config-field">
           {labelEl}
-          <TemplateText id={id} value={value} reachable={props.reachable} onCommit={send} invalid={!!error} />
+          <TemplateText id={id} value={value} reachable={props.reachable} onCommit={send} invalid={!!error} bare={field.type === 'CONDITION'} />
           {messages}
         </div>
       );
@@ -435,8 +436,9 @@ function DraftText(props: {
   );
 }
 
-/** A template or condition: multi-line text with the reachable values offered after `{{` (and `{%`). */
-function TemplateText(props: { id: string; value: unknown; reachable: ReachableValue[]; onCommit(raw: string): void; invalid: boolean }) {
+/** A template or condition: multi-line text with the reachable values offered after `{{` (and `{%`), and in a
+ *  condition (an expression without braces) wherever a name is typed. */
+function TemplateText(props: { id: string; value: unknown; reachable: ReachableValue[]; onCommit(raw: string): void; invalid: boolean; bare?: boolean }) {
   const [draft, setDraft] = useDraft(props.value, displayText);
   const [completion, setCompletion] = useState<TemplateCompletion>();
   const [active, setActive] = useState(0);
@@ -444,7 +446,7 @@ function TemplateText(props: { id: string; value: unknown; reachable: ReachableV
   const listId = useId();
 
   const refresh = (text: string, cursor: number) => {
-    setCompletion(templateCompletion(text, cursor, props.reachable));
+    setCompletion(templateCompletion(text, cursor, props.reachable, 50, props.bare));
     setActive(0);
   };
   const choose = (expression: string) => {

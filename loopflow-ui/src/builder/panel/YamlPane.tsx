@@ -24,6 +24,17 @@ export interface YamlPaneProps {
   schema: object | null;
 }
 
+/** The pane's look, as an editor theme (page style sheets do not reach into the editor's shadow root). */
+const paneTheme = EditorView.theme({
+  '&': { height: '100%', fontSize: '0.85rem', backgroundColor: 'var(--panel, #fff)', color: 'var(--text, #1f2328)' },
+  '.cm-scroller': { fontFamily: 'var(--mono, monospace)', overflow: 'auto' },
+  '&.cm-focused': { outline: '2px solid var(--focus, #0b5cad)' },
+  // The lint package draws its marks with data: images, which the Content-Security-Policy (img-src 'self') blocks:
+  // drawn with CSS instead.
+  '.cm-lintRange-error': { backgroundImage: 'none', textDecoration: 'underline wavy var(--fail, #c0232c)', textDecorationSkipInk: 'none' },
+  '.cm-lint-marker-error': { content: 'none', backgroundImage: 'none', width: '0.6em', height: '0.6em', margin: '0.2em', borderRadius: '50%', backgroundColor: 'var(--fail, #c0232c)' },
+});
+
 /** Marks a transaction that brings in a text from outside: not an edit of the person's, never reported. */
 const External = Annotation.define<boolean>();
 
@@ -58,8 +69,16 @@ export function YamlPane({ text, onChange, problems, schema }: YamlPaneProps) {
 
   useEffect(() => {
     if (!host.current) return;
+    // The editor lives in a shadow root: there CodeMirror's styles go into a constructed style sheet, which the
+    // server's Content-Security-Policy (no inline <style>) allows; in the document it would add a <style> element,
+    // which the policy blocks, and the editor would show unstyled.
+    const shadow = host.current.shadowRoot ?? host.current.attachShadow({ mode: 'open' });
+    const parent = document.createElement('div');
+    parent.style.height = '100%';
+    shadow.replaceChildren(parent);
     const v = new EditorView({
-      parent: host.current,
+      root: shadow,
+      parent,
       state: EditorState.create({
         doc: text,
         extensions: [
@@ -78,6 +97,7 @@ export function YamlPane({ text, onChange, problems, schema }: YamlPaneProps) {
           EditorView.updateListener.of((u) => {
             if (u.docChanged && !u.transactions.some((t) => t.annotation(External))) onChangeRef.current(u.state.doc.toString());
           }),
+          paneTheme,
           EditorView.contentAttributes.of({ 'aria-label': 'workflow YAML', 'data-testid': 'yaml-editor' }),
         ],
       }),
@@ -85,6 +105,7 @@ export function YamlPane({ text, onChange, problems, schema }: YamlPaneProps) {
     view.current = v;
     return () => {
       v.destroy();
+      parent.remove();
       view.current = null;
     };
     // The editor is made once; later texts arrive through the effect below.

@@ -38,7 +38,8 @@ export function fieldsOf(catalog: NodeKindCatalog | null, kind: string): { own: 
   const d = kindDescription(catalog, kind);
   const own = d?.fields ?? [];
   const ownNames = new Set(own.flatMap((f) => [f.name, ...f.aliases]));
-  const common = (catalog?.common ?? []).filter((f) => ![f.name, ...f.aliases].some((n) => ownNames.has(n)));
+  const takes = d?.common ? new Set(d.common) : undefined;
+  const common = (catalog?.common ?? []).filter((f) => ![f.name, ...f.aliases].some((n) => ownNames.has(n)) && (!takes || takes.has(f.name)));
   return { own, common };
 }
 
@@ -146,7 +147,9 @@ const fail = (error: string): Parsed => ({ ok: false, error });
 
 /** The least and greatest value of a number field, as the form says them. */
 export function rangeText(field: FieldDescription): string {
-  const { minimum: lo, maximum: hi } = field;
+  const lo = field.minimum;
+  // A bound at the integer limit is the store's, not a setting's: not worth saying (it is still checked).
+  const hi = field.maximum !== null && field.maximum >= 2147483647 ? null : field.maximum;
   if (lo !== null && hi !== null) return `${lo} to ${hi}`;
   if (lo !== null) return `at least ${lo}`;
   if (hi !== null) return `at most ${hi}`;

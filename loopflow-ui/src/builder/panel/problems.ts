@@ -37,7 +37,7 @@ export function pathSegments(path: string): string[] {
       out.push(part);
       continue;
     }
-    if (m[1]) out.push(m[1]);
+    if (m[1] || !m[2]) out.push(m[1] ?? '');
     for (const idx of (m[2] ?? '').match(/\[\d+\]/g) ?? []) out.push(idx);
   }
   return out;
@@ -127,7 +127,7 @@ function byLine(nodes: readonly NodePlace[], line: number): NodePlace | undefine
 
 /**
  * The field of the node at `nodePath`/`id` a problem names, by the name the file uses (`max_iterations` for
- * maxIterations written so), with the typed-node and `uses:` holders (`input.x`, `with.x`) looked through;
+ * maxIterations written so), with the holders of a node's fields (`input.x`, `with.x`, `loop_group.x`) looked through;
  * undefined when the problem names the node itself, another node or none.
  */
 export function problemField(problem: Problem, nodePath: readonly string[], id: string): string | undefined {
@@ -136,7 +136,7 @@ export function problemField(problem: Problem, nodePath: readonly string[], id: 
   const want = [...nodePath, id];
   if (target.node.length !== want.length || target.node.some((s, i) => s !== want[i])) return undefined;
   const [first, second] = target.field;
-  if ((first === 'input' || first === 'with') && second !== undefined) return second;
+  if ((first === 'input' || first === 'with' || first === 'loop_group') && second !== undefined) return second;
   return first;
 }
 

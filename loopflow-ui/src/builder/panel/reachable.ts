@@ -123,7 +123,9 @@ export function reachableValues(graph: ReachGraph, nodeId: string, catalog: Node
     if (!n || inside.has(id)) continue;
     const kind = resolveKind(catalog, n.kind);
     const declared = catalog?.kinds.find((k) => k.kind === kind)?.results;
-    const fields = declared && declared.length > 0 ? declared : ['output'];
+    // The kind's own fields first (draft.text, search.stdout), then output, status and error.
+    const general = ['output', 'status', 'error'];
+    const fields = declared && declared.length > 0 ? [...declared.filter((f) => !general.includes(f)), ...general.filter((f) => declared.includes(f))] : ['output'];
     for (const f of fields) nodeValues.push({ expression: `${id}.${f}`, source: `node ${id} (${kind})` });
   }
   for (const v of nodeValues) add(v.expression, v.source);
@@ -144,12 +146,22 @@ export interface TemplateCompletion {
   close: boolean;
 }
 
-/** The completion at `cursor` in `text`, or undefined when the cursor is not inside `{{ ... }}` / `{% ... %}`. */
-export function templateCompletion(text: string, cursor: number, reachable: readonly ReachableValue[], limit = 50): TemplateCompletion | undefined {
+/**
+ * The completion at `cursor` in `text`, or undefined when the cursor is not inside `{{ ... }}` / `{% ... %}`. With
+ * `bare` (a condition, which is an expression without braces), a name being typed outside braces is completed too.
+ */
+export function templateCompletion(text: string, cursor: number, reachable: readonly ReachableValue[], limit = 50, bare = false): TemplateCompletion | undefined {
   const at = Math.max(0, Math.min(cursor, text.length));
   const before = text.slice(0, at);
   const open = Math.max(before.lastIndexOf('{{'), before.lastIndexOf('{%'));
-  if (open < 0) return undefined;
+  if (open < 0 || (bare && before.indexOf(text.startsWith('{{', open) ? '}}' : '%}', open + 2) >= 0)) {
+    if (!bare) return undefined;
+    const m = /[A-Za-z_][A-Za-z0-9_.-]*$/.exec(before);
+    if (!m) return undefined;
+    const lower = m[0].toLowerCase();
+    const options = reachable.filter((r) => r.expression.toLowerCase().startsWith(lower)).slice(0, limit);
+    return options.length ? { from: at - m[0].length, to: at, typed: m[0], options, close: false } : undefined;
+  }
   const closer = text.startsWith('{{', open) ? '}}' : '%}';
   if (before.indexOf(closer, open + 2) >= 0) return undefined; // that expression closed before the cursor
   const m = /[A-Za-z_][A-Za-z0-9_.-]*$|$/.exec(before.slice(open + 2));

@@ -70,6 +70,8 @@ class CatalogApiTest {
       for (FieldSpec f : spec.fields()) {
         sameField(field(k.path("fields"), f.name()), f, spec.kind() + "." + f.name());
       }
+      assertThat(k.path("common")).extracting(JsonNode::asText).as(spec.kind()).containsExactlyElementsOf(
+          WorkflowSchema.commonNodeFields(spec.kind()).stream().map(FieldSpec::name).toList());
       assertThat(k.path("oneRequired").size()).isEqualTo(spec.oneRequired().size());
       assertThat(k.path("atMostOne").size()).isEqualTo(spec.atMostOne().size());
       assertThat(k.has("description")).isTrue();
@@ -80,6 +82,23 @@ class CatalogApiTest {
     for (FieldSpec f : common) {
       sameField(field(body.path("common"), f.name()), f, "common." + f.name());
     }
+  }
+
+  /**
+   * The web UI's tests read the catalog from a checked-in copy; it must be what the server answers. Regenerate with
+   * {@code mvn -B -q -pl loopflow-server -am test -Dtest=CatalogApiTest -Dsurefire.failIfNoSpecifiedTests=false
+   * -Dloopflow.catalog.write=true}.
+   */
+  @Test
+  void uiTestCopyOfTheCatalogIsCurrent() throws java.io.IOException {
+    JsonNode live = h.get("/api/node-kinds").json();
+    Path copy = Path.of("..", "loopflow-ui", "test-fixtures", "node-kinds.json");
+    if (Boolean.getBoolean("loopflow.catalog.write")) {
+      java.nio.file.Files.writeString(copy, ServerHarness.JSON.writerWithDefaultPrettyPrinter()
+          .writeValueAsString(live) + "\n");
+    }
+    assertThat(ServerHarness.JSON.readTree(java.nio.file.Files.readString(copy)))
+        .as("%s is stale; regenerate it with -Dloopflow.catalog.write=true (see this test)", copy).isEqualTo(live);
   }
 
   @Test
@@ -99,6 +118,14 @@ class CatalogApiTest {
     assertThat(threshold.path("maximum").asDouble()).isEqualTo(1.0);
     assertThat(field(loop.path("fields"), "feedbackMode").path("values")).extracting(JsonNode::asText)
         .containsExactly("replace", "append");
+  }
+
+  @Test
+  void loopKindsTakeNoRetry() {
+    JsonNode body = h.get("/api/node-kinds").json();
+    assertThat(kind(body, "loop").path("common")).extracting(JsonNode::asText).doesNotContain("retry")
+        .contains("id", "depends_on", "when");
+    assertThat(kind(body, "shell").path("common")).extracting(JsonNode::asText).contains("retry");
   }
 
   @Test

@@ -120,6 +120,11 @@ public final class WorkflowSchema {
     return Vocabulary.commonNodeFields();
   }
 
+  /** The fields every node of {@code kind} may have (a loop takes no {@code retry}: it is never run again whole). */
+  public static List<FieldSpec> commonNodeFields(String kind) {
+    return Vocabulary.commonNodeFields(kind);
+  }
+
   /** Every node kind: the loader's own (control nodes, loops, markers) and the handlers', sorted by kind. */
   public static List<NodeKindSpec> nodeKinds(Collection<NodeHandler> handlers) {
     Map<String, NodeKindSpec> out = new TreeMap<>();

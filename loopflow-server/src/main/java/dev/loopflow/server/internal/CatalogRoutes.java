@@ -76,6 +76,7 @@ final class CatalogRoutes {
       m.put("kind", k.kind());
       m.put("description", text(k.description()));
       m.put("fields", fields(k.fields()));
+      m.put("common", WorkflowSchema.commonNodeFields(k.kind()).stream().map(FieldSpec::name).toList());
       m.put("oneRequired", k.oneRequired());
       m.put("atMostOne", k.atMostOne());
       var results = WorkflowSchema.resultFields(k.kind(), engine.handlers());
