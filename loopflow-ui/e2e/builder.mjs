@@ -8,10 +8,10 @@ import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
 const node = (key) => tid(`builder-node-${key}`);
 
 /** The YAML pane's text: its lines (a short file's lines are all drawn; CodeMirror draws only what is in view). The
- *  pane sits in a shadow root (see ShadowHost.tsx). */
+ *  editor sits in the pane's shadow root. */
 async function yamlText(page) {
   return page.evaluate(() =>
-    [...(document.querySelector('[data-testid="yaml-host"]')?.shadowRoot ?? document).querySelectorAll('[data-testid="yaml-pane"] .cm-content .cm-line')]
+    [...(document.querySelector('[data-testid="yaml-pane"]')?.shadowRoot ?? document).querySelectorAll('.cm-content .cm-line')]
       .map((l) => l.textContent ?? '')
       .join('\n'),
   );

@@ -11,7 +11,8 @@ import { navigate, runHref } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
 import { connection, graphKey, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
-import type { NodeKindCatalog, Problem } from '../builder/contract';
+import type { NodeKindCatalog, Problem, TemplateSummary } from '../builder/contract';
+import { loadCatalog, loadSchema, loadTemplate, loadTemplates } from '../builder/panel/api';
 import { paletteEntry, paletteFor } from '../builder/doc/kinds';
 import { record, redo, startHistory, undo, type History } from '../builder/doc/history';
 import { project, type ProjectedEdge } from '../builder/doc/project';
@@ -20,15 +21,7 @@ import { ConfigPanel } from '../builder/panel/ConfigPanel';
 import { problemText } from '../builder/panel/problems';
 import { reachableValues } from '../builder/panel/reachable';
 import { YamlPane } from '../builder/panel/YamlPane';
-import { ShadowHost } from '../builder/ShadowHost';
 import { ErrorMessage, Loading } from '../components/common';
-
-interface TemplateInfo {
-  id: string;
-  name: string;
-  description?: string;
-  form?: string;
-}
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const VALIDATE_DELAY_MS = 350;
@@ -54,7 +47,7 @@ function Builder({ name }: { name?: string }) {
   const [fitVersion, setFitVersion] = useState(0);
   const [catalog, setCatalog] = useState<NodeKindCatalog | null>(null);
   const [schema, setSchema] = useState<object | null>(null);
-  const [templates, setTemplates] = useState<TemplateInfo[] | null>(null);
+  const [templates, setTemplates] = useState<TemplateSummary[] | null>(null);
   const [workflows, setWorkflows] = useState<WorkflowInfo[] | null>(null);
   const [checked, setChecked] = useState<{ text: string; problems: Problem[] } | null>(null);
 
@@ -78,9 +71,9 @@ function Builder({ name }: { name?: string }) {
 
   // what the builder is made from; each may be missing on an older server, and the builder still works without it
   useEffect(() => {
-    api.get<NodeKindCatalog>('/api/node-kinds').then(setCatalog, () => setCatalog(null));
-    api.get<object>('/api/schema').then(setSchema, () => setSchema(null));
-    api.get<TemplateInfo[]>('/api/templates').then((t) => setTemplates(Array.isArray(t) ? t : []), () => setTemplates([]));
+    loadCatalog().then(setCatalog, () => setCatalog(null));
+    loadSchema().then(setSchema, () => setSchema(null));
+    loadTemplates().then((t) => setTemplates(Array.isArray(t) ? t : []), () => setTemplates([]));
     api.get<WorkflowInfo[]>('/api/workflows').then((w) => setWorkflows(Array.isArray(w) ? w : []), () => setWorkflows([]));
   }, []);
 
@@ -211,8 +204,8 @@ function Builder({ name }: { name?: string }) {
     const onKey = (ev: KeyboardEvent) => {
       if (!(ev.ctrlKey || ev.metaKey) || ev.altKey) return;
       const t = ev.target as HTMLElement | null;
-      // the YAML pane sits in a shadow root: its keys reach here from its host
-      if (t?.closest?.('input, textarea, select, [contenteditable="true"], .cm-editor, .yaml-host')) return;
+      // the YAML pane's editor sits in a shadow root: its keys reach here from the pane's host element
+      if (t?.closest?.('input, textarea, select, [contenteditable="true"], .yaml-pane')) return;
       const k = ev.key.toLowerCase();
       if (k === 'z' && !ev.shiftKey) doUndo();
       else if ((k === 'z' && ev.shiftKey) || k === 'y') doRedo();
@@ -268,7 +261,7 @@ function Builder({ name }: { name?: string }) {
     async (id: string) => {
       if (!id) return;
       try {
-        const t = await api.get<{ source?: string }>(`/api/templates/${enc(id)}`);
+        const t = await loadTemplate(id);
         if (typeof t?.source !== 'string') return;
         setHist(startHistory(t.source));
         setSaved(null);
@@ -385,9 +378,7 @@ function Builder({ name }: { name?: string }) {
             onRename={onRename}
             nodeIds={siblingIds(doc, selected)}
           />
-          <ShadowHost className="yaml-host" testId="yaml-host">
-            <YamlPane text={text} onChange={change} problems={problems} schema={schema} />
-          </ShadowHost>
+          <YamlPane text={text} onChange={change} problems={problems} schema={schema} />
         </div>
       </div>
       {problems.length ? (
