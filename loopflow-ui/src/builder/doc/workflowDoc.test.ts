@@ -122,6 +122,16 @@ edges:
     expect(doc.text).toContain('{{ input.x }}');
   });
 
+  it('renames the restart policy’s and the mock script’s references too', () => {
+    const text = readFileSync(join(ROOT, 'examples/restart-graph.yaml'), 'utf8');
+    const doc = ok(new WorkflowDoc(text).renameNode([], 'verify', 'check'));
+    expect(parse(doc.text).restart_policy.restart_triggers).toEqual(['check']);
+    const sr = ok(new WorkflowDoc(readFileSync(join(ROOT, 'examples/loop-self-refine.yaml'), 'utf8')).renameNode([], 'draft', 'write'));
+    expect(Object.keys(parse(sr.text).mock.responses)).toEqual(['write', 'critique']);
+    expect(sr.text).toContain('{{ write.text }}');
+    expect(sr.text).toContain('{from: refine, to: write}');
+  });
+
   it('refuses a bad, reserved or taken id', () => {
     const doc = new WorkflowDoc(base);
     for (const bad of ['1x', 'a b', 'input', 'b', '', 'x.y']) expect(doc.renameNode([], 'a', bad).ok).toBe(false);
@@ -289,7 +299,7 @@ describe('hostile files never throw out of the model', () => {
 
 // For LOOPFLOW_BUILDER_EDITS_DIR: the edited documents a Java test loads with the real loader (BuilderProjectionTest).
 describe.skipIf(!process.env.LOOPFLOW_BUILDER_EDITS_DIR)('edited documents for the loader', () => {
-  it('writes each example with a field set, a node added and connected', () => {
+  it('writes each example with a field set, a node added and connected, and its first node renamed', () => {
     const out = process.env.LOOPFLOW_BUILDER_EDITS_DIR!;
     mkdirSync(out, { recursive: true });
     for (const [f, text] of corpus) {
@@ -300,6 +310,8 @@ describe.skipIf(!process.env.LOOPFLOW_BUILDER_EDITS_DIR)('edited documents for t
       d = ok(d.addNode({ type: 'transform', template: 'done' }, 'builder_extra'));
       const last = d.nodes.filter((n) => n.id !== 'builder_extra').at(-1)!;
       d = ok(d.connect([], last.id, 'builder_extra'));
+      // every reference to the renamed node must follow, or the loader reports it
+      d = ok(d.renameNode([], first.id, `${first.id}_renamed`));
       writeFileSync(join(out, f), d.text);
     }
   });

@@ -719,6 +719,19 @@ export class WorkflowDoc {
           if (isScalar(v) && v.value === oldId) refExact.add(v);
         }
       }
+      if (path.length === 0) {
+        // a restart policy names nodes of the top level
+        const policy = valueOf(root, 'restart_policy');
+        if (isMap(policy))
+          for (const k of ['restart_triggers', 'restartable_stages']) {
+            const l = valueOf(policy, k);
+            if (isSeq(l)) for (const x of l.items) if (isScalar(x) && x.value === oldId) refExact.add(x);
+          }
+      }
+      // the mock provider's scripted answers are keyed by node id
+      const mock = valueOf(root, 'mock');
+      const responses = isMap(mock) ? valueOf(mock, 'responses') : undefined;
+      if (isMap(responses)) for (const p of responses.items) if (isScalar(p.key) && p.key.value === oldId) refExact.add(p.key as YNode);
       for (const v of refExact) splices.push({ start: v.range![0], end: v.range![1], text: newId });
       // template and condition references, anywhere in the file except ids and the exact references above
       const ref = new RegExp(`(^|[^A-Za-z0-9_.$-]|loop\\.prev\\.|\\$LOOP_PREV\\.)${escapeRe(oldId)}(?=[.[])`, 'g');
