@@ -100,6 +100,7 @@ export default {
 
     await page.locator(tid('builder-name')).fill('built-self-refine');
     await expectText(page, tid('builder-state'), 'valid', 'the built workflow to be valid');
+    await page.locator(tid('builder-fit')).click();
     await t.screenshot(page, 'builder-self-refine');
     await page.locator(tid('builder-save')).click();
     await expectText(page, tid('builder-notice'), 'Saved as built-self-refine', 'the save');
@@ -125,6 +126,7 @@ export default {
     const text = await yamlText(page);
     check(text.startsWith('# Nested loops'), 'the comment at the top of the file is kept');
     check(!text.includes('outer {{ loop.parent.iteration }} inner'), 'the old template is gone');
+    await page.locator(tid('builder-fit')).click();
     await t.screenshot(page, 'builder-nested');
     t.step('the body node of the nested loop_group edited in the config panel; the YAML pane shows the new template');
 
@@ -156,6 +158,7 @@ export default {
     await expectText(page, tid('builder-problems'), 'no_such_node', 'the problem list');
     check(await page.locator(tid('builder-save')).isDisabled(), 'Save is disabled while there are problems');
     check(await page.locator(tid('builder-run')).isDisabled(), 'Run is disabled while there are problems');
+    await page.locator(tid('builder-fit')).click();
     await t.screenshot(page, 'builder-problem');
     t.step('an unknown reference shows on node sum (badge and message) and in the list; Save and Run are disabled');
     await page.locator(tid('builder-undo')).click();

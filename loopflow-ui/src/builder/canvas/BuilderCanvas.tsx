@@ -362,7 +362,8 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       const back = isBackEdge(e);
       const id = `e${i}:${e.from}>${e.to}`;
       let label = e.label ?? '';
-      if (back) label = [e.kind === 'restart' ? 'restart' : label.length > 30 ? 'loop' : label || 'next pass', e.max ? `≤ ${e.max}` : ''].filter(Boolean).join(' · ');
+      // a back edge says its bound (short, so it fits beside the drawing); an iterator has none: one pass per item
+      if (back) label = e.kind === 'restart' ? `restart ≤ ${e.max ?? '?'}` : e.max ? `≤ ${e.max}` : label || 'each item';
       if (e.origin === 'order') label = 'listed order';
       const deletable = !!e.origin && e.origin !== 'order';
       out.push({
