@@ -2,7 +2,7 @@
 // viewer's layout), with loop bodies as boxes you drop nodes into. It only reports what the user did (select, add,
 // connect, delete, move into or out of a body); the page turns that into a document edit. Positions a user drags
 // nodes to are kept in memory only, never in the file, and "Layout" forgets them.
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState, type DragEvent, type KeyboardEvent } from 'react';
 import {
   Background,
   BaseEdge,
@@ -27,12 +27,6 @@ import type { Projection, ProjectedEdge } from '../doc/project';
 import { kindIcon } from './icons';
 
 export const PALETTE_MIME = 'application/x-loopflow-kind';
-
-/** A node the canvas reports on: its list (the ids of the bodies it sits in) and its id. */
-export interface NodeRef {
-  path: string[];
-  id: string;
-}
 
 export interface BuilderCanvasProps {
   graph: Projection;
@@ -248,7 +242,6 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   const [moved, setMoved] = useState<Map<string, Pos>>(new Map());
   const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
   const [dropBody, setDropBody] = useState<string | null>(null);
-  const wrapper = useRef<HTMLDivElement>(null);
 
   useEffect(() => setMoved(new Map()), [layoutVersion]);
   // fitted again when asked, and when nodes come or go (not when a field changes: the view stays where it is)
@@ -265,14 +258,13 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   const bodyAt = useCallback(
     (p: Pos, exclude?: string): { key: string | null; list: string[] } => {
       let best: { key: string; area: number } | null = null;
-      for (const [key, ref] of graph.bodies) {
+      for (const key of graph.bodies.keys()) {
         const box = layout.containers.get(key);
         if (!box) continue;
         if (exclude && (key === `[${exclude}]` || key.startsWith(`[${exclude}/`))) continue;
         if (p.x < box.x || p.y < box.y || p.x > box.x + box.width || p.y > box.y + box.height) continue;
         const area = box.width * box.height;
         if (!best || area < best.area) best = { key, area };
-        void ref;
       }
       if (!best) return { key: null, list: [] };
       const ref = graph.bodies.get(best.key)!;
@@ -456,7 +448,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   );
 
   return (
-    <div className="builder-canvas" ref={wrapper} data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
+    <div className="builder-canvas" data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
