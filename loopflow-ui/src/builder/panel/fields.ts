@@ -347,11 +347,6 @@ export function withSubfield(section: unknown, key: string, value: unknown): Rec
   return Object.keys(base).length === 0 ? undefined : base;
 }
 
-/** Whether a required field (or one of a kind's "one of these" groups) is missing. */
-export function missingRequired(field: FieldDescription, values: Record<string, unknown>): boolean {
-  return field.required && fieldValue(field, values) === undefined;
-}
-
 /** The node's groups of which one field must be set and none is, as the form says them. */
 export function missingGroups(kind: NodeKindDescription | undefined, values: Record<string, unknown>): string[] {
   if (!kind) return [];

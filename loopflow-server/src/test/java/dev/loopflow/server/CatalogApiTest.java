@@ -204,6 +204,42 @@ class CatalogApiTest {
     }
   }
 
+  /**
+   * What the builder does with a template: fetch it and start a run of its source. With no LLM provider configured
+   * (each provider's variables set blank here, whatever the machine has), the server answers LLM calls from the
+   * template's mock: block, and every template runs to completion.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"self-refine", "agentic-search", "coder-reviewer", "counter", "refine-until-valid",
+      "implement-test-review", "pipeline"})
+  void templateStartedThroughTheApiRunsToCompletionOnTheMockProvider(String id) throws Exception {
+    String source = h.get("/api/templates/" + id).json().path("source").asText();
+    if (source.contains("python3")) {
+      org.junit.jupiter.api.Assumptions.assumeTrue(python3(), id + " needs python3");
+    }
+    try (ServerHarness noProvider = new ServerHarness(tmp.resolve("np-" + id), b -> {
+      for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+        b.environment(p.baseUrlVariable(), "");
+        p.apiKeyVariable().ifPresent(v -> b.environment(v, ""));
+      }
+    })) {
+      ServerHarness.Response started = noProvider.post("/api/runs", ServerHarness.map("source", source));
+      assertThat(started.status()).as(started.toString()).isEqualTo(201);
+      JsonNode run = noProvider.awaitStatus(started.json().path("run_id").asText(), "completed");
+      assertThat(run.path("output").isMissingNode() || run.path("output").isNull()).as(run.toString()).isFalse();
+    }
+  }
+
+  private static boolean python3() {
+    try {
+      Process p = new ProcessBuilder("python3", "--version").redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      return p.waitFor() == 0;
+    } catch (java.io.IOException | InterruptedException e) {
+      return false;
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"nope", "self-refine.yaml", "SELF-REFINE", "..%2F..%2Fpom", "%2e%2e", "%E2%80%AE",
       "self-refine%00", "a%20b"})

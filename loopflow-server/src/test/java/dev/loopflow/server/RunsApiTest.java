@@ -59,6 +59,21 @@ class RunsApiTest {
   }
 
   @Test
+  void sourceWithoutANameRuns_bugNamelessSourceWasAnInternalError() {
+    String id = start(ServerHarness.map("source", "nodes:\n  - {id: a, type: transform, template: hi}\n"));
+    JsonNode shown = h.awaitStatus(id, "completed");
+    assertThat(shown.path("output").asText()).isEqualTo("hi");
+    JsonNode listed = null;
+    for (JsonNode r : h.get("/api/runs?limit=500").json()) {
+      if (r.path("run_id").asText().equals(id)) {
+        listed = r;
+      }
+    }
+    assertThat(listed).as("listed").isNotNull();
+    assertThat(listed.path("workflow").asText()).isEqualTo("workflow");
+  }
+
+  @Test
   void aStartedRunIsShownExactlyAsShowJsonPrintsIt() {
     String id = start(ServerHarness.map("source", Fixtures.QUICK));
     JsonNode shown = h.awaitStatus(id, "completed");

@@ -5,14 +5,19 @@ import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.internal.load.TemplateScope;
 import dev.loopflow.core.internal.load.Vocabulary;
 import dev.loopflow.core.spi.NodeHandler;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The JSON Schema (draft 2020-12) of the YAML workflow format, generated from the loader's own field tables and
@@ -142,29 +147,29 @@ public final class WorkflowSchema {
    * result has ({@code status}, {@code output}, {@code error}) and the kind's own, sorted. Null when the kind (a
    * handler that declares nothing, or an unknown kind) leaves its fields unchecked.
    */
-  public static java.util.SortedSet<String> resultFields(String kind, Map<String, NodeHandler> handlers) {
+  public static SortedSet<String> resultFields(String kind, Map<String, NodeHandler> handlers) {
     NodeHandler h = handlers.get(kind);
-    java.util.Set<String> declared = h != null ? h.resultFields()
-        : dev.loopflow.core.internal.load.TemplateScope.CONTROL_RESULT_FIELDS.get(kind);
+    Set<String> declared = h != null ? h.resultFields()
+        : TemplateScope.CONTROL_RESULT_FIELDS.get(kind);
     if (declared == null) {
       return null;
     }
-    java.util.SortedSet<String> all = new java.util.TreeSet<>(
-        dev.loopflow.core.internal.load.TemplateScope.COMMON_RESULT_FIELDS);
+    SortedSet<String> all = new TreeSet<>(
+        TemplateScope.COMMON_RESULT_FIELDS);
     all.addAll(declared);
-    return java.util.Collections.unmodifiableSortedSet(all);
+    return Collections.unmodifiableSortedSet(all);
   }
 
   /** The fields of the {@code loop} variable a template inside a loop body can read, sorted. */
-  public static java.util.SortedSet<String> loopVariableFields() {
-    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(
-        dev.loopflow.core.internal.load.TemplateScope.LOOP_VARIABLE_FIELDS));
+  public static SortedSet<String> loopVariableFields() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(
+        TemplateScope.LOOP_VARIABLE_FIELDS));
   }
 
   /** The fields of the {@code run} variable, sorted. */
-  public static java.util.SortedSet<String> runVariableFields() {
-    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(
-        dev.loopflow.core.internal.load.TemplateScope.RUN_FIELDS));
+  public static SortedSet<String> runVariableFields() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(
+        TemplateScope.RUN_FIELDS));
   }
 
   /** A node id: a match of this regular expression (Java and JavaScript read it alike) that is not reserved. */
@@ -173,8 +178,8 @@ public final class WorkflowSchema {
   }
 
   /** The ids no node may have. */
-  public static java.util.SortedSet<String> reservedNodeIds() {
-    return java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(Vocabulary.reservedIds()));
+  public static SortedSet<String> reservedNodeIds() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(Vocabulary.reservedIds()));
   }
 
   /** What a {@link FieldSpec.Type#DURATION} written as text must match (a bare number is seconds). */
@@ -189,7 +194,7 @@ public final class WorkflowSchema {
 
   /** Shorthand keys and the kind each implies ({@code prompt:} is an llm node), in the order the loader tries them. */
   public static Map<String, String> shorthands() {
-    return java.util.Collections.unmodifiableMap(new LinkedHashMap<>(Vocabulary.shorthands()));
+    return Collections.unmodifiableMap(new LinkedHashMap<>(Vocabulary.shorthands()));
   }
 
   /** The name of a kind's form: {@code kind:shell}, or {@code kind:shell:input} with its fields under a key. */
@@ -210,7 +215,7 @@ public final class WorkflowSchema {
    * (in the loader's order); each form is checked against that kind's fields.
    */
   private static Map<String, Object> node(Map<String, NodeKindSpec> byKind) {
-    java.util.SortedSet<String> types = new java.util.TreeSet<>();
+    SortedSet<String> types = new TreeSet<>();
     List<Object> dispatch = new ArrayList<>();
     List<Object> anyForm = new ArrayList<>(List.of(SchemaWriter.map("required", List.of("type"))));
     for (String kind : byKind.keySet()) {

@@ -106,6 +106,18 @@ class LoaderTest {
   }
 
   @Test
+  void textWithoutAFileOrANameIsNamedWorkflow_bugNamelessSourceWithoutFileNameThrewNullPointer() {
+    for (String file : new String[] {null, "", "  "}) {
+      Workflow wf = engine.parse("""
+          nodes:
+            - id: a
+              bash: echo a
+          """, file);
+      assertThat(wf.name()).as("file %s", file).isEqualTo("workflow");
+    }
+  }
+
+  @Test
   void fileThatIsNotUtf8IsReported(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("latin1.yaml");
     Files.write(file, new byte[] {'n', 'a', 'm', 'e', ':', ' ', (byte) 0xE9, '\n'});

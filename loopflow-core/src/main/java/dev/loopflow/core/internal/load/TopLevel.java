@@ -97,8 +97,17 @@ final class TopLevel {
     return new Header(name == null ? deriveName(file) : name, description, inputs);
   }
 
-  /** The file's base name up to its first dot: {@code dir/review.yaml} is named {@code review}. */
+  /** The name of a workflow text that comes from no file (an API request's source) and names itself nowhere. */
+  static final String UNNAMED = "workflow";
+
+  /**
+   * The file's base name up to its first dot: {@code dir/review.yaml} is named {@code review}; a text without a file
+   * name (null or blank) is named {@link #UNNAMED}.
+   */
   static String deriveName(String f) {
+    if (f == null || f.isBlank()) {
+      return UNNAMED;
+    }
     String base = f.replace('\\', '/');
     base = base.substring(base.lastIndexOf('/') + 1);
     int dot = base.indexOf('.');
