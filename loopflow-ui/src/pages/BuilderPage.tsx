@@ -216,8 +216,15 @@ function Builder({ name }: { name?: string }) {
     return () => window.removeEventListener('keydown', onKey);
   }, [doUndo, doRedo]);
 
+  const [replaceAsked, setReplaceAsked] = useState<string | null>(null);
   const save = useCallback(async (): Promise<boolean> => {
     if (!canSave) return false;
+    // a new workflow saved under the name of a file that exists: the first Save asks, the second replaces
+    if (!name && replaceAsked !== fileName && (workflows ?? []).some((w) => w.name === fileName)) {
+      setReplaceAsked(fileName);
+      setNotice(`A workflow named ${fileName} exists already; Save again to replace it, or choose another name.`);
+      return false;
+    }
     setBusy('save');
     setActionError(undefined);
     try {
@@ -241,7 +248,7 @@ function Builder({ name }: { name?: string }) {
     } finally {
       setBusy(null);
     }
-  }, [canSave, fileName, text, name]);
+  }, [canSave, fileName, text, name, replaceAsked, workflows]);
 
   const run = useCallback(async () => {
     if (dirty && !(await save())) return;
