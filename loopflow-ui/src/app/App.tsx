@@ -1,10 +1,14 @@
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { clearToken, getToken, initToken, onUnauthorized } from '../api/client';
-import { Link } from '../components/common';
-import { BuilderPage, NoTokenPage, NotFoundPage } from '../pages/OtherPages';
+import { Link, Loading } from '../components/common';
+import { NoTokenPage, NotFoundPage } from '../pages/OtherPages';
 import { RunListPage } from '../pages/RunListPage';
 import { RunPage } from '../pages/RunPage';
 import { parseRoute, useLocation } from './router';
+
+// The builder (its canvas, CodeMirror and the YAML library) is loaded only when it is opened, so the run viewer's pages
+// do not carry it.
+const BuilderPage = lazy(() => import('../pages/BuilderPage').then((m) => ({ default: m.BuilderPage })));
 
 export function App() {
   const { pathname } = useLocation();
@@ -36,8 +40,13 @@ export function App() {
   }, [refused]);
   const route = parseRoute(pathname);
   let page;
-  if (route.page === 'builder') page = <BuilderPage name={route.name} />;
-  else if (refused || !getToken()) page = <NoTokenPage refused={refused} />;
+  if (refused || !getToken()) page = <NoTokenPage refused={refused} />;
+  else if (route.page === 'builder')
+    page = (
+      <Suspense fallback={<Loading what="the builder" />}>
+        <BuilderPage name={route.name} />
+      </Suspense>
+    );
   else if (route.page === 'runs') page = <RunListPage />;
   else if (route.page === 'run') page = <RunPage key={route.id} id={route.id} />;
   else page = <NotFoundPage path={route.path} />;

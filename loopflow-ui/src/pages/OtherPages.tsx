@@ -1,22 +1,6 @@
-// Pages with little to show: the builder (not in this version), an unknown address, and the page shown without a
-// token or when the server refused it.
+// Pages with little to show: an unknown address, and the page shown without a token or when the server refused it.
 import { KeyRound } from 'lucide-react';
 import { Link } from '../components/common';
-
-export function BuilderPage({ name }: { name?: string }) {
-  return (
-    <main className="page narrow" data-testid="builder-page">
-      <h1>Workflow builder</h1>
-      <p>
-        The visual builder is not part of this version of loopflow{name ? <> (you asked for the workflow <code>{name}</code>)</> : null}.
-        Edit workflow files as YAML and check them with <code>loopflow validate FILE</code>; runs started from them show up here.
-      </p>
-      <p>
-        <Link href="/">Back to the runs</Link>
-      </p>
-    </main>
-  );
-}
 
 export function NotFoundPage({ path }: { path: string }) {
   return (

@@ -42,7 +42,7 @@ class RunViewerBrowserTest {
   /** Every scenario file; a file added to the folder without a test here fails everyScenarioFileIsRun. */
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
       "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
-      "regressions.mjs");
+      "regressions.mjs", "builder.mjs");
   /** The helpers, the runner, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
   private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "run.mjs", "smoke.mjs");
   /** Longer than a scenario's own limit (lib.mjs), so a scenario normally reports its own timeout first. */
@@ -181,6 +181,31 @@ class RunViewerBrowserTest {
   @Test
   void theRunHeaderFactsFitOnOneLine_bugFactsWrappedWithLlmUsage() {
     runScenario("regressions:run-header-facts");
+  }
+
+  @Test
+  void theBuilderPaletteOffersLoopAndExitUnderLogic() {
+    runScenario("builder:palette");
+  }
+
+  @Test
+  void selfRefineBuiltFromAnEmptyCanvasSavesRunsAndCountsThreePasses() {
+    runScenario("builder:self-refine");
+  }
+
+  @Test
+  void aBodyNodeOfANestedLoopGroupIsEditedInPlaceAndTheYamlFollows() {
+    runScenario("builder:nested-edit");
+  }
+
+  @Test
+  void anInvalidEditShowsItsProblemOnItsNodeAndBlocksSaving() {
+    runScenario("builder:invalid");
+  }
+
+  @Test
+  void aFileWithCommentsSavedUnchangedFromTheBuilderIsByteIdentical() {
+    runScenario("builder:unchanged");
   }
 
   @Test

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { connection, graphKey, placeProblems, reachGraph, selectedNode, siblingIds } from './builderModel';
+import { project } from './doc/project';
+import { WorkflowDoc } from './doc/workflowDoc';
+
+const ROOT = resolve(__dirname, '../../..');
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+describe('builder model', () => {
+  const nested = new WorkflowDoc(read('loopflow-ui/e2e/workflows/nested-loops.yaml'));
+  const nestedGraph = project(nested);
+
+  it('keys nodes as the projection does and selects a nested body node with its fields as written', () => {
+    expect(graphKey(['outer', 'inner'], 'count')).toBe('outer/inner/count');
+    const s = selectedNode(nested, nestedGraph, 'outer/inner/count')!;
+    expect(s).toMatchObject({ id: 'count', kind: 'transform', path: ['outer', 'inner'] });
+    expect(s.values.template).toBe('outer {{ loop.parent.iteration }} inner {{ loop.iteration }}');
+    expect(selectedNode(nested, nestedGraph, 'outer/inner/$until')).toBeNull();
+    expect(siblingIds(nested, selectedNode(nested, nestedGraph, 'outer/sum'))).toEqual(['inner']);
+  });
+
+  it('places problems on the node their path names, nested bodies included, and keeps the rest unplaced', () => {
+    const placed = placeProblems(nested, [
+      { line: 16, col: 9, path: 'nodes.outer.nodes.sum.template', message: 'unknown reference' },
+      { line: 12, col: 15, path: 'nodes.outer.nodes.inner.nodes.count', message: 'bad count' },
+      { line: 1, col: 1, path: 'edges[0].to', message: 'not a node' },
+    ]);
+    expect(placed.byKey.get('outer/sum')?.[0]?.message).toBe('unknown reference');
+    expect(placed.byKey.get('outer/inner/count')?.[0]?.message).toBe('bad count');
+    expect(placed.unplaced.map((p) => p.message)).toEqual(['not a node']);
+  });
+
+  it('gives the reachable-values rule each node’s container and upstream', () => {
+    const doc = new WorkflowDoc(read('examples/loop-self-refine.yaml'));
+    const r = reachGraph(doc, project(doc));
+    expect(r.inputs).toEqual(['topic']);
+    expect(r.nodes.find((n) => n.id === 'critique')).toMatchObject({ container: 'refine', upstream: ['draft'] });
+    expect(r.nodes.find((n) => n.id === 'final')).toMatchObject({ container: undefined, upstream: ['refine_exit'] });
+    const inner = reachGraph(nested, nestedGraph).nodes.find((n) => n.id === 'count');
+    expect(inner?.container).toBe('inner');
+  });
+
+  it('makes a connection back to a node upstream a loop edge, and refuses one between two lists', () => {
+    const doc = new WorkflowDoc(read('examples/loop-coder-reviewer.yaml'));
+    const g = project(doc);
+    expect(connection(doc, g, 'coder', 'reviewer')?.loopMax).toBeNull();
+    const back = connection(doc, g, 'reviewer', 'coder')!;
+    expect(back.loopMax).toBe(3);
+    expect(connection(nested, nestedGraph, 'outer', 'outer/sum')).toBeNull();
+    expect(connection(nested, nestedGraph, 'outer/sum', 'outer/inner')?.loopMax).toBeNull();
+  });
+});
