@@ -51,7 +51,23 @@ describe('controls come from the catalog', () => {
 
   it.each(allFields(c))('%s gets the control of its type', (_where, f) => {
     expect(expected[f.type]).toBeDefined();
-    expect(controlFor(f)).toBe(expected[f.type]);
+    const textAlternative = f.type === 'ONE_OF' && f.alternatives.some((a) => a.type === 'TEMPLATE' || a.type === 'STRING');
+    expect(controlFor(f)).toBe(textAlternative ? controlFor(f.alternatives.find((a) => a.type === 'TEMPLATE' || a.type === 'STRING')!) : expected[f.type]);
+  });
+
+  it('a template typed into a text-or-structure field stays the template text_bugTemplateSavedAsAMapping', () => {
+    // transform.template is text or any value; a shell command is text or a list. `{{ x }}` read as YAML is the
+    // mapping {"{ x }": null}, which loads and is the wrong value.
+    for (const [kind, name] of [['transform', 'template'], ['shell', 'command'], ['shell', 'bash']] as const) {
+      const f = field(c, kind, name);
+      expect(controlFor(f)).toBe('template');
+      expect(controlFor(f, 'echo {{ input.x }}')).toBe('template');
+      expect(controlFor(f, ['echo', 'hi'])).toBe('code');
+      for (const raw of ['{{ x }}', '{{ a.text }} and more', '{% if x %}y{% endif %}', '  {# note #}{{ x }}']) {
+        expect(parseInput(f, controlFor(f), raw, c)).toEqual({ ok: true, value: raw });
+        expect(parseCode(f, raw)).toEqual({ ok: true, value: raw });
+      }
+    }
   });
 
   it('every kind of the loader is in the catalog, with Loop and Exit', () => {

@@ -77,6 +77,15 @@ export function controlFor(field: FieldDescription, value?: unknown): ControlKin
       return fits('section');
     case 'NODES':
       return 'nodes';
+    case 'ONE_OF': {
+      // A field that may be text or a structure (a transform's template, a shell command) is edited as text while
+      // it is text: in a YAML editor `{{ x }}` would read as a mapping and be saved as one.
+      const text = field.alternatives.find((a) => a.type === 'TEMPLATE' || a.type === 'STRING');
+      if (text && (value === undefined || value === null || typeof value === 'string' || typeof value === 'number')) {
+        return text.type === 'TEMPLATE' ? 'template' : 'text';
+      }
+      return 'code';
+    }
     default:
       return 'code';
   }
@@ -221,6 +230,10 @@ export function checkNodeId(raw: string, catalog: NodeKindCatalog | null, taken:
 /** YAML (or JSON) text of a structured value; empty is unset; text that does not parse is refused, in words. */
 export function parseCode(field: FieldDescription, raw: string): Parsed {
   if (raw.trim() === '') return ok(undefined);
+  // Text that starts like a template is the template, not a YAML flow mapping, where the field takes text.
+  if (/^\s*\{[{%#]/.test(raw) && field.type === 'ONE_OF' && field.alternatives.some((a) => a.type === 'TEMPLATE' || a.type === 'STRING')) {
+    return ok(raw);
+  }
   let doc: YAML.Document.Parsed;
   try {
     doc = YAML.parseDocument(raw, { uniqueKeys: true });
