@@ -61,6 +61,10 @@ final class RunCommand implements Callable<Integer> {
       + "(continue it later with loopflow resume), or asks on a terminal.")
   List<String> answers = new java.util.ArrayList<>();
 
+  @Option(names = "--detach", description = "Queue the run for workers ('loopflow worker') instead of executing it "
+      + "here, print its id and exit 0. Needs a PostgreSQL store.")
+  boolean detach;
+
   @Spec
   CommandSpec spec;
 
@@ -128,6 +132,9 @@ final class RunCommand implements Callable<Integer> {
     }
     if (runId != null) {
       opts.runId(runId);
+    }
+    if (detach) {
+      return Detached.enqueue(engine, wf, opts.build(), out, err);
     }
     Driver d = new Driver(engine, wf, opts, execution, eventsFile, answers, out, err);
     return d.drive(o -> engine.start(wf, o));

@@ -159,7 +159,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /** Ctrl-C (SIGINT) and SIGTERM end the server cleanly; where signals cannot be caught, a shutdown hook does. */
-  private static void onStopSignal(Runnable stop) {
+  static void onStopSignal(Runnable stop) {
     for (String name : new String[] {"INT", "TERM"}) {
       try {
         sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> stop.run());

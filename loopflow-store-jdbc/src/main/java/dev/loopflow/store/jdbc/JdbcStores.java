@@ -166,6 +166,18 @@ public final class JdbcStores {
   }
 
   /**
+   * The connection pool of a PostgreSQL store opened here, for the run queue that lives in the same database (see
+   * {@code dev.loopflow.store.jdbc.workers}). Throws {@link IllegalArgumentException} for any other store: runs are
+   * queued for other machines only through a database they all reach.
+   */
+  public static DataSource queueDataSource(RunStore store) {
+    if (store instanceof JdbcRunStore j && j.dialect() == JdbcRunStore.Dialect.POSTGRESQL) {
+      return j.dataSource();
+    }
+    throw new IllegalArgumentException("workers need a PostgreSQL store (--store postgresql://...), not " + store);
+  }
+
+  /**
    * The commands listener's own connection: bounded connect and socket timeouts and TCP keep-alive, so that a
    * database that went away is noticed and the listener reconnects (see PostgresCommandsWatch).
    */
@@ -190,7 +202,7 @@ public final class JdbcStores {
    * starting Flyway, which costs a few hundred milliseconds of a CLI command's start-up. JdbcStoresTest checks this
    * constant against the migration files, so a new migration cannot be skipped.
    */
-  static final String LATEST_MIGRATION = "4";
+  static final String LATEST_MIGRATION = "5";
 
   static boolean current(DataSource ds) {
     try (java.sql.Connection c = ds.getConnection();
