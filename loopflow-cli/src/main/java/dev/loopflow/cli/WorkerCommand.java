@@ -41,7 +41,7 @@ final class WorkerCommand implements Callable<Integer> {
   long heartbeatMillis = 2000;
 
   @Option(names = "--missed-heartbeats", paramLabel = "N", description = "Missed heartbeats after which another "
-      + "worker takes this worker's runs (default 4).")
+      + "worker takes this worker's runs (default 4, at least 4).")
   int missedHeartbeats = 4;
 
   @Option(names = "--drain-seconds", paramLabel = "S", description = "On stop, how long runs may take to finish "

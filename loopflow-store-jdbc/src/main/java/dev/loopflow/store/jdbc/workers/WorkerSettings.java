@@ -11,13 +11,15 @@ import java.util.Objects;
  * @param pollingInterval how often it looks for queued runs when it has room (also the longest a queued run waits
  *     for an idle worker)
  * @param heartbeatInterval how often it tells the queue that its runs are alive
- * @param missedHeartbeats after how many missed heartbeats another worker takes its runs (at least 2)
+ * @param missedHeartbeats after how many missed heartbeats another worker takes its runs (at least 4, db-scheduler's
+ *     lower bound)
  * @param drainTimeout on stop, how long its runs may take to finish before they are handed back
  */
 public record WorkerSettings(String name, int concurrency, Duration pollingInterval, Duration heartbeatInterval,
     int missedHeartbeats, Duration drainTimeout) {
 
   public static final int MAX_CONCURRENCY = 1024;
+  public static final int MIN_MISSED_HEARTBEATS = 4;
 
   public WorkerSettings {
     Objects.requireNonNull(name, "name");
@@ -30,8 +32,9 @@ public record WorkerSettings(String name, int concurrency, Duration pollingInter
     }
     positive("polling interval", pollingInterval);
     positive("heartbeat interval", heartbeatInterval);
-    if (missedHeartbeats < 2) {
-      throw new IllegalArgumentException("missed heartbeats must be at least 2, was " + missedHeartbeats);
+    if (missedHeartbeats < MIN_MISSED_HEARTBEATS) {
+      throw new IllegalArgumentException("missed heartbeats must be at least " + MIN_MISSED_HEARTBEATS + ", was "
+          + missedHeartbeats);
     }
     Objects.requireNonNull(drainTimeout, "drainTimeout");
     if (drainTimeout.isNegative()) {
