@@ -174,8 +174,11 @@ class WorkerClusterTest {
     for (Map.Entry<String, Integer> r : runs.entrySet()) {
       repeated += verify(r.getKey(), r.getValue(), Integer.MAX_VALUE);
     }
-    System.out.printf("WorkerClusterTest: %d runs, %d kills, %d LLM calls made twice (in flight at a kill)%n",
-        runs.size(), killed, repeated);
+    long takeovers = runs.keySet().stream().mapToLong(id -> store.events(id).stream()
+        .filter(e -> e instanceof Event.RunResumed).count() - 1).sum();
+    System.out.printf("WorkerClusterTest: %d runs, %d kills, %d runs taken over from a killed worker, %d LLM calls "
+        + "made twice (in flight at a kill)%n", runs.size(), killed, takeovers, repeated);
+    assertThat(takeovers).as("runs continued by another worker").isGreaterThanOrEqualTo(killed);
     assertThat(killed).as("kills landed on workers holding runs").isGreaterThanOrEqualTo(Math.min(KILLS, 10));
     assertThat(repeated).as("calls repeated").isLessThanOrEqualTo(killed * 2);
   }
@@ -185,9 +188,8 @@ class WorkerClusterTest {
   void aWorkerStoppedPastItsLeaseWritesNothingAfterItContinues() throws Exception {
     Worker a = Worker.start(dir, "paused", 1);
     workers.add(a);
-    Map<String, Integer> runs = enqueue("stop", 1);
+    Map<String, Integer> runs = enqueue("stop", 1, i -> 6);
     String id = runs.keySet().iterator().next();
-    runs.put(id, 6);
     waitUntil(() -> store.nodeExecutions(id).size() >= 2, Duration.ofSeconds(60), "the first worker to get going");
     Runtime.getRuntime().exec(new String[] {"kill", "-STOP", Long.toString(a.process.pid())}).waitFor();
     workers.add(Worker.start(dir, "taker", 1));
@@ -195,7 +197,8 @@ class WorkerClusterTest {
     String before = journal(id);
     Runtime.getRuntime().exec(new String[] {"kill", "-CONT", Long.toString(a.process.pid())}).waitFor();
     // The continued worker finds its lease gone at its next write or renewal (at most the renewal period).
-    waitUntil(() -> a.stderrText().contains("lease_lost"), Duration.ofSeconds(30), "the stopped worker to notice");
+    waitUntil(() -> a.stderrText().contains("lease_lost"), Duration.ofSeconds(30),
+        "the stopped worker to notice; it says:\n" + a.stderr);
     Thread.sleep(1000);
     assertThat(journal(id)).isEqualTo(before);
     verify(id, 6, Integer.MAX_VALUE);
@@ -208,10 +211,15 @@ class WorkerClusterTest {
   }
 
   private Map<String, Integer> enqueue(String prefix, int n) throws Exception {
+    return enqueue(prefix, n, i -> 1 + i % 3);
+  }
+
+  private Map<String, Integer> enqueue(String prefix, int n, java.util.function.IntUnaryOperator passes)
+      throws Exception {
     Map<String, Integer> runs = new LinkedHashMap<>();
     RunQueue queue = RunQueue.of(engine);
     for (int i = 0; i < n; i++) {
-      int approveAt = 1 + i % 3;
+      int approveAt = passes.applyAsInt(i);
       String topic = prefix + "-" + i;
       RunOptions opts = RunOptions.builder().input("topic", topic).input("approve_at", approveAt)
           .environment(Map.of("OPENAI_BASE_URL", llm.baseUrl(), "OPENAI_API_KEY", "sk-test-workers-0123456789"))
