@@ -204,6 +204,52 @@ class WorkerClusterTest {
     verify(id, 6, Integer.MAX_VALUE);
   }
 
+  /** The server queues runs posted over HTTP; two workers execute them, one is killed mid-run; GET shows each. */
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void runsPostedToAServerWithWorkerDispatchCompleteOnceWhenAWorkerIsKilled() throws Exception {
+    Worker server = Worker.cli(dir, List.of("server", "--store", storeUrl, "--dispatch", "workers", "--port", "0",
+        "--token", "test-token-123", "--workflows", dir.toString()));
+    workers.add(server);
+    String url;
+    try (BufferedReader out = server.process.inputReader(StandardCharsets.UTF_8)) {
+      url = out.readLine();
+    }
+    assertThat(url).as(server.stderrText()).contains("#token=");
+    java.net.URI base = java.net.URI.create(url.substring(0, url.indexOf('#')));
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String source = java.nio.file.Files.readString(workflowPath());
+    Map<String, Integer> runs = new LinkedHashMap<>();
+    for (int i = 0; i < 12; i++) {
+      int approveAt = 2 + i % 3;
+      String body = new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(Map.of("source", source,
+          "inputs", Map.of("topic", "http-" + i, "approve_at", approveAt)));
+      var response = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/api/runs"))
+          .header("Authorization", "Bearer test-token-123").header("Content-Type", "application/json")
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+      JsonNode created = new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+      assertThat(created.path("status").asText()).isEqualTo("running");
+      runs.put(created.path("run_id").asText(), approveAt);
+    }
+    Worker first = Worker.start(dir, "h0", 3);
+    workers.add(first);
+    workers.add(Worker.start(dir, "h1", 3));
+    waitUntil(first::holdsARun, Duration.ofSeconds(60), "the first worker to take a run");
+    Thread.sleep(300);
+    first.process.destroyForcibly();
+    awaitAll(runs, Duration.ofSeconds(120));
+    for (Map.Entry<String, Integer> r : runs.entrySet()) {
+      verify(r.getKey(), r.getValue(), Integer.MAX_VALUE);
+      var shown = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/api/runs/" + r.getKey()))
+          .header("Authorization", "Bearer test-token-123").build(),
+          java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(new com.fasterxml.jackson.databind.ObjectMapper().readTree(shown.body()).path("status").asText())
+          .isEqualTo("completed");
+    }
+  }
+
   // ---------------------------------------------------------------------------------------------------------
 
   private Path workflowPath() throws Exception {

@@ -118,6 +118,7 @@ public final class LoopflowServer implements AutoCloseable {
     private final Map<String, String> environment = new LinkedHashMap<>();
     private final Map<String, Object> runOptions = new LinkedHashMap<>();
     private Consumer<String> log = line -> System.err.println(line);
+    private RunDispatch dispatch;
     private boolean built;
 
     private Builder() {}
@@ -186,6 +187,15 @@ public final class LoopflowServer implements AutoCloseable {
     }
 
     /** Where the server writes what no response carries (an internal error's details); default stderr. */
+    /**
+     * Runs started or resumed over HTTP are queued with {@code d} (worker processes execute them) instead of
+     * executing in the server; null (the default) executes them here.
+     */
+    public Builder dispatch(RunDispatch d) {
+      unsealed().dispatch = d;
+      return this;
+    }
+
     public Builder log(Consumer<String> sink) {
       unsealed().log = Objects.requireNonNull(sink, "log");
       return this;
@@ -226,7 +236,7 @@ public final class LoopflowServer implements AutoCloseable {
       built = true;
       return new LoopflowServer(new Settings(store, workflowsDir, token, host.strip(), port, maxBodyBytes, heartbeat,
           Map.copyOf(environment), java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
-          streamQueue, log, LoopflowServer.class.getClassLoader()));
+          streamQueue, log, LoopflowServer.class.getClassLoader(), dispatch));
     }
 
     private Builder unsealed() {

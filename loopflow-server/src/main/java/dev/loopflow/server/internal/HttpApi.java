@@ -50,7 +50,7 @@ public final class HttpApi implements AutoCloseable {
     env.putAll(settings.environment());
     SseFrames frames = new SseFrames(Redactor.ofEnvironment(env));
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
-        frames);
+        frames, settings.dispatch());
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
         settings.heartbeat(), () -> stopping, settings.log());

@@ -14,7 +14,8 @@ import java.util.function.Consumer;
  * @param queueCapacity frames a stream may fall behind a live run before it is disconnected
  * @param log where the server reports what no response can carry (an internal error's stack trace)
  * @param uiResources the class loader the web UI bundle ({@code loopflow-ui/...}) is read from
+ * @param dispatch where new and resumed runs go instead of executing here (null: they execute here)
  */
 public record Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
     Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-    Consumer<String> log, ClassLoader uiResources) {}
+    Consumer<String> log, ClassLoader uiResources, dev.loopflow.server.RunDispatch dispatch) {}
