@@ -398,8 +398,8 @@ class WorkerClusterTest {
     }
 
     long ended() {
-      return stderr.stream().filter(l -> l.matches("loopflow: run \\S+: (completed|failed|cancelled|paused).*")
-          || l.contains("handed back")).count();
+      return stderr.stream().filter(l -> l.contains("handed back")
+          || l.matches("loopflow: run \\S+: (completed|failed|cancelled|paused|stopped here).*")).count();
     }
 
     String stderrText() {

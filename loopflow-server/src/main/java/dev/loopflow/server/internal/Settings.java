@@ -18,4 +18,13 @@ import java.util.function.Consumer;
  */
 public record Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
     Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-    Consumer<String> log, ClassLoader uiResources, dev.loopflow.server.RunDispatch dispatch) {}
+    Consumer<String> log, ClassLoader uiResources, dev.loopflow.server.RunDispatch dispatch) {
+
+  /** Settings of a server whose runs execute in it. */
+  public Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
+      Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
+      Consumer<String> log, ClassLoader uiResources) {
+    this(store, workflowsDir, token, host, port, maxBodyBytes, heartbeat, environment, runOptions, queueCapacity, log,
+        uiResources, null);
+  }
+}

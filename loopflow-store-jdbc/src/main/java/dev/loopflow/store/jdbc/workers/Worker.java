@@ -142,8 +142,12 @@ public final class Worker implements AutoCloseable {
       log.accept("run " + runId + ": taken by " + settings.name());
       try {
         RunResult r = handle.await();
-        log.accept("run " + runId + ": " + r.status().json() + (r.error() == null ? "" : " [" + r.error().code()
-            + "]"));
+        if (r.error() != null && r.error().errorCode() == ErrorCode.LEASE_LOST) {
+          log.accept("run " + runId + ": stopped here without writing [lease_lost]: another worker took it over");
+        } else {
+          log.accept("run " + runId + ": " + r.status().json() + (r.error() == null ? "" : " [" + r.error().code()
+              + "]"));
+        }
         return done();
       } catch (InterruptedException e) {
         log.accept("run " + runId + ": handed back (the worker stopped before it ended)");
