@@ -204,6 +204,25 @@ class WorkerClusterTest {
     verify(id, 6, Integer.MAX_VALUE);
   }
 
+  /** A run that pauses on a worker is queued again with its answer and finished by a worker. */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aPausedRunQueuedWithItsAnswerIsFinishedByAWorker() throws Exception {
+    workers.add(Worker.start(dir, "answers", 2));
+    Workflow approval = engine.load(Path.of(WorkerClusterTest.class.getResource("/workers/approval.yaml").toURI()));
+    RunQueue queue = RunQueue.of(engine);
+    String id = queue.enqueue(approval, RunOptions.builder().workingDirectory(dir).build()).runId();
+    waitUntil(() -> store.findRun(id).map(r -> r.status() == RunStatus.PAUSED).orElse(false), Duration.ofSeconds(60),
+        "the run to pause");
+    waitUntil(() -> !queue.isQueued(id), Duration.ofSeconds(10), "the paused run to leave the queue");
+    queue.enqueueResume(id, dev.loopflow.core.run.ResumeInput.approve("looks good"));
+    waitUntil(() -> ended(id) && store.findRun(id).get().status() != RunStatus.PAUSED, Duration.ofSeconds(60),
+        "the answered run to end");
+    RunRecord r = store.findRun(id).orElseThrow();
+    assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.output()).isEqualTo("shipped: approved (looks good)");
+  }
+
   /** The server queues runs posted over HTTP; two workers execute them, one is killed mid-run; GET shows each. */
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)

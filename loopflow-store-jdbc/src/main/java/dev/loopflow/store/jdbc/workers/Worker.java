@@ -104,7 +104,7 @@ public final class Worker implements AutoCloseable {
     ResumeInput answer = RunTasks.answer(instance.getData());
     while (true) {
       if (draining || Thread.currentThread().isInterrupted()) {
-        return handBack(runId);
+        return handBack();
       }
       RunRecord rec = engine.store().findRun(runId).orElse(null);
       if (rec == null) {
@@ -124,7 +124,7 @@ public final class Worker implements AutoCloseable {
           // Another engine holds a live lease (a worker that stopped heartbeating but may still be alive): wait for
           // it to end or lapse. db-scheduler keeps this execution alive meanwhile.
           if (!pause()) {
-            return handBack(runId);
+            return handBack();
           }
           continue;
         }
@@ -151,7 +151,7 @@ public final class Worker implements AutoCloseable {
         return done();
       } catch (InterruptedException e) {
         log.accept("run " + runId + ": handed back (the worker stopped before it ended)");
-        return handBack(runId);
+        return handBack();
       } finally {
         executing.remove(runId);
       }
@@ -206,7 +206,7 @@ public final class Worker implements AutoCloseable {
     return new CompletionHandler.OnCompleteRemove<>();
   }
 
-  private static CompletionHandler<String> handBack(String runId) {
+  private static CompletionHandler<String> handBack() {
     return (complete, ops) -> ops.reschedule(complete, Instant.now());
   }
 }
