@@ -113,7 +113,7 @@ class WorkerClusterTest {
     int pass = Integer.parseInt(m.group(2));
     String text = m.group(1).equals("draft") ? "take " + pass + " on " + m.group(3)
         : pass >= Integer.parseInt(m.group(4)) ? "APPROVED take " + pass : "revise take " + pass;
-    return Reply.text(text).after(LATENCY);
+    return Reply.text(text).after(m.group(3).startsWith("slow") ? Duration.ofMillis(400) : LATENCY);
   }
 
   @Test
@@ -202,6 +202,22 @@ class WorkerClusterTest {
     Thread.sleep(1000);
     assertThat(journal(id)).isEqualTo(before);
     verify(id, 6, Integer.MAX_VALUE);
+  }
+
+  /** A cancel from another process reaches the run on the worker executing it, with its reason. */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aCancelFromAnotherProcessStopsTheRunOnItsWorker_bugInterruptedJournalWriteClosedItsConnection()
+      throws Exception {
+    workers.add(Worker.start(dir, "cancels", 1));
+    Map<String, Integer> runs = enqueue("slow", 1, i -> 6);
+    String id = runs.keySet().iterator().next();
+    waitUntil(() -> !store.nodeExecutions(id).isEmpty(), Duration.ofSeconds(60), "the worker to get going");
+    RunStatus status = engine.cancel(id, "enough drafts", Duration.ofSeconds(20));
+    RunRecord r = store.findRun(id).orElseThrow();
+    assertThat(status).as("%s; worker: %s", r.error(), workers.get(0).stderrText()).isEqualTo(RunStatus.CANCELLED);
+    assertThat(r.error().message()).isEqualTo("run cancelled: enough drafts");
+    assertThat(store.nodeExecutions(id)).noneMatch(e -> e.position().path().equals("publish"));
   }
 
   /** A run that pauses on a worker is queued again with its answer and finished by a worker. */

@@ -73,6 +73,12 @@ final class JdbcRunStore implements RunStore, Transactions {
   private final Object writeLock = new Object();
   private final List<Event> pending = new ArrayList<>();
   private final ScheduledExecutorService flusher;
+  /** Where write transactions run (see transaction): one platform thread, which nothing interrupts. */
+  private final java.util.concurrent.ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "loopflow-store-writer");
+    t.setDaemon(true);
+    return t;
+  });
   private final CommandBus commands;
   private final SharedMemory memory;
   private volatile boolean closed;
@@ -327,8 +333,42 @@ final class JdbcRunStore implements RunStore, Transactions {
     }
   }
 
-  /** The transaction of {@link #write(String, Work)}: null when committed, else the run whose lease moved. */
+  /**
+   * The transaction of {@link #write(String, Work)}: null when committed, else the run whose lease moved. It runs on
+   * the store's writer thread, never on the caller's: a cancelled run interrupts its node threads, and an interrupt
+   * that reaches a virtual thread blocked on a database socket closes the socket, which would fail the very write
+   * that journals the cancellation. The caller waits for the writer without being interruptible, and keeps its
+   * interrupt for afterwards.
+   */
   private String transaction(String runId, List<Event> events, Work work) {
+    java.util.concurrent.Future<String> done;
+    try {
+      done = writer.submit(() -> transactionHere(runId, events, work));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw StoreFailures.of("cannot write to the run store " + description + ": it is closed", e);
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return done.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException re) {
+            throw re;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private String transactionHere(String runId, List<Event> events, Work work) {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -795,6 +835,7 @@ final class JdbcRunStore implements RunStore, Transactions {
       try {
         commands.close();
       } finally {
+        writer.shutdown();
         ds.close();
       }
     }
