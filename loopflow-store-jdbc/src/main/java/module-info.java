@@ -8,12 +8,14 @@ module dev.loopflow.store.jdbc {
   requires java.sql;
   requires com.zaxxer.hikari;
   requires flyway.core;
+  requires com.github.kagkarlsson.scheduler;
   // Found by Flyway and by JDBC at run time, never named in code; required so that they are in the module graph.
   requires flyway.database.postgresql;
   requires org.postgresql.jdbc;
   requires org.xerial.sqlitejdbc;
 
   exports dev.loopflow.store.jdbc;
+  exports dev.loopflow.store.jdbc.workers;
 
   opens db.loopflow;
 }

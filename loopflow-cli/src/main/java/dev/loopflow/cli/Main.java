@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
     subcommands = {RunCommand.class, ResumeCommand.class, CancelCommand.class, SignalCommand.class, RunsCommand.class,
         ShowCommand.class,
-        EventsCommand.class, ValidateCommand.class, GraphCommand.class, ServerCommand.class,
+        EventsCommand.class, ValidateCommand.class, GraphCommand.class, ServerCommand.class, WorkerCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",

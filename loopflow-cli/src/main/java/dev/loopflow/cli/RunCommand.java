@@ -62,6 +62,10 @@ final class RunCommand implements Callable<Integer> {
       + "(continue it later with loopflow resume), or asks on a terminal.")
   List<String> answers = new java.util.ArrayList<>();
 
+  @Option(names = "--detach", description = "Queue the run for workers ('loopflow worker') instead of executing it "
+      + "here, print its id and exit 0. Needs a PostgreSQL store.")
+  boolean detach;
+
   @Spec
   CommandSpec spec;
 
@@ -129,6 +133,9 @@ final class RunCommand implements Callable<Integer> {
     }
     if (runId != null) {
       opts.runId(runId);
+    }
+    if (detach) {
+      return Detached.enqueue(engine, wf, opts.build(), out, err);
     }
     var tracing = Support.observability();
     try {

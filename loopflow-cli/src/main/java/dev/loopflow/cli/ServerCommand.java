@@ -59,6 +59,11 @@ final class ServerCommand implements Callable<Integer> {
       + "(also: " + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
   boolean httpDenyPrivate;
 
+  @Option(names = "--dispatch", paramLabel = "local|workers", description = "Where runs started or resumed over "
+      + "HTTP execute: local (default: in this process) or workers (queued in the PostgreSQL store for 'loopflow "
+      + "worker' processes).")
+  String dispatch = "local";
+
   @Spec
   CommandSpec spec;
 
@@ -106,6 +111,16 @@ final class ServerCommand implements Callable<Integer> {
             err.flush();
           });
       policy.build().options().forEach(b::runOption);
+      if (dispatch.equals("workers")) {
+        try {
+          b.dispatch(new QueueDispatch(dev.loopflow.store.jdbc.workers.RunQueue.of(
+              dev.loopflow.core.Loopflow.builder().store(s).build())));
+        } catch (IllegalArgumentException e) {
+          throw CliError.usage("--dispatch workers: " + e.getMessage(), e);
+        }
+      } else if (!dispatch.equals("local")) {
+        throw CliError.usage("--dispatch must be local or workers, was '" + dispatch + "'");
+      }
       LoopflowServer server;
       try {
         server = b.build();
@@ -170,7 +185,7 @@ final class ServerCommand implements Callable<Integer> {
   }
 
   /** Ctrl-C (SIGINT) and SIGTERM end the server cleanly; where signals cannot be caught, a shutdown hook does. */
-  private static void onStopSignal(Runnable stop) {
+  static void onStopSignal(Runnable stop) {
     for (String name : new String[] {"INT", "TERM"}) {
       try {
         sun.misc.Signal.handle(new sun.misc.Signal(name), sig -> stop.run());

@@ -28,6 +28,12 @@ public enum ErrorCode {
    * with {@link #INTERNAL_ERROR}; this is the code of the store's own exception.
    */
   STORE_UNAVAILABLE,
+  /**
+   * The run's lease was claimed by another engine (this one stalled, was partitioned from the database, or was
+   * thought dead): the store refuses every further write of this engine for the run, and the engine stops the run
+   * without writing anything more. The run goes on wherever its lease now is.
+   */
+  LEASE_LOST,
   RESTART_VALIDATION_FAILED,
   VALIDATION_RETRY_EXHAUSTED,
   RESTART_COOLDOWN_NOT_ELAPSED,

@@ -106,6 +106,17 @@ public final class Loopflow {
     return engine.start(workflow, inputs, options);
   }
 
+  /**
+   * Journals a new run without executing it (its record, status {@code running}, and {@code run.started}) and
+   * returns its result object as journaled; the run is executed by whichever engine next resumes it (a worker
+   * taking it from a queue). Inputs are checked as for {@link #start}. A failure to journal it (the id is taken, the
+   * store refuses) is the result's error.
+   */
+  public RunResult journalNew(Workflow workflow, RunOptions options) throws InterruptedException {
+    Map<String, Object> inputs = Inputs.resolve(workflow, options.inputs());
+    return engine.journalOnly(workflow, inputs, options);
+  }
+
   /** The run option that says how deep a child run (a workflow run as a tool) is nested. */
   private static final String CHILD_DEPTH = "loopflow.child_depth";
 

@@ -121,6 +121,7 @@ public final class LoopflowServer implements AutoCloseable {
     private final Map<String, Object> runOptions = new LinkedHashMap<>();
     private Consumer<String> log = line -> System.err.println(line);
     private Observability observability;
+    private RunDispatch dispatch;
     private boolean built;
 
     private Builder() {}
@@ -199,6 +200,15 @@ public final class LoopflowServer implements AutoCloseable {
     }
 
     /** Where the server writes what no response carries (an internal error's details); default stderr. */
+    /**
+     * Runs started or resumed over HTTP are queued with {@code d} (worker processes execute them) instead of
+     * executing in the server; null (the default) executes them here.
+     */
+    public Builder dispatch(RunDispatch d) {
+      unsealed().dispatch = d;
+      return this;
+    }
+
     public Builder log(Consumer<String> sink) {
       unsealed().log = Objects.requireNonNull(sink, "log");
       return this;
@@ -240,7 +250,7 @@ public final class LoopflowServer implements AutoCloseable {
       return new LoopflowServer(new Settings(store, workflowsDir, token, host.strip(), port, maxBodyBytes, heartbeat,
           Map.copyOf(environment), java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
           streamQueue, log, LoopflowServer.class.getClassLoader(), observability != null ? observability
-              : Observability.builder().meterRegistry(Observability.prometheusRegistry()).build()));
+              : Observability.builder().meterRegistry(Observability.prometheusRegistry()).build(), dispatch));
     }
 
     private Builder unsealed() {

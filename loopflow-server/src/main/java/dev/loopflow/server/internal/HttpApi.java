@@ -53,7 +53,7 @@ public final class HttpApi implements AutoCloseable {
     env.putAll(settings.environment());
     SseFrames frames = new SseFrames(Redactor.ofEnvironment(env));
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
-        frames, settings.observability());
+        frames, settings.observability(), settings.dispatch());
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     CatalogRoutes catalogRoutes = new CatalogRoutes(engine);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),

@@ -38,12 +38,15 @@ final class LocalRuns implements AutoCloseable {
   private final Observability observability;
   private final Map<String, Execution> executing = new ConcurrentHashMap<>();
   private volatile boolean closed;
+  /** Where runs go instead of executing here (worker processes); null: they execute here. */
+  private final dev.loopflow.server.RunDispatch dispatch;
 
   /** One execution: its handle and its feed. */
   record Execution(RunHandle handle, RunFeed feed) {}
 
   LocalRuns(Loopflow engine, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-      SseFrames frames, Observability observability) {
+      SseFrames frames, Observability observability, dev.loopflow.server.RunDispatch dispatch) {
+    this.dispatch = dispatch;
     this.engine = engine;
     this.observability = observability;
     this.environment = environment;
@@ -69,6 +72,10 @@ final class LocalRuns implements AutoCloseable {
     if (engine.store().findRun(runId).isPresent()) {
       throw ApiError.of(ErrorTable.Kind.CONFLICT, "a run with id '" + runId + "' is already in the store");
     }
+    if (dispatch != null) {
+      enqueue(wf, options(wf, false, null, workingDirectory).runId(runId).inputs(inputs).build());
+      return null;
+    }
     return execute(runId, wf, false, feed -> engine.start(wf, observability.instrument(wf,
         options(wf, false, feed, workingDirectory).runId(runId).inputs(inputs)).build()));
   }
@@ -76,9 +83,22 @@ final class LocalRuns implements AutoCloseable {
   /** Resumes a journaled run in this process; throws the engine's errors (busy, not resumable, wrong answer). */
   synchronized RunHandle resume(Workflow wf, String runId, ResumeInput answer, boolean journaledMock,
       Path workingDirectory) {
+    if (dispatch != null) {
+      dispatch.enqueueResume(runId, answer);
+      return null;
+    }
     return execute(runId, wf, journaledMock, feed -> engine.resume(wf, runId, answer,
         observability.instrumentResume(wf, engine.store().findRun(runId).orElse(null),
             options(wf, journaledMock, feed, workingDirectory)).build(), false));
+  }
+
+  private void enqueue(Workflow wf, RunOptions options) {
+    try {
+      dispatch.enqueue(wf, options);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while queueing run '" + options.runId() + "'", e);
+    }
   }
 
   private RunHandle execute(String runId, Workflow wf, boolean journaledMock, Function<RunFeed, RunHandle> start) {
@@ -108,7 +128,10 @@ final class LocalRuns implements AutoCloseable {
   }
 
   private RunOptions.Builder options(Workflow wf, boolean journaledMock, RunFeed feed, Path workingDirectory) {
-    RunOptions.Builder b = RunOptions.builder().listener(feed).workingDirectory(workingDirectory);
+    RunOptions.Builder b = RunOptions.builder().workingDirectory(workingDirectory);
+    if (feed != null) {
+      b.listener(feed);
+    }
     if (!environment.isEmpty()) {
       b.environment(environment);
     }

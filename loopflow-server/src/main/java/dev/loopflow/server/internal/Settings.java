@@ -15,7 +15,18 @@ import java.util.function.Consumer;
  * @param log where the server reports what no response can carry (an internal error's stack trace)
  * @param uiResources the class loader the web UI bundle ({@code loopflow-ui/...}) is read from
  * @param observability the traces and metrics of the runs executed here; {@code GET /metrics} serves its metrics
+ * @param dispatch where new and resumed runs go instead of executing here (null: they execute here)
  */
 public record Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
     Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-    Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability) {}
+    Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability,
+    dev.loopflow.server.RunDispatch dispatch) {
+
+  /** Settings of a server whose runs execute in it. */
+  public Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
+      Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
+      Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability) {
+    this(store, workflowsDir, token, host, port, maxBodyBytes, heartbeat, environment, runOptions, queueCapacity, log,
+        uiResources, observability, null);
+  }
+}

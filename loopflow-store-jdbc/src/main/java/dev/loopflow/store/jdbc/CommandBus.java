@@ -94,7 +94,7 @@ final class CommandBus implements AutoCloseable {
       throw new IllegalArgumentException("command response is missing (a command without one stays pending)");
     }
     String json = StoreLimits.document("command response", response);
-    tx.write(c -> {
+    tx.write(runId, c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_run_commands SET response_json = ?, responded_at = ? "
           + "WHERE run_id = ? AND seq = ? AND response_json IS NULL")) {
         ps.setString(1, json);

@@ -49,6 +49,17 @@ import java.util.concurrent.TimeUnit;
  * lives apart: JSON encoding in Codec, large-value references in ValueRefs, opening a store and its schema in
  * JdbcStores, the command bus (CommandBus, with a CommandsWatch per database) and shared memory (SharedMemory),
  * which keep their own tables and reach them through this store's transactions (Transactions).
+ *
+ * Lease fencing (PostgreSQL): a lease claim raises the run's lease_epoch; this store remembers, per run, the owner
+ * and epoch its engine claimed. Every later write of that run (its record, node executions, events, command answers)
+ * first reads the run's lease_epoch FOR SHARE in the write's own transaction and commits only if it is still the
+ * claimed one. The share lock conflicts with the UPDATE of a claim, so once another engine's claim has committed no
+ * write of the old claim can commit, and a claim cannot commit while such a write is in flight. A write that finds
+ * the epoch moved fails with LeaseLostException; the run is then fenced here: its buffered events are dropped and
+ * every later write of it fails at once, without touching the database. A renewal is conditional on the epoch too,
+ * so an engine that stalled past its lease cannot renew its way back after someone else claimed (and perhaps
+ * finished and released) the run. SQLite keeps the epoch but does not check it (one machine; a stalled process's
+ * lease is renewed or lost as before).
  */
 final class JdbcRunStore implements RunStore, Transactions {
   static final long FLUSH_MILLIS = 200;
@@ -62,9 +73,24 @@ final class JdbcRunStore implements RunStore, Transactions {
   private final Object writeLock = new Object();
   private final List<Event> pending = new ArrayList<>();
   private final ScheduledExecutorService flusher;
+  /** Where write transactions run (see transaction): one platform thread, which nothing interrupts. */
+  private final java.util.concurrent.ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "loopflow-store-writer");
+    t.setDaemon(true);
+    return t;
+  });
   private final CommandBus commands;
   private final SharedMemory memory;
   private volatile boolean closed;
+  /** The leases this store's engines claimed, by run id (see the design notes on fencing). */
+  private final java.util.Map<String, Claim> claims = new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * Runs whose claimed lease moved to another engine, with the owner of that claim: nothing more is written for them
+   * from here, and that owner cannot claim the run again until it has released it (its engine has stopped the run).
+   */
+  private final java.util.Map<String, String> fenced = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private record Claim(String owner, long epoch) {}
 
   /** {@code watch} tells when another process may have appended a command; the store closes it. */
   JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description, CommandsWatch watch) {
@@ -84,6 +110,11 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   Dialect dialect() {
     return dialect;
+  }
+
+  /** The store's pool; the run queue of a PostgreSQL store shares it. */
+  HikariDataSource dataSource() {
+    return ds;
   }
 
   /** For tests that look at how appends by other processes are noticed. */
@@ -124,7 +155,7 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public void updateRun(RunRecord r) {
-    write(c -> {
+    write(r.runId(), c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET status = ?, finished_at = ?, usage_json = ?, "
           + "output_json = ?, error_json = ?, paused_at = ?, pause_message = ?, waiting_json = ?, options_json = ? "
           + "WHERE run_id = ?")) {
@@ -162,7 +193,7 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public void recordNodeExecution(NodeExecution e) {
-    write(c -> {
+    write(e.runId(), c -> {
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_node_executions (run_id, seq, path, node_id, "
           + "loops_json, kind, status, attempts, started_at, finished_at, input_json, result_json, usage_json, "
           + "error_code, error_message, state_patch_json, sessions_json) SELECT ?, COALESCE(MAX(seq), 0) + 1, "
@@ -218,6 +249,9 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public void appendEvent(Event event) {
+    if (fenced.containsKey(event.runId())) {
+      throw lost(event.runId());
+    }
     synchronized (pending) {
       pending.add(event);
     }
@@ -254,38 +288,155 @@ final class JdbcRunStore implements RunStore, Transactions {
   /** One transaction: the buffered events, then {@code work}. Events are put back if it fails. */
   @Override
   public void write(Work work) {
+    write(null, work);
+  }
+
+  /**
+   * One transaction: the buffered events, then {@code work} on behalf of run {@code runId} (null: no run's engine).
+   * On PostgreSQL every run in it whose lease this store claimed is checked against its epoch first; a run found
+   * fenced has its events dropped, and the transaction is tried again without them unless {@code work} is that
+   * run's, which then fails with LeaseLostException.
+   */
+  @Override
+  public void write(String runId, Work work) {
     synchronized (writeLock) {
-      List<Event> events;
-      synchronized (pending) {
-        events = new ArrayList<>(pending);
-        pending.clear();
-      }
-      try (Connection c = ds.getConnection()) {
-        c.setAutoCommit(false);
+      while (true) {
+        if (runId != null && fenced.containsKey(runId)) {
+          dropEvents(runId);
+          throw lost(runId);
+        }
+        List<Event> events;
+        synchronized (pending) {
+          pending.removeIf(e -> fenced.containsKey(e.runId()));
+          events = new ArrayList<>(pending);
+          pending.clear();
+        }
+        String movedRun;
         try {
-          if (!events.isEmpty()) {
-            insertEvents(c, events);
+          movedRun = transaction(runId, events, work);
+        } catch (RuntimeException ex) {
+          synchronized (pending) {
+            pending.addAll(0, events);
           }
-          work.run(c);
-          c.commit();
-        } catch (SQLException | RuntimeException ex) {
-          c.rollback();
           throw ex;
-        } finally {
-          c.setAutoCommit(true);
         }
-      } catch (SQLException ex) {
+        if (movedRun == null) {
+          return;
+        }
+        // The claim on movedRun is gone: fence it, put the other runs' events back, and try again.
+        Claim gone = claims.remove(movedRun);
+        fenced.put(movedRun, gone == null ? "" : gone.owner());
         synchronized (pending) {
           pending.addAll(0, events);
         }
-        throw StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
-      } catch (RuntimeException ex) {
-        synchronized (pending) {
-          pending.addAll(0, events);
-        }
-        throw ex;
       }
     }
+  }
+
+  /**
+   * The transaction of {@link #write(String, Work)}: null when committed, else the run whose lease moved. It runs on
+   * the store's writer thread, never on the caller's: a cancelled run interrupts its node threads, and an interrupt
+   * that reaches a virtual thread blocked on a database socket closes the socket, which would fail the very write
+   * that journals the cancellation. The caller waits for the writer without being interruptible, and keeps its
+   * interrupt for afterwards.
+   */
+  private String transaction(String runId, List<Event> events, Work work) {
+    java.util.concurrent.Future<String> done;
+    try {
+      done = writer.submit(() -> transactionHere(runId, events, work));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw StoreFailures.of("cannot write to the run store " + description + ": it is closed", e);
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return done.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException re) {
+            throw re;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private String transactionHere(String runId, List<Event> events, Work work) {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        String moved = checkEpochs(c, runId, events);
+        if (moved != null) {
+          c.rollback();
+          return moved;
+        }
+        if (!events.isEmpty()) {
+          insertEvents(c, events);
+        }
+        work.run(c);
+        c.commit();
+        return null;
+      } catch (SQLException | RuntimeException ex) {
+        c.rollback();
+        throw ex;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException ex) {
+      throw StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  /**
+   * Locks (FOR SHARE) and checks the lease epoch of every run in the transaction whose lease this store claimed;
+   * returns the first whose epoch moved, or null. Runs are checked in id order so two stores cannot deadlock.
+   */
+  private String checkEpochs(Connection c, String runId, List<Event> events) throws SQLException {
+    if (dialect != Dialect.POSTGRESQL || claims.isEmpty()) {
+      return null;
+    }
+    java.util.TreeSet<String> runs = new java.util.TreeSet<>();
+    if (runId != null && claims.containsKey(runId)) {
+      runs.add(runId);
+    }
+    for (Event e : events) {
+      if (claims.containsKey(e.runId())) {
+        runs.add(e.runId());
+      }
+    }
+    for (String run : runs) {
+      Claim claim = claims.get(run);
+      if (claim == null) {
+        continue;
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT lease_epoch FROM lf_runs WHERE run_id = ? FOR SHARE")) {
+        ps.setString(1, run);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next() || rs.getLong(1) != claim.epoch()) {
+            return run;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private void dropEvents(String runId) {
+    synchronized (pending) {
+      pending.removeIf(e -> e.runId().equals(runId));
+    }
+  }
+
+  private static dev.loopflow.core.store.LeaseLostException lost(String runId) {
+    return new dev.loopflow.core.store.LeaseLostException(runId, "the lease of run '" + runId + "' was claimed by "
+        + "another engine; this engine may no longer write to it");
   }
 
   private void insertEvents(Connection c, List<Event> events) throws SQLException {
@@ -306,12 +457,42 @@ final class JdbcRunStore implements RunStore, Transactions {
   // ---------------------------------------------------------------------------------------------------------
   // Leases and cancel requests: single statements, atomic on both databases.
 
+  /**
+   * A renewal (this store's engine claimed the run and {@code owner} is that claim's) extends the lease only while
+   * its epoch is current; anything else is a claim, which raises the epoch and is remembered for fencing.
+   */
   @Override
   public boolean tryLease(String runId, String owner, Instant now, Instant until, String replacing) {
-    int[] n = {0};
+    if (owner.equals(fenced.get(runId))) {
+      return false;
+    }
+    Claim held = claims.get(runId);
+    if (held != null && held.owner().equals(owner)) {
+      int[] n = {0};
+      write(c -> {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_until_ms = ? "
+            + "WHERE run_id = ? AND lease_owner = ? AND lease_epoch = ?")) {
+          ps.setLong(1, until.toEpochMilli());
+          ps.setString(2, runId);
+          ps.setString(3, owner);
+          ps.setLong(4, held.epoch());
+          n[0] = ps.executeUpdate();
+        }
+      });
+      if (n[0] != 1) {
+        claims.remove(runId, held);
+        if (dialect == Dialect.POSTGRESQL) {
+          fenced.put(runId, owner);
+        }
+        return false;
+      }
+      return true;
+    }
+    long[] epoch = {-1};
     write(c -> {
-      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ? "
-          + "WHERE run_id = ? AND (lease_owner IS NULL OR lease_until_ms < ? OR lease_owner = ? OR lease_owner = ?)")) {
+      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ?, "
+          + "lease_epoch = lease_epoch + 1 WHERE run_id = ? "
+          + "AND (lease_owner IS NULL OR lease_until_ms < ? OR lease_owner = ? OR lease_owner = ?)")) {
         ps.setString(1, owner);
         ps.setLong(2, until.toEpochMilli());
         ps.setString(3, runId);
@@ -322,22 +503,57 @@ final class JdbcRunStore implements RunStore, Transactions {
         } else {
           ps.setString(6, replacing);
         }
-        n[0] = ps.executeUpdate();
+        if (ps.executeUpdate() != 1) {
+          return;
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT lease_epoch FROM lf_runs WHERE run_id = ?")) {
+        ps.setString(1, runId);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          epoch[0] = rs.getLong(1);
+        }
       }
     });
-    return n[0] == 1;
+    if (epoch[0] < 0) {
+      return false;
+    }
+    fenced.remove(runId);
+    claims.put(runId, new Claim(owner, epoch[0]));
+    return true;
   }
 
+  /** Gives the lease up only when {@code owner}'s claim is still the current one; a fenced run's is gone already. */
   @Override
   public void releaseLease(String runId, String owner) {
+    Claim held = claims.get(runId);
+    boolean wasFenced = fenced.remove(runId, owner);
+    if (held != null && held.owner().equals(owner)) {
+      claims.remove(runId, held);
+    } else {
+      held = null;
+    }
+    if (wasFenced) {
+      dropEvents(runId);
+      return;
+    }
+    Claim claim = held;
     write(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = NULL, lease_until_ms = NULL "
-          + "WHERE run_id = ? AND lease_owner = ?")) {
+          + "WHERE run_id = ? AND lease_owner = ?" + (claim == null ? "" : " AND lease_epoch = ?"))) {
         ps.setString(1, runId);
         ps.setString(2, owner);
+        if (claim != null) {
+          ps.setLong(3, claim.epoch());
+        }
         ps.executeUpdate();
       }
     });
+  }
+
+  /** The epoch of the run's lease as the store has it now (0 before any claim); for tests and the worker. */
+  long leaseEpoch(String runId) {
+    return query("SELECT lease_epoch FROM lf_runs WHERE run_id = ?", runId, rs -> rs.next() ? rs.getLong(1) : 0L);
   }
 
   @Override
@@ -619,6 +835,7 @@ final class JdbcRunStore implements RunStore, Transactions {
       try {
         commands.close();
       } finally {
+        writer.shutdown();
         ds.close();
       }
     }

@@ -149,6 +149,10 @@ public final class JdbcStores {
     hc.setMinimumIdle(0);
     hc.setPoolName("loopflow-postgresql");
     hc.setConnectionTimeout(30_000);
+    // A process stopped inside a transaction (SIGSTOP, a partition, a long pause) would otherwise keep its row locks
+    // for as long as it stays stopped, and the engine taking its run over would wait on them without end; the
+    // database ends such a session instead, and the stopped process's write fails when it continues.
+    hc.setConnectionInitSql("SET idle_in_transaction_session_timeout = '10s'");
     HikariDataSource ds;
     try {
       ds = new HikariDataSource(hc);
@@ -163,6 +167,18 @@ public final class JdbcStores {
     }
     return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(), pg.display,
         new PostgresCommandsWatch(() -> listenerConnection(pg), pg.display));
+  }
+
+  /**
+   * The connection pool of a PostgreSQL store opened here, for the run queue that lives in the same database (see
+   * {@code dev.loopflow.store.jdbc.workers}). Throws {@link IllegalArgumentException} for any other store: runs are
+   * queued for other machines only through a database they all reach.
+   */
+  public static DataSource queueDataSource(RunStore store) {
+    if (store instanceof JdbcRunStore j && j.dialect() == JdbcRunStore.Dialect.POSTGRESQL) {
+      return j.dataSource();
+    }
+    throw new IllegalArgumentException("workers need a PostgreSQL store (--store postgresql://...), not " + store);
   }
 
   /**
@@ -190,7 +206,7 @@ public final class JdbcStores {
    * starting Flyway, which costs a few hundred milliseconds of a CLI command's start-up. JdbcStoresTest checks this
    * constant against the migration files, so a new migration cannot be skipped.
    */
-  static final String LATEST_MIGRATION = "4";
+  static final String LATEST_MIGRATION = "5";
 
   static boolean current(DataSource ds) {
     try (java.sql.Connection c = ds.getConnection();

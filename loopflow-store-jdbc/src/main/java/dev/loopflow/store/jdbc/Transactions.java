@@ -12,6 +12,13 @@ interface Transactions {
   void write(Work work);
 
   /**
+   * A write on behalf of the engine executing {@code runId}: on a fencing store it commits only while the lease this
+   * store's engine claimed for the run is still current (see JdbcRunStore), else fails with
+   * {@link dev.loopflow.core.store.LeaseLostException}.
+   */
+  void write(String runId, Work work);
+
+  /**
    * Reads on one connection; driver errors, and rows that do not read back (what {@code read} throws), become the
    * store's own error.
    */

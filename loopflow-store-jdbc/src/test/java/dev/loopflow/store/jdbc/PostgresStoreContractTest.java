@@ -5,7 +5,7 @@ import dev.loopflow.testkit.RunStoreContract;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class PostgresStoreContractTest extends RunStoreContract {
+class PostgresStoreContractTest extends RunStoreContract implements dev.loopflow.testkit.LeaseFencingContract {
   private String database;
 
   /** Runs after the contract's own @AfterEach has closed the store. */

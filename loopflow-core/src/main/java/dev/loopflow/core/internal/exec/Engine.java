@@ -60,6 +60,21 @@ public final class Engine {
   }
 
   /**
+   * Journals a new run (its record and {@code run.started}) without executing it, and returns once that is durable:
+   * the run stays {@code running} with no lease, and whichever engine resumes it executes it from the start. This is
+   * how a run is queued for a worker process.
+   */
+  public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options)
+      throws InterruptedException {
+    String runId = options.runId() != null ? options.runId() : newRunId();
+    Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
+        null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
+    scheduler.journalOnly();
+    scheduler.run();
+    return scheduler.await();
+  }
+
+  /**
    * Continues a paused, failed or interrupted run from its journal: executions that completed are restored, not
    * repeated, and {@code input} answers what the run waits for. The run options it journaled (the mock provider
    * and its script, say) apply unless {@code options} sets the same option. The caller checks that

@@ -207,7 +207,7 @@ final class GraphRun {
       // A bug in scheduling itself (or in a handler's runsInline()): the run ends failed, never left half-run.
       ctx.failRun("internal error while scheduling " + (frame.loops.isEmpty() ? "the run" : "pass '"
           + frame.loops.stream().map(f -> f.loopId() + "[" + f.iteration() + "]")
-              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + RunContext.describe(e));
+              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + RunContext.describe(e), e);
       stop = new Result.Cancelled(null);
     } finally {
       ctx.slots.forget(this);
@@ -260,7 +260,7 @@ final class GraphRun {
     try {
       return units.execute(unit, frame, graph);
     } catch (Throwable e) {
-      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e));
+      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e), e);
       return Outcome.INTERRUPTED;
     }
   }

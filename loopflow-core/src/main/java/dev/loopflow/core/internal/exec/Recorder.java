@@ -261,7 +261,7 @@ final class Recorder {
     try {
       ctx.store.recordNodeExecution(ctx.redactor.execution(row));
     } catch (RuntimeException e) {
-      ctx.failRun("the run store could not journal '" + row.position().path() + "': " + RunContext.describe(e));
+      ctx.failRun("the run store could not journal '" + row.position().path() + "': " + RunContext.describe(e), e);
     }
   }
 

@@ -377,7 +377,7 @@ final class RestartLoop extends LoopFront {
       ctx.commands.publish(request, origin);
     } catch (RuntimeException e) {
       ctx.failRun("the run store could not take the restart request of '" + origin + "': "
-          + RunContext.describe(e));
+          + RunContext.describe(e), e);
     }
   }
 

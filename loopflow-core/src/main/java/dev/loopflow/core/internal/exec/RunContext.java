@@ -118,11 +118,20 @@ final class RunContext {
    * are interrupted, nothing new starts) and then ends failed with {@code internal_error}. Safe from any thread.
    */
   void failRun(String message) {
+    failRun(message, null);
+  }
+
+  /**
+   * Fails the run because of {@code cause}. A lost lease makes the failure {@code lease_lost}: the run then ends
+   * here without writing anything more (the store refuses it anyway), since another engine now executes it.
+   */
+  void failRun(String message, Throwable cause) {
     synchronized (this) {
       if (fatal != null) {
         return;
       }
-      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
+      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.store.LeaseLostException.isCause(cause)
+          ? dev.loopflow.core.ErrorCode.LEASE_LOST : dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
     }
     stopRequested = true;
     onFatal.run();
@@ -130,6 +139,12 @@ final class RunContext {
 
   dev.loopflow.core.run.RunError fatal() {
     return fatal;
+  }
+
+  /** Whether the run's lease moved to another engine: nothing more may be written for it here. */
+  boolean leaseLost() {
+    dev.loopflow.core.run.RunError f = fatal;
+    return f != null && f.errorCode() == dev.loopflow.core.ErrorCode.LEASE_LOST;
   }
 
   /** How an unexpected exception is named in an internal error: its type and message, never a stack trace. */

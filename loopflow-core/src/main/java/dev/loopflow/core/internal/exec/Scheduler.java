@@ -73,6 +73,8 @@ final class Scheduler implements RunHandle {
   private volatile RunResult result;
   private volatile String cancelReason;
   private volatile boolean timedOut;
+  /** Journal the new run (record and run.started) and stop there, leaving it for any engine to continue. */
+  private volatile boolean journalOnly;
   private volatile List<String> timedOutRunning = List.of();
   private RunRecord record;
 
@@ -137,7 +139,7 @@ final class Scheduler implements RunHandle {
   }
 
   private void journalFailed(Throwable e) {
-    ctx.failRun("the run store refused an event: " + RunContext.describe(e));
+    ctx.failRun("the run store refused an event: " + RunContext.describe(e), e);
   }
 
   @Override
@@ -149,6 +151,14 @@ final class Scheduler implements RunHandle {
   @Override
   public Optional<RunResult> await(Duration timeout) throws InterruptedException {
     return done.await(timeout.toMillis(), TimeUnit.MILLISECONDS) ? Optional.of(result) : Optional.empty();
+  }
+
+  /**
+   * Makes this new run's attempt only journal the run (its record and {@code run.started}) and end, its lease given
+   * up, with the run left {@code running}: an engine that resumes it then executes it from the start.
+   */
+  void journalOnly() {
+    journalOnly = true;
   }
 
   /** Whether the run has ended here: its result is set and its lease given up. */
@@ -169,7 +179,7 @@ final class Scheduler implements RunHandle {
     try {
       result = execute();
     } catch (RuntimeException | Error e) {
-      ctx.failRun("internal error: " + RunContext.describe(e));
+      ctx.failRun("internal error: " + RunContext.describe(e), e);
       Thread.interrupted();
       result = endInternally();
     } finally {
@@ -193,7 +203,7 @@ final class Scheduler implements RunHandle {
    */
   private RunResult endInternally() {
     RunError error = ctx.fatal();
-    if (record != null) {
+    if (record != null && !ctx.leaseLost()) {
       try {
         return finish(RunStatus.FAILED, error);
       } catch (RuntimeException | Error again) {
@@ -230,13 +240,19 @@ final class Scheduler implements RunHandle {
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
       });
+      if (journalOnly) {
+        runState.identify(runId, record.startedAt());
+        bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
+        return RunReports.result(record);
+      }
     } else {
       record = resumeFrom.resumed(journaledOptions);
       store.updateRun(record);
     }
     runState.identify(runId, record.startedAt());
     lease.keep(reason -> cancel(reason.isBlank() ? "cancelled from another process" : reason),
-        () -> cancel("another process took over the run's lease; this engine stalled past its expiry"),
+        () -> ctx.failRun("another engine took over the run's lease; this engine stalled past its expiry",
+            new dev.loopflow.core.store.LeaseLostException(runId, "lease of run '" + runId + "' lost")),
         ctx.commands::poll);
     if (resumeFrom == null) {
       bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
@@ -277,6 +293,9 @@ final class Scheduler implements RunHandle {
       }
     }
     Thread.interrupted();
+    if (ctx.leaseLost()) {
+      return endInternally();
+    }
     if (ctx.fatal() != null) {
       return finish(RunStatus.FAILED, ctx.fatal());
     }

@@ -1,0 +1,77 @@
+package dev.loopflow.store.jdbc.workers;
+
+import com.github.kagkarlsson.scheduler.SchedulerClient;
+import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
+import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.store.jdbc.JdbcStores;
+import java.time.Instant;
+
+/**
+ * Queues runs for worker processes in a PostgreSQL store. A queued run is journaled at once (its record, status
+ * {@code running}, and {@code run.started}), so it is listed, shown and followed like any other run while it waits;
+ * a worker then takes it and executes it from its journal.
+ */
+public final class RunQueue {
+  private final Loopflow engine;
+  private final SchedulerClient client;
+  private final CustomTask<String> task;
+
+  private RunQueue(Loopflow engine) {
+    this.engine = engine;
+    this.task = RunTasks.task((instance, ctx) -> {
+      throw new IllegalStateException("a queue only schedules runs; workers execute them");
+    });
+    this.client = SchedulerClient.Builder.create(JdbcStores.queueDataSource(engine.store()), task)
+        .tableName(RunTasks.TABLE).serializer(RunTasks.TEXT).build();
+  }
+
+  /**
+   * The queue of {@code engine}'s store. Throws {@link IllegalArgumentException} when the store is not a PostgreSQL
+   * store opened by {@link JdbcStores}: workers on other machines can only share a database.
+   */
+  public static RunQueue of(Loopflow engine) {
+    return new RunQueue(engine);
+  }
+
+  /**
+   * Journals a new run of {@code workflow} (inputs are checked as for a run started here) and queues it; returns
+   * its result object as journaled (status {@code running}, or {@code failed} when it could not be journaled, in
+   * which case nothing is queued).
+   */
+  public RunResult enqueue(Workflow workflow, RunOptions options) throws InterruptedException {
+    RunResult journaled = engine.journalNew(workflow, options);
+    if (journaled.status() == RunStatus.RUNNING) {
+      schedule(journaled.runId(), ResumeInput.none());
+    }
+    return journaled;
+  }
+
+  /**
+   * Queues a journaled run to be continued by a worker: a paused run with the answer to what it waits for, a failed
+   * run, or one left running by a process that died. The caller checks the answer first (the worker checks again
+   * under the run's lease). Throws {@code run_busy} when the run is queued or executing on a worker already.
+   */
+  public void enqueueResume(String runId, ResumeInput answer) {
+    if (!schedule(runId, answer == null ? ResumeInput.none() : answer)) {
+      throw new LoopflowException(ErrorCode.RUN_BUSY, "run '" + runId + "' is queued or executing on a worker "
+          + "already");
+    }
+  }
+
+  /** Whether the run has an execution in the queue (waiting, or picked by a worker). */
+  public boolean isQueued(String runId) {
+    return client.getScheduledExecution(
+        com.github.kagkarlsson.scheduler.task.TaskInstanceId.of(RunTasks.TASK, runId)).isPresent();
+  }
+
+  private boolean schedule(String runId, ResumeInput answer) {
+    return client.scheduleIfNotExists(task.instance(runId, RunTasks.data(answer)), Instant.now());
+  }
+}
