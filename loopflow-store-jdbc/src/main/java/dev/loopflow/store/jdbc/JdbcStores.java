@@ -149,10 +149,6 @@ public final class JdbcStores {
     hc.setMinimumIdle(0);
     hc.setPoolName("loopflow-postgresql");
     hc.setConnectionTimeout(30_000);
-    // A process stopped inside a transaction (SIGSTOP, a partition, a long pause) would otherwise keep its row locks
-    // for as long as it stays stopped, and the engine taking its run over would wait on them without end; the
-    // database ends such a session instead, and the stopped process's write fails when it continues.
-    hc.setConnectionInitSql("SET idle_in_transaction_session_timeout = '10s'");
     HikariDataSource ds;
     try {
       ds = new HikariDataSource(hc);
