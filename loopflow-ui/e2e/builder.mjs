@@ -1,6 +1,6 @@
 // The workflow builder: the palette offers Loop and Exit under LOGIC; Self-Refine built from an empty canvas by
 // dragging, connecting and setting its bound in the config panel saves, runs on the mock provider and counts its
-// passes to 3 on the run page; a body node of a nested loop_group is edited in place and the YAML pane follows; an
+// passes to 3 on the builder's own canvas (and on the run page behind "Open run"); an edit clears the counters; a body node of a nested loop_group is edited in place and the YAML pane follows; an
 // invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is byte-identical.
 import { readFileSync } from 'node:fs';
 import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
@@ -110,9 +110,32 @@ export default {
     t.step('saved to the workflows folder as built-self-refine.yaml');
 
     await page.locator(tid('builder-run')).click();
+    await page.locator(tid('builder-run-strip')).waitFor();
+    check(/\/builder\/built-self-refine$/.test(page.url()), `Run keeps the builder open: ${page.url()}`);
+    await expectText(page, `${tid('builder-body-repeat')} ${tid('pass-badge-repeat')}`, '3/3', "the loop's pass counter on the builder canvas", 30_000);
+    await expectText(page, tid('builder-run-status'), 'completed', 'the run strip');
+    await page.locator(tid('builder-fit')).click();
+    await t.screenshot(page, 'builder-run');
+    t.step('Run kept the builder open: the loop body counted its passes to 3/3 on the canvas, the strip says completed');
+
+    await page.locator(tid('builder-open-run')).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
-    await expectText(page, tid('pass-badge-repeat'), '3/3', "the loop's pass counter", 30_000);
-    t.step('Run opened the run page; the loop counted its passes to 3/3 on the mock provider');
+    await expectText(page, tid('pass-badge-repeat'), '3/3', "the loop's pass counter on the run page", 30_000);
+    t.step('"Open run" opened the run page, where the loop shows 3/3 too');
+
+    const again = await openBuilder(t, '/builder/built-self-refine', 'builder');
+    await expectText(again, tid('builder-state'), 'valid · saved', 'the saved file');
+    await again.locator(tid('builder-run')).click();
+    await expectText(again, tid('builder-run-status'), 'completed', 'the second run', 30_000);
+    await expectText(again, tid('pass-badge-repeat'), '3/3', 'the counter of the second run');
+    await again.locator(node('repeat')).click();
+    const bound = again.locator(tid('config-panel')).getByLabel(/maxIterations/);
+    await bound.fill('4');
+    await bound.press('Tab');
+    await until('the edit to clear the run strip and the counter', async () =>
+      (await again.locator(tid('builder-run-strip')).count()) === 0 && (await again.locator(tid('pass-badge-repeat')).count()) === 0);
+    await expectText(again, `${tid('builder-body-repeat')} .pass-badge`, '≤ 4', 'the body box shows its new bound');
+    t.step('an edit after a run clears the counters and the run strip: the canvas is no longer the workflow that ran');
   }),
 
   'nested-edit': scenario('builder-nested-edit', async (t) => {

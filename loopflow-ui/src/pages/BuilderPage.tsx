@@ -7,7 +7,7 @@ import { FolderOpen, LayoutGrid, Maximize, Play, Redo2, Save, Undo2 } from 'luci
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, ApiError, enc, requestWithStatus } from '../api/client';
 import type { WorkflowInfo } from '../api/types';
-import { navigate, runHref } from '../app/router';
+import { navigate } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
 import { connection, graphKey, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
@@ -21,6 +21,8 @@ import { ConfigPanel } from '../builder/panel/ConfigPanel';
 import { problemText } from '../builder/panel/problems';
 import { reachableValues } from '../builder/panel/reachable';
 import { YamlPane } from '../builder/panel/YamlPane';
+import { canvasBadges, runIndex } from '../builder/run/liveRun';
+import { RunStrip, useFollowedRun } from '../builder/run/RunStrip';
 import { ErrorMessage, Loading } from '../components/common';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -50,6 +52,8 @@ function Builder({ name }: { name?: string }) {
   const [templates, setTemplates] = useState<TemplateSummary[] | null>(null);
   const [workflows, setWorkflows] = useState<WorkflowInfo[] | null>(null);
   const [checked, setChecked] = useState<{ text: string; problems: Problem[] } | null>(null);
+  /** the run started from here and the text it ran: its passes show on the canvas until the text changes */
+  const [following, setFollowing] = useState<{ runId: string; text: string } | null>(null);
 
   // the file, or a new document
   useEffect(() => {
@@ -97,6 +101,13 @@ function Builder({ name }: { name?: string }) {
       clearTimeout(t);
     };
   }, [text, hist]);
+
+  // an edit makes the canvas a different workflow from the one that runs: its counters would mislead
+  useEffect(() => {
+    if (following && following.text !== text) setFollowing(null);
+  }, [following, text]);
+  const { live, graph: runGraph } = useFollowedRun(following?.runId ?? null);
+  const badges = useMemo(() => (following ? canvasBadges(live, runIndex(graph, runGraph), graph) : null), [following, live, graph, runGraph]);
 
   const problems = checked?.problems ?? [];
   const placed = useMemo(() => placeProblems(doc, problems), [doc, problems]);
@@ -256,13 +267,14 @@ function Builder({ name }: { name?: string }) {
     setActionError(undefined);
     try {
       const r = await api.post<{ run_id?: string }>('/api/runs', { workflow: fileName, inputs: {} });
-      if (r?.run_id) navigate(runHref(r.run_id));
+      // the builder stays open and shows the run's passes on its canvas; the strip links to the run's page
+      if (r?.run_id) setFollowing({ runId: r.run_id, text });
     } catch (e) {
       setActionError(e);
     } finally {
       setBusy(null);
     }
-  }, [dirty, save, fileName]);
+  }, [dirty, save, fileName, text]);
 
   const fromTemplate = useCallback(
     async (id: string) => {
@@ -352,6 +364,7 @@ function Builder({ name }: { name?: string }) {
         </p>
       ) : null}
       {actionError ? <ErrorMessage error={actionError} testId="builder-error" /> : null}
+      {following ? <RunStrip runId={following.runId} live={live} unplaced={badges?.unplaced ?? []} onClose={() => setFollowing(null)} /> : null}
       {!doc.editable || doc.issues.length ? (
         <ul className="builder-issues" data-testid="builder-issues">
           {doc.issues.map((i, k) => (
@@ -374,6 +387,7 @@ function Builder({ name }: { name?: string }) {
           onDeleteNode={onDeleteNode}
           onDeleteEdge={onDeleteEdge}
           onMove={onMove}
+          runBadges={badges?.byKey}
         />
         <div className="builder-side">
           <ConfigPanel

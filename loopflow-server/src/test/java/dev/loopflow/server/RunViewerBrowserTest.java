@@ -189,7 +189,7 @@ class RunViewerBrowserTest {
   }
 
   @Test
-  void selfRefineBuiltFromAnEmptyCanvasSavesRunsAndCountsThreePasses() {
+  void selfRefineBuiltFromAnEmptyCanvasSavesRunsAndCountsThreePassesOnTheCanvas() {
     runScenario("builder:self-refine");
   }
 
