@@ -1,6 +1,8 @@
 // The workflow builder: the palette offers Loop and Exit under LOGIC; Self-Refine built from an empty canvas by
 // dragging, connecting and setting its bound in the config panel saves, runs on the mock provider and counts its
-// passes to 3 on the builder's own canvas (and on the run page behind "Open run"); an edit clears the counters; a body node of a nested loop_group is edited in place and the YAML pane follows; an
+// passes to 3 on the builder's own canvas (and on the run page behind "Open run"); an edit clears the counters;
+// leaving with unsaved changes asks first; a body node of a nested loop_group is edited in place and the YAML pane
+// follows; an
 // invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is byte-identical.
 import { readFileSync } from 'node:fs';
 import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
@@ -188,6 +190,43 @@ export default {
     await expectText(page, tid('builder-state'), /^valid/, 'valid again after undo');
     check(!(await page.locator(tid('builder-save')).isDisabled()), 'Save is enabled again');
     t.step('undo brings the valid file back and Save is enabled');
+  }),
+
+  'leave-unsaved': scenario('builder-leave-unsaved', async (t) => {
+    const page = await openBuilder(t, '/builder/nested-loops', 'builder');
+    await expectText(page, tid('builder-state'), 'valid · saved', 'the file as saved');
+    const beforeUnloadStops = () =>
+      page.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      });
+    check(!(await beforeUnloadStops()), 'a saved file lets the tab close without asking');
+    await page.locator(node('outer/sum')).click();
+    await page.locator(tid('palette-transform')).click();
+    await until('the added node', async () => (await yamlText(page)).includes('id: transform'));
+    await expectText(page, tid('builder-state'), 'unsaved', 'the edit');
+    check(await beforeUnloadStops(), 'closing or reloading the tab with unsaved changes asks first');
+
+    const asked = [];
+    let answer = false;
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    });
+    await page.locator('a[href="/"]').last().click();
+    await until('the question', async () => asked.length === 1);
+    check(/unsaved changes/.test(asked[0]), `the question names the unsaved changes: ${asked[0]}`);
+    await sleep(200);
+    check(/\/builder\/nested-loops$/.test(page.url()), `answering no stays on the builder: ${page.url()}`);
+    check((await yamlText(page)).includes('id: transform'), 'the edit is still there');
+    t.step('with unsaved changes, the Runs link asks first; answering no keeps the builder and the edit');
+
+    answer = true;
+    await page.locator('a[href="/"]').last().click();
+    await until('the second question', async () => asked.length === 2);
+    await page.waitForURL((u) => u.pathname === '/');
+    t.step('answering yes leaves for the run list');
   }),
 
   unchanged: scenario('builder-unchanged', async (t) => {

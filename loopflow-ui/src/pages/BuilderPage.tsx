@@ -7,10 +7,10 @@ import { FolderOpen, LayoutGrid, Maximize, Play, Redo2, Save, Undo2 } from 'luci
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { api, ApiError, enc, requestWithStatus } from '../api/client';
 import type { WorkflowInfo } from '../api/types';
-import { navigate } from '../app/router';
+import { navigate, setLeaveGuard } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
-import { connection, graphKey, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
+import { connection, graphKey, hasUnsavedWork, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
 import type { NodeKindCatalog, Problem, TemplateSummary } from '../builder/contract';
 import { loadCatalog, loadSchema, loadTemplate, loadTemplates } from '../builder/panel/api';
 import { paletteEntry, paletteFor } from '../builder/doc/kinds';
@@ -123,6 +123,23 @@ function Builder({ name }: { name?: string }) {
   const upToDate = checked?.text === text;
   const dirty = saved === null || saved !== text;
   const canSave = !!hist && doc.editable && upToDate && problems.length === 0 && NAME.test(fileName) && busy === null;
+
+  // leaving with unsaved changes asks first: closing or reloading the tab (the browser's own question) and the app's
+  // links and Open… (a confirm); the browser's Back button is not asked about
+  const unsaved = !!hist && hasUnsavedWork(text, saved, WorkflowDoc.empty().text);
+  useEffect(() => {
+    if (!unsaved) return;
+    const onBeforeUnload = (ev: BeforeUnloadEvent) => {
+      ev.preventDefault();
+      ev.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    setLeaveGuard(() => window.confirm('This workflow has unsaved changes. Leave the builder and lose them?'));
+    return () => {
+      window.removeEventListener('beforeunload', onBeforeUnload);
+      setLeaveGuard(null);
+    };
+  }, [unsaved]);
 
   const change = useCallback((next: string) => setHist((h) => (h ? record(h, next) : h)), []);
   const apply = useCallback(

@@ -194,6 +194,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void leavingTheBuilderWithUnsavedChangesAsksFirst() {
+    runScenario("builder:leave-unsaved");
+  }
+
+  @Test
   void aBodyNodeOfANestedLoopGroupIsEditedInPlaceAndTheYamlFollows() {
     runScenario("builder:nested-edit");
   }
