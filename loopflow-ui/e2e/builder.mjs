@@ -2,8 +2,8 @@
 // dragging, connecting and setting its bound in the config panel saves, runs on the mock provider and counts its
 // passes to 3 on the builder's own canvas (and on the run page behind "Open run"); an edit clears the counters;
 // leaving with unsaved changes asks first; a body node of a nested loop_group is edited in place and the YAML pane
-// follows; an
-// invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is byte-identical.
+// follows; an invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is
+// byte-identical.
 import { readFileSync } from 'node:fs';
 import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
 
