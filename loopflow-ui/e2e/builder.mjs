@@ -39,9 +39,16 @@ async function rawFile(t, name) {
 async function connect(page, fromKey, fromHandle, toKey) {
   const from = page.locator(`${node(fromKey)} .react-flow__handle[data-handleid="${fromHandle}"]`);
   const to = page.locator(`${node(toKey)} .react-flow__handle[data-handleid="in"]`);
-  const a = await from.boundingBox();
-  const b = await to.boundingBox();
-  check(a && b, `the handles of ${fromKey} and ${toKey} are on the page`);
+  // the canvas fits the view again when nodes come or go: wait until the handles stop moving before dragging
+  let a = null;
+  let b = null;
+  await until(`the handles of ${fromKey} and ${toKey} to stand still`, async () => {
+    const [a2, b2] = [await from.boundingBox(), await to.boundingBox()];
+    const still = a && b && a2 && b2 && a.x === a2.x && a.y === a2.y && b.x === b2.x && b.y === b2.y;
+    [a, b] = [a2, b2];
+    if (!still) await sleep(120);
+    return still;
+  });
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
