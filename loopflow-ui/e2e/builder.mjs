@@ -236,6 +236,27 @@ export default {
     t.step('answering yes leaves for the run list');
   }),
 
+  'run-inputs': scenario('builder-run-inputs', async (t) => {
+    const page = await openBuilder(t, '/builder/draft-and-review', 'builder');
+    await expectText(page, tid('builder-state'), 'valid · saved', 'the file as saved');
+    await page.locator(tid('builder-run')).click();
+    const form = page.locator(tid('builder-run-inputs'));
+    await form.waitFor();
+    const topic = form.getByLabel(/topic/);
+    check((await topic.inputValue()) === 'loops', 'the field starts at the declared default');
+    await topic.fill('graphs');
+    await form.locator(tid('builder-run-start')).click();
+    await expectText(page, tid('builder-run-status'), 'completed', 'the run started with the input', 30_000);
+    check((await form.count()) === 0, 'the form closes when the run starts');
+    const href = (await page.locator(tid('builder-open-run')).getAttribute('href')) ?? '';
+    const id = decodeURIComponent(href.split('/').pop() ?? '');
+    const res = await fetch(`${t.url}api/runs/${encodeURIComponent(id)}/executions`, { headers: { Authorization: `Bearer ${t.token}` } });
+    check(res.status === 200, `GET the executions of ${id} answered ${res.status}`);
+    const body = await res.text();
+    check(body.includes('outline of graphs'), `the run used the input typed in the form: ${body.slice(0, 400)}`);
+    t.step('Run on a workflow with a declared input asks for it (the run list’s fields, its default filled in) and starts with the value typed');
+  }),
+
   unchanged: scenario('builder-unchanged', async (t) => {
     const name = 'draft-and-review';
     const before = await rawFile(t, name);

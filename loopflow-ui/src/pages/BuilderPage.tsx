@@ -4,9 +4,9 @@
 // text is checked by the server's loader (POST /api/validate); its problems are shown on their nodes and block Save.
 import { ReactFlowProvider } from '@xyflow/react';
 import { FolderOpen, LayoutGrid, Maximize, Play, Redo2, Save, Undo2 } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, ApiError, enc, requestWithStatus } from '../api/client';
-import type { WorkflowInfo } from '../api/types';
+import type { WorkflowInfo, WorkflowInput } from '../api/types';
 import { navigate, setLeaveGuard } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
@@ -24,6 +24,7 @@ import { YamlPane } from '../builder/panel/YamlPane';
 import { canvasBadges, runIndex } from '../builder/run/liveRun';
 import { RunStrip, useFollowedRun } from '../builder/run/RunStrip';
 import { ErrorMessage, Loading } from '../components/common';
+import { collectInputs, initialValue, InputFields, type FieldValue } from '../components/StartRun';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const VALIDATE_DELAY_MS = 350;
@@ -52,6 +53,9 @@ function Builder({ name }: { name?: string }) {
   const [templates, setTemplates] = useState<TemplateSummary[] | null>(null);
   const [workflows, setWorkflows] = useState<WorkflowInfo[] | null>(null);
   const [checked, setChecked] = useState<{ text: string; problems: Problem[] } | null>(null);
+  // a workflow that declares inputs asks for them first, with the run list's form fields and rules; the form is of
+  // the saved text, so an edit closes it
+  const [asking, setAsking] = useState<{ inputs: WorkflowInput[]; values: Record<string, FieldValue>; errors: Record<string, string>; text: string } | null>(null);
   /** the run started from here and the text it ran: its passes show on the canvas until the text changes */
   const [following, setFollowing] = useState<{ runId: string; text: string } | null>(null);
 
@@ -105,7 +109,8 @@ function Builder({ name }: { name?: string }) {
   // an edit makes the canvas a different workflow from the one that runs: its counters would mislead
   useEffect(() => {
     if (following && following.text !== text) setFollowing(null);
-  }, [following, text]);
+    if (asking && asking.text !== text) setAsking(null);
+  }, [following, asking, text]);
   const { live, graph: runGraph } = useFollowedRun(following?.runId ?? null);
   const badges = useMemo(() => (following ? canvasBadges(live, runIndex(graph, runGraph), graph) : null), [following, live, graph, runGraph]);
 
@@ -278,20 +283,56 @@ function Builder({ name }: { name?: string }) {
     }
   }, [canSave, fileName, text, name, replaceAsked, workflows]);
 
+  const start = useCallback(
+    async (inputs: Record<string, unknown>) => {
+      setBusy('run');
+      setActionError(undefined);
+      try {
+        const r = await api.post<{ run_id?: string }>('/api/runs', { workflow: fileName, inputs });
+        // the builder stays open and shows the run's passes on its canvas; the strip links to the run's page
+        if (r?.run_id) setFollowing({ runId: r.run_id, text });
+      } catch (e) {
+        setActionError(e);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [fileName, text],
+  );
+
   const run = useCallback(async () => {
     if (dirty && !(await save())) return;
-    setBusy('run');
-    setActionError(undefined);
+    let declared: WorkflowInput[] = [];
     try {
-      const r = await api.post<{ run_id?: string }>('/api/runs', { workflow: fileName, inputs: {} });
-      // the builder stays open and shows the run's passes on its canvas; the strip links to the run's page
-      if (r?.run_id) setFollowing({ runId: r.run_id, text });
-    } catch (e) {
-      setActionError(e);
-    } finally {
-      setBusy(null);
+      const list = await api.get<WorkflowInfo[]>('/api/workflows');
+      if (Array.isArray(list)) {
+        setWorkflows(list);
+        declared = list.find((w) => w.name === fileName)?.inputs ?? [];
+      }
+    } catch {
+      // without the list the run starts with no inputs, and the server says which one it needs
     }
-  }, [dirty, save, fileName, text]);
+    if (declared.length) {
+      setAsking({ inputs: declared, values: Object.fromEntries(declared.map((i) => [i.name, initialValue(i)])), errors: {}, text });
+      return;
+    }
+    await start({});
+  }, [dirty, save, fileName, start, text]);
+
+  const submitInputs = useCallback(
+    (ev: FormEvent) => {
+      ev.preventDefault();
+      if (!asking) return;
+      const { inputs, errors } = collectInputs(asking.inputs, asking.values);
+      if (Object.keys(errors).length) {
+        setAsking({ ...asking, errors });
+        return;
+      }
+      setAsking(null);
+      void start(inputs);
+    },
+    [asking, start],
+  );
 
   const fromTemplate = useCallback(
     async (id: string) => {
@@ -381,6 +422,19 @@ function Builder({ name }: { name?: string }) {
         </p>
       ) : null}
       {actionError ? <ErrorMessage error={actionError} testId="builder-error" /> : null}
+      {asking ? (
+        <form className="builder-run-inputs start-form" onSubmit={submitInputs} data-testid="builder-run-inputs">
+          <InputFields inputs={asking.inputs} values={asking.values} errors={asking.errors} onChange={(n, v) => setAsking((a) => (a ? { ...a, values: { ...a.values, [n]: v } } : a))} />
+          <div className="button-row">
+            <button type="submit" className="primary" disabled={busy !== null} data-testid="builder-run-start">
+              <Play aria-hidden="true" size={14} /> Start run
+            </button>
+            <button type="button" onClick={() => setAsking(null)} data-testid="builder-run-cancel">
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
       {following ? <RunStrip runId={following.runId} live={live} unplaced={badges?.unplaced ?? []} onClose={() => setFollowing(null)} /> : null}
       {!doc.editable || doc.issues.length ? (
         <ul className="builder-issues" data-testid="builder-issues">

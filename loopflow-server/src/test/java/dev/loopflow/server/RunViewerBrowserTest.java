@@ -194,6 +194,11 @@ class RunViewerBrowserTest {
   }
 
   @Test
+  void runFromTheBuilderAsksForTheDeclaredInputs() {
+    runScenario("builder:run-inputs");
+  }
+
+  @Test
   void leavingTheBuilderWithUnsavedChangesAsksFirst() {
     runScenario("builder:leave-unsaved");
   }
