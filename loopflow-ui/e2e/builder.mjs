@@ -1,7 +1,9 @@
 // The workflow builder: the palette offers Loop and Exit under LOGIC; Self-Refine built from an empty canvas by
 // dragging, connecting and setting its bound in the config panel saves, runs on the mock provider and counts its
-// passes to 3 on the run page; a body node of a nested loop_group is edited in place and the YAML pane follows; an
-// invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is byte-identical.
+// passes to 3 on the builder's own canvas (and on the run page behind "Open run"); an edit clears the counters;
+// leaving with unsaved changes asks first; a body node of a nested loop_group is edited in place and the YAML pane
+// follows; an invalid edit shows its problem on its node and blocks Save; a file with comments saved unchanged is
+// byte-identical.
 import { readFileSync } from 'node:fs';
 import { check, expectText, scenario, sleep, tid, until } from './lib.mjs';
 
@@ -37,9 +39,16 @@ async function rawFile(t, name) {
 async function connect(page, fromKey, fromHandle, toKey) {
   const from = page.locator(`${node(fromKey)} .react-flow__handle[data-handleid="${fromHandle}"]`);
   const to = page.locator(`${node(toKey)} .react-flow__handle[data-handleid="in"]`);
-  const a = await from.boundingBox();
-  const b = await to.boundingBox();
-  check(a && b, `the handles of ${fromKey} and ${toKey} are on the page`);
+  // the canvas fits the view again when nodes come or go: wait until the handles stop moving before dragging
+  let a = null;
+  let b = null;
+  await until(`the handles of ${fromKey} and ${toKey} to stand still`, async () => {
+    const [a2, b2] = [await from.boundingBox(), await to.boundingBox()];
+    const still = a && b && a2 && b2 && a.x === a2.x && a.y === a2.y && b.x === b2.x && b.y === b2.y;
+    [a, b] = [a2, b2];
+    if (!still) await sleep(120);
+    return still;
+  });
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
   await page.mouse.down();
   await page.mouse.move((a.x + b.x) / 2, (a.y + b.y) / 2, { steps: 5 });
@@ -110,9 +119,32 @@ export default {
     t.step('saved to the workflows folder as built-self-refine.yaml');
 
     await page.locator(tid('builder-run')).click();
+    await page.locator(tid('builder-run-strip')).waitFor();
+    check(/\/builder\/built-self-refine$/.test(page.url()), `Run keeps the builder open: ${page.url()}`);
+    await expectText(page, `${tid('builder-body-repeat')} ${tid('pass-badge-repeat')}`, '3/3', "the loop's pass counter on the builder canvas", 30_000);
+    await expectText(page, tid('builder-run-status'), 'completed', 'the run strip');
+    await page.locator(tid('builder-fit')).click();
+    await t.screenshot(page, 'builder-run');
+    t.step('Run kept the builder open: the loop body counted its passes to 3/3 on the canvas, the strip says completed');
+
+    await page.locator(tid('builder-open-run')).click();
     await page.waitForURL(/\/runs\/[^/]+$/);
-    await expectText(page, tid('pass-badge-repeat'), '3/3', "the loop's pass counter", 30_000);
-    t.step('Run opened the run page; the loop counted its passes to 3/3 on the mock provider');
+    await expectText(page, tid('pass-badge-repeat'), '3/3', "the loop's pass counter on the run page", 30_000);
+    t.step('"Open run" opened the run page, where the loop shows 3/3 too');
+
+    const again = await openBuilder(t, '/builder/built-self-refine', 'builder');
+    await expectText(again, tid('builder-state'), 'valid · saved', 'the saved file');
+    await again.locator(tid('builder-run')).click();
+    await expectText(again, tid('builder-run-status'), 'completed', 'the second run', 30_000);
+    await expectText(again, tid('pass-badge-repeat'), '3/3', 'the counter of the second run');
+    await again.locator(node('repeat')).click();
+    const bound = again.locator(tid('config-panel')).getByLabel(/maxIterations/);
+    await bound.fill('4');
+    await bound.press('Tab');
+    await until('the edit to clear the run strip and the counter', async () =>
+      (await again.locator(tid('builder-run-strip')).count()) === 0 && (await again.locator(tid('pass-badge-repeat')).count()) === 0);
+    await expectText(again, `${tid('builder-body-repeat')} .pass-badge`, '≤ 4', 'the body box shows its new bound');
+    t.step('an edit after a run clears the counters and the run strip: the canvas is no longer the workflow that ran');
   }),
 
   'nested-edit': scenario('builder-nested-edit', async (t) => {
@@ -165,6 +197,64 @@ export default {
     await expectText(page, tid('builder-state'), /^valid/, 'valid again after undo');
     check(!(await page.locator(tid('builder-save')).isDisabled()), 'Save is enabled again');
     t.step('undo brings the valid file back and Save is enabled');
+  }),
+
+  'leave-unsaved': scenario('builder-leave-unsaved', async (t) => {
+    const page = await openBuilder(t, '/builder/nested-loops', 'builder');
+    await expectText(page, tid('builder-state'), 'valid · saved', 'the file as saved');
+    const beforeUnloadStops = () =>
+      page.evaluate(() => {
+        const e = new Event('beforeunload', { cancelable: true });
+        window.dispatchEvent(e);
+        return e.defaultPrevented;
+      });
+    check(!(await beforeUnloadStops()), 'a saved file lets the tab close without asking');
+    await page.locator(node('outer/sum')).click();
+    await page.locator(tid('palette-transform')).click();
+    await until('the added node', async () => (await yamlText(page)).includes('id: transform'));
+    await expectText(page, tid('builder-state'), 'unsaved', 'the edit');
+    check(await beforeUnloadStops(), 'closing or reloading the tab with unsaved changes asks first');
+
+    const asked = [];
+    let answer = false;
+    page.on('dialog', (d) => {
+      asked.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    });
+    await page.locator('a[href="/"]').last().click();
+    await until('the question', async () => asked.length === 1);
+    check(/unsaved changes/.test(asked[0]), `the question names the unsaved changes: ${asked[0]}`);
+    await sleep(200);
+    check(/\/builder\/nested-loops$/.test(page.url()), `answering no stays on the builder: ${page.url()}`);
+    check((await yamlText(page)).includes('id: transform'), 'the edit is still there');
+    t.step('with unsaved changes, the Runs link asks first; answering no keeps the builder and the edit');
+
+    answer = true;
+    await page.locator('a[href="/"]').last().click();
+    await until('the second question', async () => asked.length === 2);
+    await page.waitForURL((u) => u.pathname === '/');
+    t.step('answering yes leaves for the run list');
+  }),
+
+  'run-inputs': scenario('builder-run-inputs', async (t) => {
+    const page = await openBuilder(t, '/builder/draft-and-review', 'builder');
+    await expectText(page, tid('builder-state'), 'valid · saved', 'the file as saved');
+    await page.locator(tid('builder-run')).click();
+    const form = page.locator(tid('builder-run-inputs'));
+    await form.waitFor();
+    const topic = form.getByLabel(/topic/);
+    check((await topic.inputValue()) === 'loops', 'the field starts at the declared default');
+    await topic.fill('graphs');
+    await form.locator(tid('builder-run-start')).click();
+    await expectText(page, tid('builder-run-status'), 'completed', 'the run started with the input', 30_000);
+    check((await form.count()) === 0, 'the form closes when the run starts');
+    const href = (await page.locator(tid('builder-open-run')).getAttribute('href')) ?? '';
+    const id = decodeURIComponent(href.split('/').pop() ?? '');
+    const res = await fetch(`${t.url}api/runs/${encodeURIComponent(id)}/executions`, { headers: { Authorization: `Bearer ${t.token}` } });
+    check(res.status === 200, `GET the executions of ${id} answered ${res.status}`);
+    const body = await res.text();
+    check(body.includes('outline of graphs'), `the run used the input typed in the form: ${body.slice(0, 400)}`);
+    t.step('Run on a workflow with a declared input asks for it (the run list’s fields, its default filled in) and starts with the value typed');
   }),
 
   unchanged: scenario('builder-unchanged', async (t) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoute, runHref } from './router';
+import { mayLeave, parseRoute, runHref, setLeaveGuard } from './router';
 
 describe('routes', () => {
   it.each([
@@ -19,5 +19,19 @@ describe('routes', () => {
   it('links to a run with its id encoded, so any id stays one path segment', () => {
     expect(runHref('run/../x?y#z')).toBe('/runs/run%2F..%2Fx%3Fy%23z');
     expect(parseRoute(runHref('run/../x?y#z'))).toEqual({ page: 'run', id: 'run/../x?y#z' });
+  });
+});
+
+describe('leaving a page with unsaved work', () => {
+  it('asks the guard while one is set, and only then', () => {
+    expect(mayLeave()).toBe(true);
+    for (const answer of [false, true]) {
+      let asked = 0;
+      setLeaveGuard(() => (asked++, answer));
+      expect(mayLeave()).toBe(answer);
+      expect(asked).toBe(1);
+    }
+    setLeaveGuard(null);
+    expect(mayLeave()).toBe(true);
   });
 });

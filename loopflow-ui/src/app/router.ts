@@ -40,7 +40,23 @@ export function useLocation(): { pathname: string; search: string } {
   return q < 0 ? { pathname: href, search: '' } : { pathname: href.slice(0, q), search: href.slice(q) };
 }
 
+/**
+ * A page with work that would be lost (the builder's unsaved changes) asks before the app leaves it: the guard
+ * returns false to stay. One guard at a time; setting null removes it.
+ */
+let leaveGuard: (() => boolean) | null = null;
+
+export function setLeaveGuard(guard: (() => boolean) | null): void {
+  leaveGuard = guard;
+}
+
+/** True when the app may go to another page: no guard, or the guard agrees. */
+export function mayLeave(): boolean {
+  return leaveGuard ? leaveGuard() : true;
+}
+
 export function navigate(href: string, replace = false): void {
+  if (!mayLeave()) return;
   if (replace) window.history.replaceState(null, '', href);
   else window.history.pushState(null, '', href);
   listeners.forEach((f) => f());

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connection, graphKey, placeProblems, reachGraph, selectedNode, siblingIds } from './builderModel';
+import { connection, graphKey, hasUnsavedWork, placeProblems, reachGraph, selectedNode, siblingIds } from './builderModel';
 import { project } from './doc/project';
 import { WorkflowDoc } from './doc/workflowDoc';
 
@@ -50,5 +50,20 @@ describe('builder model', () => {
     expect(back.loopMax).toBe(3);
     expect(connection(nested, nestedGraph, 'outer', 'outer/sum')).toBeNull();
     expect(connection(nested, nestedGraph, 'outer/sum', 'outer/inner')?.loopMax).toBeNull();
+  });
+});
+
+describe('unsaved work', () => {
+  const empty = WorkflowDoc.empty().text;
+  it.each([
+    ['a new, untouched workflow', empty, null, false],
+    ['a new workflow with a node', empty + '  - id: a\n', null, true],
+    ['a template loaded, never saved', 'name: t\nnodes: []\n', null, true],
+    ['a file as saved', 'name: f\n', 'name: f\n', false],
+    ['a file edited', 'name: g\n', 'name: f\n', true],
+    ['a file edited back to its saved text', 'name: f\n', 'name: f\n', false],
+    ['a file emptied to the empty document', empty, 'name: f\n', true],
+  ] as const)('%s', (_, text, saved, expected) => {
+    expect(hasUnsavedWork(text, saved, empty)).toBe(expected);
   });
 });

@@ -102,3 +102,11 @@ export function connection(doc: WorkflowDoc, graph: Projection, fromKey: string,
 export function idOfKey(key: string): string {
   return key.split('/').pop() ?? key;
 }
+
+/**
+ * True when leaving would lose work: a file's text differs from what was saved, or a new workflow holds more than the
+ * empty document it started as (a template loaded counts: it is not in the workflows folder yet).
+ */
+export function hasUnsavedWork(text: string, saved: string | null, emptyText: string): boolean {
+  return saved === null ? text !== emptyText : text !== saved;
+}

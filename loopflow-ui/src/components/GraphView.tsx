@@ -106,7 +106,7 @@ export function passBadgeLabel(b: PassBadge | undefined): { text: string; exit: 
   return { text, exit, title };
 }
 
-function PassBadgeView({ badge }: { badge?: PassBadge }) {
+export function PassBadgeView({ badge }: { badge?: PassBadge }) {
   const { text, exit, title } = passBadgeLabel(badge);
   if (!badge || !text) return null;
   return (
@@ -251,29 +251,40 @@ export function passBadges(run: RunLive, effective: Map<string, EffectivePass>):
   return m;
 }
 
+/** Where each loop's badge is drawn: on its container (body box), else on its loop node, else beside the graph. */
+export interface BadgePlaces {
+  /** container key → badge */
+  containerBadge: Map<string, PassBadge>;
+  /** node key → badge */
+  nodeBadge: Map<string, PassBadge>;
+  /** loops with neither (drawn in a list beside the graph) */
+  edgeBadge: PassBadge[];
+}
+
+export function placeBadges(index: GraphIndex, effective: Map<string, EffectivePass>, badges: Map<string, PassBadge>): BadgePlaces {
+  const containerBadge = new Map<string, PassBadge>();
+  const nodeBadge = new Map<string, PassBadge>();
+  const edgeBadge: PassBadge[] = [];
+  for (const [st, e] of effective) {
+    const b = badges.get(st);
+    if (!b) continue;
+    const c = containerFor(index, { staticPath: st, node: e.instance.node });
+    if (c) containerBadge.set(c.key, b);
+    else {
+      const n = index.byPath.get(st);
+      if (n) nodeBadge.set(n.key, b);
+      else edgeBadge.push(b);
+    }
+  }
+  return { containerBadge, nodeBadge, edgeBadge };
+}
+
 export function GraphView(props: GraphViewProps) {
   const { graph, index, run, views, effective, selectedKey, failingKey, onSelect } = props;
   const layout = useMemo(() => layoutGraph(graph), [graph]);
   const badges = useMemo(() => passBadges(run, effective), [run, effective]);
 
-  // loop static path → the badge, attached to its container, or to its loop node when it has no box
-  const { containerBadge, nodeBadge, edgeBadge } = useMemo(() => {
-    const containerBadge = new Map<string, PassBadge>();
-    const nodeBadge = new Map<string, PassBadge>();
-    const edgeBadge: PassBadge[] = [];
-    for (const [st, e] of effective) {
-      const b = badges.get(st);
-      if (!b) continue;
-      const c = containerFor(index, { staticPath: st, node: e.instance.node });
-      if (c) containerBadge.set(c.key, b);
-      else {
-        const n = index.byPath.get(st);
-        if (n) nodeBadge.set(n.key, b);
-        else edgeBadge.push(b);
-      }
-    }
-    return { containerBadge, nodeBadge, edgeBadge };
-  }, [effective, badges, index]);
+  const { containerBadge, nodeBadge, edgeBadge } = useMemo(() => placeBadges(index, effective, badges), [effective, badges, index]);
 
   const nodes = useMemo(() => {
     const out: Node[] = [];

@@ -9,7 +9,7 @@ import { navigate, runHref } from '../app/router';
 import { valueText } from '../model/format';
 import { ErrorMessage, Loading } from './common';
 
-type FieldValue = string | boolean;
+export type FieldValue = string | boolean;
 
 /** The input's type: its declared type name, or its schema's `type`; `string` when neither says. */
 export function inputType(input: WorkflowInput): string {
@@ -169,21 +169,7 @@ function FromFile() {
       ) : null}
       {chosen ? (
         inputs.length ? (
-          <fieldset>
-            <legend>Inputs</legend>
-            <div className="form-grid">
-              {inputs.map((i) => (
-                <InputField
-                  key={i.name}
-                  id={`${uid}in-${i.name}`}
-                  input={i}
-                  value={values[i.name] ?? ''}
-                  error={fieldErrors[i.name]}
-                  onChange={(v) => setValues((s) => ({ ...s, [i.name]: v }))}
-                />
-              ))}
-            </div>
-          </fieldset>
+          <InputFields inputs={inputs} values={values} errors={fieldErrors} onChange={(n, v) => setValues((s) => ({ ...s, [n]: v }))} />
         ) : (
           <p className="muted">This workflow declares no input.</p>
         )
@@ -196,6 +182,21 @@ function FromFile() {
       </div>
       <ErrorMessage error={error} testId="start-error" />
     </form>
+  );
+}
+
+/** The form's fields for a workflow's declared inputs (the run list's form and the builder's Run ask with it). */
+export function InputFields({ inputs, values, errors, onChange }: { inputs: WorkflowInput[]; values: Record<string, FieldValue>; errors: Record<string, string>; onChange: (name: string, v: FieldValue) => void }) {
+  const uid = useId();
+  return (
+    <fieldset>
+      <legend>Inputs</legend>
+      <div className="form-grid">
+        {inputs.map((i) => (
+          <InputField key={i.name} id={`${uid}in-${i.name}`} input={i} value={values[i.name] ?? ''} error={errors[i.name]} onChange={(v) => onChange(i.name, v)} />
+        ))}
+      </div>
+    </fieldset>
   );
 }
 

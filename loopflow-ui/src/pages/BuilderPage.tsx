@@ -4,13 +4,13 @@
 // text is checked by the server's loader (POST /api/validate); its problems are shown on their nodes and block Save.
 import { ReactFlowProvider } from '@xyflow/react';
 import { FolderOpen, LayoutGrid, Maximize, Play, Redo2, Save, Undo2 } from 'lucide-react';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, ApiError, enc, requestWithStatus } from '../api/client';
-import type { WorkflowInfo } from '../api/types';
-import { navigate, runHref } from '../app/router';
+import type { WorkflowInfo, WorkflowInput } from '../api/types';
+import { navigate, setLeaveGuard } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
-import { connection, graphKey, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
+import { connection, graphKey, hasUnsavedWork, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
 import type { NodeKindCatalog, Problem, TemplateSummary } from '../builder/contract';
 import { loadCatalog, loadSchema, loadTemplate, loadTemplates } from '../builder/panel/api';
 import { paletteEntry, paletteFor } from '../builder/doc/kinds';
@@ -21,7 +21,10 @@ import { ConfigPanel } from '../builder/panel/ConfigPanel';
 import { problemText } from '../builder/panel/problems';
 import { reachableValues } from '../builder/panel/reachable';
 import { YamlPane } from '../builder/panel/YamlPane';
+import { canvasBadges, runIndex } from '../builder/run/liveRun';
+import { RunStrip, useFollowedRun } from '../builder/run/RunStrip';
 import { ErrorMessage, Loading } from '../components/common';
+import { collectInputs, initialValue, InputFields, type FieldValue } from '../components/StartRun';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const VALIDATE_DELAY_MS = 350;
@@ -50,6 +53,11 @@ function Builder({ name }: { name?: string }) {
   const [templates, setTemplates] = useState<TemplateSummary[] | null>(null);
   const [workflows, setWorkflows] = useState<WorkflowInfo[] | null>(null);
   const [checked, setChecked] = useState<{ text: string; problems: Problem[] } | null>(null);
+  // a workflow that declares inputs asks for them first, with the run list's form fields and rules; the form is of
+  // the saved text, so an edit closes it
+  const [asking, setAsking] = useState<{ inputs: WorkflowInput[]; values: Record<string, FieldValue>; errors: Record<string, string>; text: string } | null>(null);
+  /** the run started from here and the text it ran: its passes show on the canvas until the text changes */
+  const [following, setFollowing] = useState<{ runId: string; text: string } | null>(null);
 
   // the file, or a new document
   useEffect(() => {
@@ -98,6 +106,14 @@ function Builder({ name }: { name?: string }) {
     };
   }, [text, hist]);
 
+  // an edit makes the canvas a different workflow from the one that runs: its counters would mislead
+  useEffect(() => {
+    if (following && following.text !== text) setFollowing(null);
+    if (asking && asking.text !== text) setAsking(null);
+  }, [following, asking, text]);
+  const { live, graph: runGraph } = useFollowedRun(following?.runId ?? null);
+  const badges = useMemo(() => (following ? canvasBadges(live, runIndex(graph, runGraph), graph) : null), [following, live, graph, runGraph]);
+
   const problems = checked?.problems ?? [];
   const placed = useMemo(() => placeProblems(doc, problems), [doc, problems]);
   const problemMessages = useMemo(() => new Map([...placed.byKey].map(([k, ps]) => [k, ps.map(problemText)])), [placed]);
@@ -112,6 +128,23 @@ function Builder({ name }: { name?: string }) {
   const upToDate = checked?.text === text;
   const dirty = saved === null || saved !== text;
   const canSave = !!hist && doc.editable && upToDate && problems.length === 0 && NAME.test(fileName) && busy === null;
+
+  // leaving with unsaved changes asks first: closing or reloading the tab (the browser's own question) and the app's
+  // links and Open… (a confirm); the browser's Back button is not asked about
+  const unsaved = !!hist && hasUnsavedWork(text, saved, WorkflowDoc.empty().text);
+  useEffect(() => {
+    if (!unsaved) return;
+    const onBeforeUnload = (ev: BeforeUnloadEvent) => {
+      ev.preventDefault();
+      ev.returnValue = '';
+    };
+    window.addEventListener('beforeunload', onBeforeUnload);
+    setLeaveGuard(() => window.confirm('This workflow has unsaved changes. Leave the builder and lose them?'));
+    return () => {
+      window.removeEventListener('beforeunload', onBeforeUnload);
+      setLeaveGuard(null);
+    };
+  }, [unsaved]);
 
   const change = useCallback((next: string) => setHist((h) => (h ? record(h, next) : h)), []);
   const apply = useCallback(
@@ -250,19 +283,56 @@ function Builder({ name }: { name?: string }) {
     }
   }, [canSave, fileName, text, name, replaceAsked, workflows]);
 
+  const start = useCallback(
+    async (inputs: Record<string, unknown>) => {
+      setBusy('run');
+      setActionError(undefined);
+      try {
+        const r = await api.post<{ run_id?: string }>('/api/runs', { workflow: fileName, inputs });
+        // the builder stays open and shows the run's passes on its canvas; the strip links to the run's page
+        if (r?.run_id) setFollowing({ runId: r.run_id, text });
+      } catch (e) {
+        setActionError(e);
+      } finally {
+        setBusy(null);
+      }
+    },
+    [fileName, text],
+  );
+
   const run = useCallback(async () => {
     if (dirty && !(await save())) return;
-    setBusy('run');
-    setActionError(undefined);
+    let declared: WorkflowInput[] = [];
     try {
-      const r = await api.post<{ run_id?: string }>('/api/runs', { workflow: fileName, inputs: {} });
-      if (r?.run_id) navigate(runHref(r.run_id));
-    } catch (e) {
-      setActionError(e);
-    } finally {
-      setBusy(null);
+      const list = await api.get<WorkflowInfo[]>('/api/workflows');
+      if (Array.isArray(list)) {
+        setWorkflows(list);
+        declared = list.find((w) => w.name === fileName)?.inputs ?? [];
+      }
+    } catch {
+      // without the list the run starts with no inputs, and the server says which one it needs
     }
-  }, [dirty, save, fileName]);
+    if (declared.length) {
+      setAsking({ inputs: declared, values: Object.fromEntries(declared.map((i) => [i.name, initialValue(i)])), errors: {}, text });
+      return;
+    }
+    await start({});
+  }, [dirty, save, fileName, start, text]);
+
+  const submitInputs = useCallback(
+    (ev: FormEvent) => {
+      ev.preventDefault();
+      if (!asking) return;
+      const { inputs, errors } = collectInputs(asking.inputs, asking.values);
+      if (Object.keys(errors).length) {
+        setAsking({ ...asking, errors });
+        return;
+      }
+      setAsking(null);
+      void start(inputs);
+    },
+    [asking, start],
+  );
 
   const fromTemplate = useCallback(
     async (id: string) => {
@@ -352,6 +422,20 @@ function Builder({ name }: { name?: string }) {
         </p>
       ) : null}
       {actionError ? <ErrorMessage error={actionError} testId="builder-error" /> : null}
+      {asking ? (
+        <form className="builder-run-inputs start-form" onSubmit={submitInputs} data-testid="builder-run-inputs">
+          <InputFields inputs={asking.inputs} values={asking.values} errors={asking.errors} onChange={(n, v) => setAsking((a) => (a ? { ...a, values: { ...a.values, [n]: v } } : a))} />
+          <div className="button-row">
+            <button type="submit" className="primary" disabled={busy !== null} data-testid="builder-run-start">
+              <Play aria-hidden="true" size={14} /> Start run
+            </button>
+            <button type="button" onClick={() => setAsking(null)} data-testid="builder-run-cancel">
+              Cancel
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {following ? <RunStrip runId={following.runId} live={live} unplaced={badges?.unplaced ?? []} onClose={() => setFollowing(null)} /> : null}
       {!doc.editable || doc.issues.length ? (
         <ul className="builder-issues" data-testid="builder-issues">
           {doc.issues.map((i, k) => (
@@ -374,6 +458,7 @@ function Builder({ name }: { name?: string }) {
           onDeleteNode={onDeleteNode}
           onDeleteEdge={onDeleteEdge}
           onMove={onMove}
+          runBadges={badges?.byKey}
         />
         <div className="builder-side">
           <ConfigPanel

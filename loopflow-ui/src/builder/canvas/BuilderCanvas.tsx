@@ -22,6 +22,7 @@ import {
 } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { AlertCircle, LogOut, RefreshCw, Repeat } from 'lucide-react';
+import { PassBadgeView, type PassBadge } from '../../components/GraphView';
 import { NODE_H, NODE_W, drawnSource, isBackEdge, layoutGraph } from '../../model/graphLayout';
 import type { Projection, ProjectedEdge } from '../doc/project';
 import { kindIcon } from './icons';
@@ -45,6 +46,8 @@ export interface BuilderCanvasProps {
   onDeleteNode: (key: string) => void;
   onDeleteEdge: (edge: ProjectedEdge) => void;
   onMove: (key: string, list: string[]) => void;
+  /** a run started from the builder: each loop's pass badge by the key of its body box or loop node */
+  runBadges?: Map<string, PassBadge>;
 }
 
 interface BNodeData extends Record<string, unknown> {
@@ -55,6 +58,7 @@ interface BNodeData extends Record<string, unknown> {
   values: Record<string, unknown>;
   problems: string[];
   selected: boolean;
+  badge?: PassBadge;
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -89,6 +93,7 @@ const PlainNode = memo(function PlainNode({ data }: NodeProps<Node<BNodeData, 'p
         <Icon aria-hidden="true" size={14} />
         <span className="bnode-name">{data.id}</span>
         <span className="bnode-kind">{data.kind}</span>
+        <PassBadgeView badge={data.badge} />
       </div>
       <div className="bnode-detail">{detailOf(data)}</div>
       <Problems list={data.problems} id={data.id} />
@@ -144,6 +149,7 @@ const LoopNode = memo(function LoopNode({ data }: NodeProps<Node<BNodeData, 'loo
         <RefreshCw aria-hidden="true" size={14} />
         <span className="loop-word">LOOP</span>
         <span className="bnode-name">{data.id}</span>
+        <PassBadgeView badge={data.badge} />
       </div>
       <div className="bnode-detail loop-settings" data-testid={`loop-settings-${data.id}`}>
         <span title="max iterations">max {max}</span> · <span title="exit condition">{exit}</span> · <span title="feedback mode">{feedback}</span>
@@ -189,6 +195,7 @@ interface BoxData extends Record<string, unknown> {
   editable: boolean;
   dropTarget: boolean;
   testId: string;
+  badge?: PassBadge;
 }
 
 const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>) {
@@ -201,7 +208,7 @@ const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>
         <Repeat aria-hidden="true" size={13} />
         <span className="loop-box-title">{data.title}</span>
         <span className="muted">{data.construct.replace('_', ' ')}</span>
-        {data.max ? <span className="pass-badge">≤ {data.max}</span> : null}
+        {data.badge ? <PassBadgeView badge={data.badge} /> : data.max ? <span className="pass-badge">≤ {data.max}</span> : null}
       </div>
       <Handle type="source" position={Position.Bottom} id="bottom" isConnectable={false} />
     </div>
@@ -236,7 +243,7 @@ const edgeTypes = { back: BackEdge };
 type Pos = { x: number; y: number };
 
 export function BuilderCanvas(props: BuilderCanvasProps) {
-  const { graph, values, selectedKey, problems, layoutVersion, fitVersion, onSelect, onAdd, onConnect, onDeleteNode, onDeleteEdge, onMove } = props;
+  const { graph, values, selectedKey, problems, layoutVersion, fitVersion, onSelect, onAdd, onConnect, onDeleteNode, onDeleteEdge, onMove, runBadges } = props;
   const flow = useReactFlow();
   const layout = useMemo(() => layoutGraph(graph), [graph]);
   const [moved, setMoved] = useState<Map<string, Pos>>(new Map());
@@ -300,6 +307,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
           editable,
           dropTarget: dropBody === c.key,
           testId: `builder-body-${c.key.slice(1, -1)}`,
+          badge: runBadges?.get(c.key),
         } satisfies BoxData,
         style: { width: box.width, height: box.height },
         width: box.width,
@@ -330,6 +338,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
           values: values.get(n.key) ?? {},
           problems: problems.get(n.key) ?? [],
           selected: n.key === selectedKey,
+          badge: runBadges?.get(n.key),
         } satisfies BNodeData,
         width: NODE_W,
         height: NODE_H,
@@ -342,7 +351,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       });
     }
     return out;
-  }, [graph, layout, values, problems, selectedKey, moved, dropBody]);
+  }, [graph, layout, values, problems, selectedKey, moved, dropBody, runBadges]);
 
   const edges = useMemo(() => {
     const out: Edge[] = [];

@@ -189,8 +189,18 @@ class RunViewerBrowserTest {
   }
 
   @Test
-  void selfRefineBuiltFromAnEmptyCanvasSavesRunsAndCountsThreePasses() {
+  void selfRefineBuiltFromAnEmptyCanvasSavesRunsAndCountsThreePassesOnTheCanvas() {
     runScenario("builder:self-refine");
+  }
+
+  @Test
+  void runFromTheBuilderAsksForTheDeclaredInputs() {
+    runScenario("builder:run-inputs");
+  }
+
+  @Test
+  void leavingTheBuilderWithUnsavedChangesAsksFirst() {
+    runScenario("builder:leave-unsaved");
   }
 
   @Test
