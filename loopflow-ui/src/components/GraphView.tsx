@@ -3,19 +3,16 @@
 import { memo, useCallback, useMemo } from 'react';
 import {
   Background,
-  BaseEdge,
   Controls,
-  EdgeLabelRenderer,
   Handle,
   MarkerType,
   Position,
   ReactFlow,
-  getSmoothStepPath,
   type Edge,
-  type EdgeProps,
   type Node,
   type NodeProps,
 } from '@xyflow/react';
+import { backEdge } from './BackEdge';
 import '@xyflow/react/dist/style.css';
 import {
   Bot,
@@ -188,32 +185,7 @@ const LoopBox = memo(function LoopBox({ data }: NodeProps<Node<LoopBoxData, 'loo
 
 const nodeTypes = { lf: LfNode, loopBox: LoopBox };
 
-/** how far right of its ends a back edge runs */
-const BACK_OFFSET = 40;
-
-/**
- * A loop's or a restart's back edge: a dashed step path around the right of what it loops over, its label ("next
- * pass · k/N") beside the path's vertical run, so it never sits on the loop box's corner or on the nodes.
- */
-function BackEdge({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, label, markerEnd, style }: EdgeProps) {
-  const [path] = getSmoothStepPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, offset: BACK_OFFSET, borderRadius: 12 });
-  const x = Math.max(sourceX, targetX) + BACK_OFFSET + 6;
-  const y = (sourceY + targetY) / 2;
-  return (
-    <>
-      <BaseEdge path={path} markerEnd={markerEnd} style={style} />
-      {label ? (
-        <EdgeLabelRenderer>
-          <div className="back-edge-label nodrag nopan" style={{ transform: `translate(${x}px, ${y}px) translateY(-50%)` }} data-testid="back-edge-label">
-            {label}
-          </div>
-        </EdgeLabelRenderer>
-      ) : null}
-    </>
-  );
-}
-
-const edgeTypes = { back: BackEdge };
+const edgeTypes = { back: backEdge('back-edge-label') };
 
 /** A loop body's short name: its loop's id (the last part of its path); the graph's full title is its tooltip. */
 function loopName(c: GraphContainer): string {

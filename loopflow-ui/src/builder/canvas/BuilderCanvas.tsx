@@ -5,21 +5,18 @@
 import { memo, useCallback, useEffect, useMemo, useState, type DragEvent, type KeyboardEvent } from 'react';
 import {
   Background,
-  BaseEdge,
   Controls,
-  EdgeLabelRenderer,
   Handle,
   MarkerType,
   Position,
   ReactFlow,
-  getSmoothStepPath,
   useReactFlow,
   type Connection,
   type Edge,
-  type EdgeProps,
   type Node,
   type NodeProps,
 } from '@xyflow/react';
+import { backEdge } from '../../components/BackEdge';
 import '@xyflow/react/dist/style.css';
 import { AlertCircle, LogOut, RefreshCw, Repeat } from 'lucide-react';
 import { PassBadgeView, type PassBadge } from '../../components/GraphView';
@@ -215,30 +212,11 @@ const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>
   );
 });
 
-const BACK_OFFSET = 40;
 /** room around the graph when fitted: back edges' labels sit right of the drawing */
 const FIT_PADDING = 0.22;
 
-function BackEdge({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, label, markerEnd, style }: EdgeProps) {
-  const [path] = getSmoothStepPath({ sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition, offset: BACK_OFFSET, borderRadius: 12 });
-  const x = Math.max(sourceX, targetX) + BACK_OFFSET + 6;
-  const y = (sourceY + targetY) / 2;
-  return (
-    <>
-      <BaseEdge path={path} markerEnd={markerEnd} style={style} />
-      {label ? (
-        <EdgeLabelRenderer>
-          <div className="back-edge-label nodrag nopan" style={{ transform: `translate(${x}px, ${y}px) translateY(-50%)` }} data-testid="builder-back-edge-label">
-            {label}
-          </div>
-        </EdgeLabelRenderer>
-      ) : null}
-    </>
-  );
-}
-
 const nodeTypes = { plain: PlainNode, loopNode: LoopNode, exitNode: ExitNode, body: BodyBox };
-const edgeTypes = { back: BackEdge };
+const edgeTypes = { back: backEdge('builder-back-edge-label') };
 
 type Pos = { x: number; y: number };
 
