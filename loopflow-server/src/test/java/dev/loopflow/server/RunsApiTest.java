@@ -337,11 +337,24 @@ class RunsApiTest {
           ServerHarness.map("gate", gate.toString())));
       id = r.json().path("run_id").asText();
       second.awaitStatus(id, "running");
+      awaitStarted(second, id, "wait");
       second.server.close();
       RunRecord rec = second.store.findRun(id).orElseThrow();
       assertThat(rec.status()).isEqualTo(RunStatus.CANCELLED);
       assertThat(rec.error().message()).contains("the server stopped").contains("wait");
     }
+  }
+
+  /** Waits for the node's {@code node.started} event, so that the node is the one executing when the test acts. */
+  private static void awaitStarted(ServerHarness harness, String id, String node) {
+    for (int i = 0; i < 600; i++) {
+      if (harness.store.events(id).stream().anyMatch(e -> e instanceof dev.loopflow.core.event.Event.NodeStarted s
+          && s.node().nodeId().equals(node))) {
+        return;
+      }
+      Fixtures.sleep(java.time.Duration.ofMillis(50));
+    }
+    throw new AssertionError("no node.started for " + node + " in " + id);
   }
 
   private static void awaitExecution(String id, String node) {
