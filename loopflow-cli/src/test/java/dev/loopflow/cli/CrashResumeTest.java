@@ -66,7 +66,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @DisabledOnOs(OS.WINDOWS)
 class CrashResumeTest {
   private static final String API_KEY = "sk-test-crash-harness-secret";
-  private static final int TRIALS = 20;
+  // Ten kills per workflow keep the default suite within its time budget; the seed differs on every run, so the
+  // moments covered accumulate across runs. -Dcrash.trials=N runs more (20 is the thorough setting).
+  private static final int TRIALS = Integer.getInteger("crash.trials", 10);
   private static final int PARALLEL_TRIALS = Math.min(4, Runtime.getRuntime().availableProcessors() + 1);
   private static final double START_UP_KILLS = 0.1;
   private static final int MAX_RESUMES = 3;
@@ -189,8 +191,10 @@ class CrashResumeTest {
     assertThat(callsRepeated).as("resumed runs that repeated LLM calls of completed node executions").isEmpty();
     assertThat(usageDiffers).as("resumed runs whose usage.llm_calls is off by more than the call in flight")
         .isEmpty();
+    // Most delays fall inside the run (about 80%); requiring 30% keeps the check meaningful (the harness must
+    // mostly kill running runs) without failing on an unlucky draw of ten.
     assertThat(kinds.getOrDefault(Kill.MID_RUN, 0L)).as("trials killed while the run was going on")
-        .isGreaterThanOrEqualTo(TRIALS / 2);
+        .isGreaterThanOrEqualTo(Math.max(1, TRIALS * 3 / 10));
   }
 
   private Baseline baseline(Path workflow, FakeServer server) throws Exception {
