@@ -116,7 +116,10 @@ export default {
     const saved = await rawFile(t, 'built-self-refine');
     const shown = await yamlText(page);
     check(saved === shown, `the saved file is the YAML pane’s text:\n--- saved\n${saved}\n--- shown\n${shown}`);
-    t.step('saved to the workflows folder as built-self-refine.yaml');
+    check(/^name: built-self-refine$/m.test(saved), `the new workflow took the name it was saved under:\n${saved}`);
+    await expectText(page, tid('builder-title'), 'built-self-refine', 'the title names the saved file');
+    check((await page.locator(tid('builder-name')).count()) === 0, 'the name field is gone once the file exists');
+    t.step('saved to the workflows folder as built-self-refine.yaml; the title and the YAML name it');
 
     await page.locator(tid('builder-run')).click();
     await page.locator(tid('builder-run-strip')).waitFor();

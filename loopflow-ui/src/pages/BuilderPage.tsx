@@ -42,6 +42,8 @@ function Builder({ name }: { name?: string }) {
   const [saved, setSaved] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<unknown>();
   const [fileName, setFileName] = useState(name ?? '');
+  /** the file this builder edits: the address's, or the name a new workflow was first saved under */
+  const [savedName, setSavedName] = useState<string | undefined>(name);
   const [notice, setNotice] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>();
   const [busy, setBusy] = useState<'save' | 'run' | null>(null);
@@ -253,20 +255,30 @@ function Builder({ name }: { name?: string }) {
   const save = useCallback(async (): Promise<boolean> => {
     if (!canSave) return false;
     // a new workflow saved under the name of a file that exists: the first Save asks, the second replaces
-    if (!name && replaceAsked !== fileName && (workflows ?? []).some((w) => w.name === fileName)) {
+    if (!savedName && replaceAsked !== fileName && (workflows ?? []).some((w) => w.name === fileName)) {
       setReplaceAsked(fileName);
       setNotice(`A workflow named ${fileName} exists already; Save again to replace it, or choose another name.`);
       return false;
     }
+    // a new workflow still called by the starter's name takes the name it is saved under
+    let source = text;
+    if (!savedName && doc.workflowName() === WorkflowDoc.UNTITLED) {
+      const named = doc.setWorkflowName(fileName);
+      if (named.ok) {
+        source = named.doc.text;
+        change(source);
+      }
+    }
     setBusy('save');
     setActionError(undefined);
     try {
-      const r = await requestWithStatus<{ error?: { message?: string; problems?: Problem[] } }>('PUT', `/api/workflows/${enc(fileName)}`, { source: text });
+      const r = await requestWithStatus<{ error?: { message?: string; problems?: Problem[] } }>('PUT', `/api/workflows/${enc(fileName)}`, { source });
       if (r.status === 200 || r.status === 201) {
-        setSaved(text);
-        if (name !== fileName) {
+        setSaved(source);
+        if (savedName !== fileName) {
           // the page of the saved file: the address names it, and reloading opens it
           window.history.replaceState(null, '', `/builder/${enc(fileName)}`);
+          setSavedName(fileName);
         }
         setNotice(`Saved as ${fileName}.`);
         return true;
@@ -281,7 +293,7 @@ function Builder({ name }: { name?: string }) {
     } finally {
       setBusy(null);
     }
-  }, [canSave, fileName, text, name, replaceAsked, workflows]);
+  }, [canSave, fileName, text, doc, change, savedName, replaceAsked, workflows]);
 
   const start = useCallback(
     async (inputs: Record<string, unknown>) => {
@@ -344,12 +356,12 @@ function Builder({ name }: { name?: string }) {
         setSaved(null);
         setSelectedKey(null);
         setLayoutVersion((v) => v + 1);
-        if (!name) setFileName(id);
+        if (!savedName) setFileName(id);
       } catch (e) {
         setActionError(e);
       }
     },
-    [name],
+    [savedName],
   );
 
   if (loadError) {
@@ -365,7 +377,7 @@ function Builder({ name }: { name?: string }) {
   return (
     <main className="builder-page" data-testid="builder-page">
       <div className="builder-toolbar" role="toolbar" aria-label="builder">
-        <h1 className="builder-title">{name ? name : 'New workflow'}</h1>
+        <h1 className="builder-title" data-testid="builder-title">{savedName ?? 'New workflow'}</h1>
         <label className="builder-open">
           <FolderOpen aria-hidden="true" size={14} />
           <span className="sr-only">Open a workflow</span>
@@ -399,7 +411,7 @@ function Builder({ name }: { name?: string }) {
           <Maximize aria-hidden="true" size={14} /> Fit
         </button>
         <span className="builder-spacer" />
-        {!name ? (
+        {!savedName ? (
           <label className="builder-name">
             Name{' '}
             <input value={fileName} onChange={(e) => setFileName(e.target.value.trim())} placeholder="my-workflow" data-testid="builder-name" aria-invalid={!!fileName && !NAME.test(fileName)} />

@@ -239,6 +239,25 @@ edges:
   });
 });
 
+describe('the workflow name', () => {
+  it('reads and replaces the top-level name, keeping comments and node names', () => {
+    const d = new WorkflowDoc('# head\nname: untitled # later\nnodes:\n  - {name: untitled, type: transform, template: x}\n');
+    expect(d.workflowName()).toBe(WorkflowDoc.UNTITLED);
+    const r = d.setWorkflowName('my-flow');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.doc.text).toBe('# head\nname: my-flow # later\nnodes:\n  - {name: untitled, type: transform, template: x}\n');
+    expect(r.doc.workflowName()).toBe('my-flow');
+  });
+
+  it('adds a name to a file without one, and refuses a file it cannot edit', () => {
+    const r = new WorkflowDoc('nodes: []\n').setWorkflowName('n');
+    expect(r.ok && r.doc.workflowName()).toBe('n');
+    expect(new WorkflowDoc('- a list\n').setWorkflowName('n').ok).toBe(false);
+    expect(WorkflowDoc.empty().workflowName()).toBe('untitled');
+  });
+});
+
 describe('history', () => {
   it('undoes and redoes texts, and drops the oldest past the limit', () => {
     let h = startHistory('a');

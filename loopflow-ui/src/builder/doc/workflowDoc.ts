@@ -85,7 +85,10 @@ export class WorkflowDoc {
     }
   }
 
-  static empty(name = 'untitled'): WorkflowDoc {
+  /** The name a new workflow starts with, until it is saved under a name of its own. */
+  static readonly UNTITLED = 'untitled';
+
+  static empty(name = WorkflowDoc.UNTITLED): WorkflowDoc {
     return new WorkflowDoc(`name: ${name}\nnodes: []\nedges: []\n`);
   }
 
@@ -476,6 +479,21 @@ export class WorkflowDoc {
         map = inner;
       }
       return { ok: true, doc: this.setPair(map, parts[parts.length - 1]!, value) };
+    });
+  }
+
+  /** The workflow's own `name:` (top level), when it is text. */
+  workflowName(): string | undefined {
+    const root = this.yaml?.contents;
+    return isMap(root) ? scalarString(valueOf(root, 'name')) : undefined;
+  }
+
+  /** Sets the workflow's own `name:` at the top level. */
+  setWorkflowName(name: string): Edit {
+    return this.guard(() => {
+      const root = this.yaml?.contents;
+      if (!isMap(root)) refuse('the file has no top-level mapping to name');
+      return { ok: true, doc: this.setPair(root as YAMLMap, 'name', name) };
     });
   }
 
