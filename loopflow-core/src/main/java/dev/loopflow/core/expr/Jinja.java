@@ -156,7 +156,26 @@ final class Jinja {
 
   private static JinjavaInterpreter interpreter(Map<String, Object> scope) {
     Context context = new Context(JINJAVA.getGlobalContext(), scope == null ? Map.of() : scope);
-    return new JinjavaInterpreter(JINJAVA, context, CONFIG);
+    return new JinjavaInterpreter(JINJAVA, context, CONFIG) {
+      // What a {{ }} inside longer text prints. A map or list prints as JSON, as `| tojson` writes it, not as
+      // Java's {k=v} form (which no reader of a prompt or a command expects, and which printed "null" for a
+      // missing entry); everything else as Jinjava prints it.
+      @Override
+      public String getAsString(Object value) {
+        return isStructured(value) ? structuredText(value) : super.getAsString(value);
+      }
+    };
+  }
+
+  /** The text of a map, list or array printed into a template: compact JSON, as {@code | tojson} writes it. */
+  static String structuredText(Object value) {
+    return Json.compact(JinjaLimits.plain(value));
+  }
+
+  /** A map, a list or another collection, or an array: values printed into text as JSON. */
+  static boolean isStructured(Object value) {
+    return value instanceof Map<?, ?> || value instanceof java.util.Collection<?>
+        || value != null && value.getClass().isArray();
   }
 
   private static void failOnErrors(JinjavaInterpreter interpreter, String source) {

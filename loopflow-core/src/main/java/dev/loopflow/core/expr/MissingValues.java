@@ -66,7 +66,13 @@ final class MissingValues {
   // 1000, Jinjava's converter); only the parser differs.
   private static final ExpressionFactory FACTORY = new ExpressionFactoryImpl(new TreeStore(
       new Builder(jinjava.de.odysseus.el.tree.impl.Builder.Feature.METHOD_INVOCATIONS,
-          jinjava.de.odysseus.el.tree.impl.Builder.Feature.VARARGS), new Cache(1000)), new TruthyTypeConverter());
+          jinjava.de.odysseus.el.tree.impl.Builder.Feature.VARARGS), new Cache(1000)), new TruthyTypeConverter() {
+            // `~` joins and other coercions to text write a map or list as JSON, as printing it does.
+            @Override
+            protected String coerceToString(Object value) {
+              return Jinja.isStructured(value) ? Jinja.structuredText(value) : super.coerceToString(value);
+            }
+          });
 
   private static final class MissingAwareFilter implements Filter {
     private final Filter inner;
@@ -90,6 +96,9 @@ final class MissingValues {
       if (var == null && !SEE_MISSING.contains(getName())) {
         return getName().equals("string") ? "" : null;
       }
+      if (getName().equals("string") && Jinja.isStructured(var)) {
+        return Jinja.structuredText(var);
+      }
       return inner.filter(var, interpreter, args);
     }
 
@@ -97,6 +106,9 @@ final class MissingValues {
     public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
       if (var == null && !SEE_MISSING.contains(getName())) {
         return getName().equals("string") ? "" : null;
+      }
+      if (getName().equals("string") && Jinja.isStructured(var)) {
+        return Jinja.structuredText(var);
       }
       Object[] a = args;
       if (TEXT_ARGUMENTS.contains(getName())) {

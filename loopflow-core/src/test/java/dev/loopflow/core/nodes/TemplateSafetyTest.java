@@ -66,7 +66,7 @@ class TemplateSafetyTest {
     assertThat(transform("{{ input.n }}", in).output()).isEqualTo(4.5);
     assertThat(transform("{{ input.items | length }}", in).output()).isEqualTo(3);
     assertThat(transform("{{ input.missing }}", in).output()).isNull();
-    assertThat(transform("n={{ input.items }}", in).output()).isEqualTo("n=[1, 2, 3]");
+    assertThat(transform("n={{ input.items }}", in).output()).isEqualTo("n=[1,2,3]");
   }
 
   @Test
