@@ -335,7 +335,50 @@ final class Jinja {
     }
     int idx = message.indexOf("\nOriginating Exception");
     String m = idx >= 0 ? message.substring(0, idx) : message;
-    return m.strip();
+    return withoutJavaTypes(m.strip());
+  }
+
+  private static final Pattern NO_METHOD = Pattern.compile(
+      "Cannot find method (\\S+) with (\\d+) parameters in class (\\S+)");
+  private static final Pattern NO_COERCION = Pattern.compile(
+      "Cannot coerce '(.*)' of class (\\S+) to class (\\S+) \\((?:incompatible (?:value|type))\\)", Pattern.DOTALL);
+  // Only the packages Jinjava's values come from: a user's own dotted path (state.items.Count) is never touched.
+  private static final Pattern JAVA_TYPE = Pattern.compile(
+      "(?:class )?\\b(?:java|javax|com\\.hubspot|jinjava|dev\\.loopflow)\\.(?:[a-z_][a-z0-9_]*\\.)*[A-Z][A-Za-z0-9_$]*");
+
+  /**
+   * Jinjava's run-time messages name Java classes ("in class java.lang.String", "SizeLimitingPyMap"), which say
+   * nothing to someone who wrote a template: they are told the kind of value instead (text, a whole number, a
+   * map...). A map or list's value is not quoted back, since Java prints it in a form the template never used.
+   */
+  static String withoutJavaTypes(String m) {
+    Matcher method = NO_METHOD.matcher(m);
+    if (method.find()) {
+      m = method.replaceFirst(Matcher.quoteReplacement("'" + method.group(1) + "' is not a function of "
+          + kindOf(method.group(3)) + " (called with " + method.group(2) + " argument"
+          + (method.group(2).equals("1") ? "" : "s") + ")"));
+    }
+    Matcher coerce = NO_COERCION.matcher(m);
+    if (coerce.find()) {
+      String from = kindOf(coerce.group(2));
+      String value = from.equals("a map") || from.equals("a list") ? "" : " '" + coerce.group(1) + "'";
+      m = coerce.replaceFirst(Matcher.quoteReplacement(from + value + " cannot be used as "
+          + kindOf(coerce.group(3))));
+    }
+    return JAVA_TYPE.matcher(m).replaceAll(r -> Matcher.quoteReplacement(kindOf(r.group())));
+  }
+
+  private static String kindOf(String javaType) {
+    String simple = javaType.substring(javaType.lastIndexOf('.') + 1);
+    return switch (simple) {
+      case "String", "SafeString", "Character" -> "text";
+      case "Integer", "Long", "Short", "Byte", "BigInteger" -> "a whole number";
+      case "Double", "Float", "BigDecimal", "Number" -> "a number";
+      case "Boolean" -> "true/false";
+      default -> simple.endsWith("Map") ? "a map"
+          : simple.endsWith("List") || simple.endsWith("Set") || simple.endsWith("Collection") ? "a list"
+          : "a value";
+    };
   }
 
   static String abbreviate(String s) {
