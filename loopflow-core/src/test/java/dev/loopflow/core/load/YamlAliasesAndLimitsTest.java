@@ -146,6 +146,17 @@ class YamlAliasesAndLimitsTest {
   }
 
   @Test
+  void anAliasWithoutAnchorInPlaceOfANodeIsOneProblem_bugSecondProblemAboutTheNullItLeft() {
+    List<String> found = problems("""
+        nodes:
+          - *nope
+          - {id: b, bash: echo}
+        """);
+    assertThat(found).containsExactly("flow.yaml:2:5: nodes[0]: alias '*nope' has no anchor '&nope' before it (an "
+        + "alias can only refer to an anchor defined earlier in the file, outside itself)");
+  }
+
+  @Test
   void aliasBombIsRefusedWithOneProblem() {
     StringBuilder y = new StringBuilder("description: ok\nx0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for (int i = 1; i <= 9; i++) {

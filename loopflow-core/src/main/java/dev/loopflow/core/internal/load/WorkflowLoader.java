@@ -48,7 +48,7 @@ public final class WorkflowLoader {
     Problems problems = new Problems();
     List<Problem> yamlProblems = new ArrayList<>();
     YNode root = YamlReader.read(text, file, yamlProblems);
-    yamlProblems.forEach(p -> problems.add(p.location(), p.path(), p.message()));
+    yamlProblems.forEach(p -> problems.addUnreadable(p.location(), p.path(), p.message()));
     if (root == null) {
       throw new WorkflowInvalidException(problems.sorted());
     }
