@@ -13,7 +13,8 @@ import org.luaj.vm2.lib.DebugLib;
 /*
  * Design notes.
  *
- * One guard per script execution, installed as the globals' debug library: luaj's interpreter calls
+ * One guard per thread, reused by every script execution on it (LuaState) and readied by begin() for each, installed
+ * as the globals' debug library: luaj's interpreter calls
  * onCall/onInstruction/onReturn of `globals.debuglib` for every Lua call and every VM instruction. The guard does
  * not use luaj's own debug machinery (no Lua hook function, no call-stack bookkeeping); it overrides every method
  * the interpreter calls and keeps the few things it needs itself.
@@ -56,12 +57,13 @@ final class LuaGuard extends DebugLib {
 
   private static final ThreadLocal<LuaGuard> CURRENT = new ThreadLocal<>();
 
-  final long maxInstructions;
-  final int maxStringBytes;
-  final long maxMemory;
+  // The limits of the execution under way; set by begin().
+  long maxInstructions;
+  int maxStringBytes;
+  long maxMemory;
   final Globals globals;
   private final Thread thread;
-  private final StringBuilder printed;
+  private StringBuilder printed;
 
   private long instructions;
   private long nextCheck;
@@ -84,16 +86,55 @@ final class LuaGuard extends DebugLib {
   private LuaValue[] stack;
   private LuaClosure closure;
 
-  LuaGuard(Globals globals, long maxInstructions, int maxStringBytes, long maxMemory, StringBuilder printed) {
+  /** A guard for the thread that creates it; begin() readies it for each execution. */
+  LuaGuard(Globals globals) {
     this.globals = globals;
+    this.thread = Thread.currentThread();
+    globals.debuglib = this;
+  }
+
+  /**
+   * Readies the guard for a new execution: every counter, the stop, the frames and the measurements start from
+   * nothing, so what an earlier execution did (however it ended) cannot count against this one or stop it.
+   */
+  void begin(long maxInstructions, int maxStringBytes, long maxMemory, StringBuilder printed) {
     this.maxInstructions = maxInstructions;
     this.maxStringBytes = maxStringBytes;
     this.maxMemory = maxMemory;
     this.printed = printed;
-    this.thread = Thread.currentThread();
-    this.nextCheck = Math.min(CHECK_EVERY, maxInstructions + 1);
-    this.chargeLimit = maxMemory;
-    globals.debuglib = this;
+    instructions = 0;
+    nextCheck = Math.min(CHECK_EVERY, maxInstructions + 1);
+    stopped = null;
+    charged = 0;
+    chargeLimit = maxMemory;
+    clearFrames();
+  }
+
+  /** Drops every frame reference (a stopped script never returned from its frames), so nothing of it is kept. */
+  void clearFrames() {
+    if (closures.length > 256) {
+      // a deep recursion grew them: a thread's guard does not keep that much for later executions
+      closures = new LuaClosure[16];
+      stacks = new LuaValue[16][];
+      varargs = new Varargs[16];
+      pendingConcat = new int[16];
+    } else {
+      java.util.Arrays.fill(closures, null);
+      java.util.Arrays.fill(stacks, null);
+      java.util.Arrays.fill(varargs, null);
+    }
+    java.util.Arrays.fill(pendingConcat, -1);
+    pendingFrames = 0;
+    depth = 0;
+    deepest = 0;
+    code = null;
+    stack = null;
+    closure = null;
+  }
+
+  /** True once a limit or an interruption stopped the execution under way. */
+  boolean isStopped() {
+    return stopped != null;
   }
 
   /** The guard of the script running on this thread, or null outside a script. */

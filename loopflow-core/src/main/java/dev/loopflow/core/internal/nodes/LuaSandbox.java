@@ -25,7 +25,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 /*
  * Design notes.
  *
- * Scripts get fresh globals per execution offering only base, string, table, math and bit32 — never
+ * Scripts get globals as new for every execution (LuaState reuses them per thread and puts them back as new), offering
+ * only base, string, table, math and bit32 — never
  * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
  * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
  * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
@@ -33,7 +34,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * (cancellation, the node's or the run's timeout), past the instruction limit, and when a string or what the script
  * holds would exceed its limits (Limits). Library functions that could run long or build large results in Java
  * are replaced by bounded ones (LuaBoundedLibrary, LuaPatterns). Code is compiled once at load time (the Prototype
- * is immutable); each run only binds it to new globals.
+ * is immutable); each run only binds it to its thread's globals with a new closure.
  */
 final class LuaSandbox {
   static final long DEFAULT_MAX_INSTRUCTIONS = 10_000_000L;
@@ -122,17 +123,26 @@ final class LuaSandbox {
    * The libraries are loaded once per JVM. A run sees them through tables of its own: `string`, `table`, `math`
    * and `bit32` are fresh empty tables whose __index is the shared library table, and the base functions are
    * reached through the globals' __index. Assigning to a library field (string.upper = f) or to a global stores
-   * into the run's own table, which is dropped with the run, so no script can change what another sees; the
-   * metatables are protected (__metatable), so getmetatable cannot reach the shared tables either. What a script
-   * can tell: pairs() over a library table or _G lists only what it assigned itself.
+   * into the run's own table, which is emptied or replaced after the run (LuaState), so no script can change what
+   * another sees; the metatables are protected (__metatable), so getmetatable cannot reach the shared tables either.
+   * What a script can tell: pairs() over a library table or _G lists only what it assigned itself.
    */
   private static final LuaTable BASE = new LuaTable();
   private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
-  private static final LuaTable GLOBALS_METATABLE = new LuaTable();
+  static final LuaTable GLOBALS_METATABLE = new LuaTable();
   // Keys set on every run's globals, interned once: LuaValue.valueOf(String) encodes and hashes the name each time.
-  private static final LuaString G = LuaString.valueOf("_G");
-  private static final LuaString PRINT = LuaString.valueOf("print");
-  private static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
+  static final LuaString G = LuaString.valueOf("_G");
+  static final LuaString PRINT = LuaString.valueOf("print");
+  /** Each library's name and the protected metatable through which a script's own table reaches it. */
+  static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
+  private static final Map<String, LuaString> BINDING_NAMES = Map.of("state", LuaString.valueOf("state"), "input",
+      LuaString.valueOf("input"), "loop", LuaString.valueOf("loop"));
+
+  /** A binding's name as a Lua string; the usual ones are encoded once. */
+  static LuaString name(String binding) {
+    LuaString n = BINDING_NAMES.get(binding);
+    return n != null ? n : LuaString.valueOf(binding);
+  }
 
   static {
     Globals lib = new Globals();
@@ -179,35 +189,30 @@ final class LuaSandbox {
    */
   static Result run(Prototype proto, Map<String, Object> bindings, Limits limits, java.util.Set<String> lazy)
       throws InterruptedException {
-    Globals g = new Globals();
-    StringBuilder printed = new StringBuilder();
-    LuaGuard guard = new LuaGuard(g, limits.maxInstructions(), limits.maxStringBytes(), limits.maxMemory(), printed);
-    LuaString.s_metatable = STRING_METATABLE;
-    for (Map.Entry<LuaString, LuaTable> lib : LIBRARY_KEYS.entrySet()) {
-      LuaTable own = new LuaTable();
-      own.setmetatable(lib.getValue());
-      g.set(lib.getKey(), own);
+    LuaState state = LuaState.acquire(limits);
+    boolean intact = false;
+    try {
+      Object value = execute(state, proto, bindings, lazy);
+      intact = true;
+      return new Result(value, state.printed());
+    } catch (StackOverflow e) {
+      throw e;
+    } catch (LuaError | InterruptedException | LimitExceeded e) {
+      intact = true; // thrown at an instruction or a library call's own check, never inside a table's update
+      throw e;
+    } finally {
+      state.release(bindings, intact);
     }
-    g.set(G, g);
-    g.setmetatable(GLOBALS_METATABLE);
-    g.set(PRINT, new VarArgFunction() {
-      @Override
-      public Varargs invoke(Varargs args) {
-        for (int i = 1; i <= args.narg(); i++) {
-          String text = args.arg(i).tojstring();
-          guard.checkString((long) printed.length() + text.length() + 1);
-          guard.charge(2L * text.length());
-          if (i > 1) {
-            printed.append('\t');
-          }
-          printed.append(text);
-        }
-        printed.append('\n');
-        return NONE;
-      }
-    });
-    bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k),
+  }
+
+  private static Object execute(LuaState state, Prototype proto, Map<String, Object> bindings,
+      java.util.Set<String> lazy) throws InterruptedException {
+    Globals g = state.globals;
+    LuaGuard guard = state.guard;
+    LuaString.s_metatable = STRING_METATABLE;
+    bindings.forEach((k, v) -> g.rawset(name(k),
         lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m) : toLua(Values.plain(v))));
+    // A new closure per execution: its _ENV upvalue is the script's to reassign.
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that an
     // interrupt cannot reach). The guard stops it with an Error, which pcall cannot catch, so a script cannot
@@ -224,7 +229,7 @@ final class LuaSandbox {
       }
       throw new LimitExceeded(stop.limit, stop.value, stop.getMessage());
     } catch (StackOverflowError e) {
-      throw new LuaError("stack overflow (functions nested too deeply)");
+      throw new StackOverflow();
     } catch (LuaError e) {
       if (self.isInterrupted()) {
         throw new InterruptedException();
@@ -236,7 +241,14 @@ final class LuaSandbox {
     if (self.isInterrupted()) {
       throw new InterruptedException();
     }
-    return new Result(toJava(result.arg1()), printed.toString());
+    return toJava(result.arg1());
+  }
+
+  /** A stack overflow: reported as a Lua error, but the state it happened in is not reused (see LuaState). */
+  private static final class StackOverflow extends LuaError {
+    StackOverflow() {
+      super("stack overflow (functions nested too deeply)");
+    }
   }
 
   private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
