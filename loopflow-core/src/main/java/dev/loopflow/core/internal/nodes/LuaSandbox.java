@@ -220,9 +220,12 @@ final class LuaSandbox {
     Thread self = Thread.currentThread();
     LuaGuard previous = guard.enter();
     Varargs result;
+    Object value;
     try {
       result = chunk.invoke(LuaValue.NONE);
       guard.work(0); // a stop the script never came back to see still ends it
+      // Converted under the guard: a returned table's metamethods (__len, __index) run Lua code.
+      value = toJava(result.arg1(), new Conversion(guard.maxMemory), 0);
     } catch (LuaGuard.Stop stop) {
       if (stop.limit == null) {
         throw new InterruptedException();
@@ -241,7 +244,7 @@ final class LuaSandbox {
     if (self.isInterrupted()) {
       throw new InterruptedException();
     }
-    return toJava(result.arg1());
+    return value;
   }
 
   /** A stack overflow: reported as a Lua error, but the state it happened in is not reused (see LuaState). */
@@ -358,8 +361,37 @@ final class LuaSandbox {
     return LuaValue.valueOf(Values.text(v));
   }
 
+  /** Returned tables nested deeper than this are refused: each level is a Java call. */
+  static final int MAX_RETURNED_DEPTH = 200;
+
+  /*
+   * What converting a returned value may take. A table the value reaches twice is copied twice, so a few lines
+   * (`local t = {} for i = 1, 40 do t = {t, t} end return t`) reach 2^40 values; a script can hold at most
+   * maxMemory / 16 values (a number is the smallest), so a value reaching more is refused instead of converted.
+   */
+  private static final class Conversion {
+    private final long limit;
+    private long left;
+
+    Conversion(long maxMemory) {
+      this.limit = Math.max(maxMemory / 16, 1024);
+      this.left = limit;
+    }
+
+    void count() {
+      if (--left < 0) {
+        throw new LuaError("the returned value is too large (it reaches more than " + limit + " values; a table it "
+            + "reaches more than once counts each time)");
+      }
+      if ((left & 1023) == 0 && Thread.currentThread().isInterrupted()) {
+        throw new LuaGuard.Stop(null, 0, "interrupted");
+      }
+    }
+  }
+
   /** Tables with keys 1..n become lists; other tables become maps; integral numbers become Long. */
-  static Object toJava(LuaValue v) {
+  private static Object toJava(LuaValue v, Conversion conversion, int depth) {
+    conversion.count();
     if (v.isnil()) {
       return null;
     }
@@ -374,6 +406,10 @@ final class LuaSandbox {
       return v.tojstring();
     }
     if (v.istable()) {
+      if (depth >= MAX_RETURNED_DEPTH) {
+        throw new LuaError("the returned value nests tables more than " + MAX_RETURNED_DEPTH
+            + " deep (or a table contains itself)");
+      }
       force(v); // a returned lazy table (return state) must carry every key, read or not
       LuaTable t = (LuaTable) v;
       int n = t.length();
@@ -389,7 +425,7 @@ final class LuaSandbox {
       if (n > 0 && n == count) {
         List<Object> out = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
-          out.add(toJava(t.get(i)));
+          out.add(toJava(t.get(i), conversion, depth + 1));
         }
         return out;
       }
@@ -400,7 +436,7 @@ final class LuaSandbox {
         if ((k = e.arg1()).isnil()) {
           break;
         }
-        out.put(k.tojstring(), toJava(e.arg(2)));
+        out.put(k.tojstring(), toJava(e.arg(2), conversion, depth + 1));
       }
       return out;
     }

@@ -87,6 +87,11 @@ final class LuaState {
     return CREATED.get();
   }
 
+  /** The state the next execution on this thread will use, or null when it will build one. */
+  static LuaState ofThisThread() {
+    return CURRENT.get();
+  }
+
   /** This thread's state, ready for an execution under {@code limits}; give it back with {@link #release}. */
   static LuaState acquire(LuaSandbox.Limits limits) {
     LuaState s = CURRENT.get();
