@@ -55,6 +55,18 @@ final class LuaFootprint {
 
   private LuaFootprint() {}
 
+  /** How many keys a table's hash part holds, or -1 when this luaj's layout cannot be read. */
+  static int hashEntries(LuaTable t) {
+    if (HASH_ENTRIES == null) {
+      return -1;
+    }
+    try {
+      return (int) HASH_ENTRIES.invokeExact(t);
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /**
    * The capacity of a table's array and hash parts as one number, or -1 when this luaj's layout cannot be read: two
    * tables with the same keys and the same shape store, grow and iterate alike.

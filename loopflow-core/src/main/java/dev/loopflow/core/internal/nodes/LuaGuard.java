@@ -82,6 +82,8 @@ final class LuaGuard extends DebugLib {
   private int depth;
   /** The deepest the call stack has been: only a deeper call holds more memory than calls before it did. */
   private int deepest;
+  /** The most frames in use at once since the last clearFrames(): the slots it has to clear. */
+  private int used;
   private int[] code;
   private LuaValue[] stack;
   private LuaClosure closure;
@@ -107,7 +109,10 @@ final class LuaGuard extends DebugLib {
     stopped = null;
     charged = 0;
     chargeLimit = maxMemory;
-    clearFrames();
+    deepest = 0;
+    if (depth != 0 || used != 0) {
+      clearFrames(); // released without clearing (a new guard never has frames)
+    }
   }
 
   /** Drops every frame reference (a stopped script never returned from its frames), so nothing of it is kept. */
@@ -119,11 +124,11 @@ final class LuaGuard extends DebugLib {
       varargs = new Varargs[16];
       pendingConcat = new int[16];
     } else {
-      java.util.Arrays.fill(closures, null);
-      java.util.Arrays.fill(stacks, null);
-      java.util.Arrays.fill(varargs, null);
+      java.util.Arrays.fill(closures, 0, used, null);
+      java.util.Arrays.fill(stacks, 0, used, null);
+      java.util.Arrays.fill(varargs, 0, used, null);
     }
-    java.util.Arrays.fill(pendingConcat, -1);
+    used = 0;
     pendingFrames = 0;
     depth = 0;
     deepest = 0;
@@ -150,11 +155,7 @@ final class LuaGuard extends DebugLib {
   }
 
   static void leave(LuaGuard previous) {
-    if (previous == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(previous);
-    }
+    CURRENT.set(previous); // not remove(): the thread runs its next script with the same entry
   }
 
   /** Stops a script; an Error, so that the script's pcall cannot catch it. {@code limit} is null for interruption. */
@@ -340,6 +341,9 @@ final class LuaGuard extends DebugLib {
     varargs[depth] = args;
     pendingConcat[depth] = -1;
     depth++;
+    if (depth > used) {
+      used = depth;
+    }
     select();
   }
 

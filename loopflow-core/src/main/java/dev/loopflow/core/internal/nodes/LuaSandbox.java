@@ -211,7 +211,7 @@ final class LuaSandbox {
     LuaGuard guard = state.guard;
     LuaString.s_metatable = STRING_METATABLE;
     bindings.forEach((k, v) -> g.rawset(name(k),
-        lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m) : toLua(Values.plain(v))));
+        lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m, state) : toLua(Values.plain(v))));
     // A new closure per execution: its _ENV upvalue is the script's to reassign.
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that an
@@ -225,7 +225,7 @@ final class LuaSandbox {
       result = chunk.invoke(LuaValue.NONE);
       guard.work(0); // a stop the script never came back to see still ends it
       // Converted under the guard: a returned table's metamethods (__len, __index) run Lua code.
-      value = toJava(result.arg1(), new Conversion(guard.maxMemory), 0);
+      value = toJava(result.arg1(), new Conversion(state, guard.maxMemory), 0);
     } catch (LuaGuard.Stop stop) {
       if (stop.limit == null) {
         throw new InterruptedException();
@@ -269,9 +269,10 @@ final class LuaSandbox {
 
   /*
    * A lazy table starts empty; its __index converts the Java map's entry on first read and stores it (rawset), so
-   * each key is converted at most once and later writes by the script win. pairs() and next() (replaced in BASE)
-   * first convert every key not yet read, so iteration sees the whole map. What differs from a plain table:
-   * rawget and rawlen before the key was read.
+   * each key is converted at most once and later writes by the script win; its __newindex marks a key written
+   * before it was read, so that write wins too. pairs() and next() (replaced in BASE) first convert every key not
+   * yet read, so iteration sees the whole map. What differs from a plain table: rawget, rawset and rawlen before the
+   * key was read.
    */
   private static final LuaTable LAZY_METATABLE = new LuaTable();
 
@@ -279,14 +280,27 @@ final class LuaSandbox {
     LAZY_METATABLE.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
       @Override
       public LuaValue call(LuaValue self, LuaValue key) {
-        if (!(self instanceof LazyTable lazy) || !key.isstring() || lazy.done.contains(key.tojstring())) {
+        if (!(self instanceof LazyTable lazy) || !key.isstring()) {
           return NIL;
         }
-        String k = key.tojstring();
-        lazy.done.add(k);
+        String k = lazy.state.text(key);
+        if (!lazy.first(k)) {
+          return NIL;
+        }
         LuaValue v = toLua(Values.plain(lazy.source.get(k)));
         self.rawset(key, v);
         return v;
+      }
+    });
+    // A write before the first read wins over the Java value, even a nil (state.x = nil; then state.x is nil).
+    LAZY_METATABLE.set(LuaValue.NEWINDEX, new org.luaj.vm2.lib.ThreeArgFunction() {
+      @Override
+      public LuaValue call(LuaValue self, LuaValue key, LuaValue value) {
+        if (self instanceof LazyTable lazy && key.isstring()) {
+          lazy.first(lazy.state.text(key));
+        }
+        self.rawset(key, value);
+        return NONE;
       }
     });
     LAZY_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
@@ -310,11 +324,22 @@ final class LuaSandbox {
 
   private static final class LazyTable extends LuaTable {
     final Map<?, ?> source;
-    final java.util.Set<String> done = new java.util.HashSet<>();
+    final LuaState state;
+    /** The keys read or written so far; made on the first (most bindings of a pass are never read). */
+    private java.util.Set<String> done;
 
-    LazyTable(Map<?, ?> source) {
+    LazyTable(Map<?, ?> source, LuaState state) {
       this.source = source;
+      this.state = state;
       setmetatable(LAZY_METATABLE);
+    }
+
+    /** True the first time {@code key} is read or written: its Java value is converted then or never. */
+    boolean first(String key) {
+      if (done == null) {
+        done = new java.util.HashSet<>();
+      }
+      return done.add(key);
     }
   }
 
@@ -322,7 +347,7 @@ final class LuaSandbox {
     if (t instanceof LazyTable lazy) {
       for (Object k : lazy.source.keySet()) {
         String key = String.valueOf(k);
-        if (lazy.done.add(key)) {
+        if (lazy.first(key)) {
           t.rawset(key, toLua(Values.plain(lazy.source.get(k))));
         }
       }
@@ -370,10 +395,12 @@ final class LuaSandbox {
    * maxMemory / 16 values (a number is the smallest), so a value reaching more is refused instead of converted.
    */
   private static final class Conversion {
+    private final LuaState state;
     private final long limit;
     private long left;
 
-    Conversion(long maxMemory) {
+    Conversion(LuaState state, long maxMemory) {
+      this.state = state;
       this.limit = Math.max(maxMemory / 16, 1024);
       this.left = limit;
     }
@@ -429,14 +456,14 @@ final class LuaSandbox {
         }
         return out;
       }
-      Map<String, Object> out = new LinkedHashMap<>();
+      Map<String, Object> out = LinkedHashMap.newLinkedHashMap(count);
       k = LuaValue.NIL;
       while (true) {
         Varargs e = t.next(k);
         if ((k = e.arg1()).isnil()) {
           break;
         }
-        out.put(k.tojstring(), toJava(e.arg(2), conversion, depth + 1));
+        out.put(conversion.state.text(k), toJava(e.arg(2), conversion, depth + 1));
       }
       return out;
     }

@@ -52,6 +52,9 @@ final class LuaState {
   private final long shape;
   private StringBuilder printed = new StringBuilder();
   private boolean busy;
+  // Short keys decoded to Java text, by the key's identity: a script's constants are the same LuaStrings each time.
+  private final LuaString[] names = new LuaString[64];
+  private final String[] texts = new String[64];
 
   private LuaState() {
     CREATED.incrementAndGet();
@@ -107,6 +110,21 @@ final class LuaState {
     return s;
   }
 
+  /** A key's Java text; short ones are decoded once per thread (their String also keeps its hash code). */
+  String text(LuaValue key) {
+    if (key instanceof LuaString s && s.m_length <= 32) {
+      int i = s.hashCode() & (names.length - 1);
+      if (names[i] == s) {
+        return texts[i];
+      }
+      String t = s.tojstring();
+      names[i] = s;
+      texts[i] = t;
+      return t;
+    }
+    return key.tojstring();
+  }
+
   String printed() {
     return printed.toString();
   }
@@ -153,6 +171,9 @@ final class LuaState {
         libraries[i] = library(i);
         globals.rawset(libraryKeys[i], libraries[i]); // an existing key: its value is replaced in place
       }
+    }
+    if (LuaFootprint.hashEntries(globals) == libraries.length + 2) {
+      return true; // the fixed globals, checked above, and nothing else
     }
     List<LuaValue> added = null;
     LuaValue k = LuaValue.NIL;

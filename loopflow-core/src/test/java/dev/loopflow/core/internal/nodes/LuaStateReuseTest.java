@@ -266,6 +266,22 @@ class LuaStateReuseTest {
     assertThat(states).hasSize(threads.size()); // LuaState keeps Object's identity equality
   }
 
+  /** Bindings are converted on first read; a write before that read still wins, a nil included. */
+  @Test
+  void aBindingKeyWrittenBeforeItIsReadKeepsTheWrite_bugLazyNilWriteLost() throws Exception {
+    Map<String, Object> bindings = new LinkedHashMap<>();
+    bindings.put("state", Map.of("count", 5L, "name", "n", "list", List.of(1L, 2L)));
+    Object r = LuaSandbox.run(LuaSandbox.compile("""
+        state.count = nil
+        state.name = 'mine'
+        local keys = 0
+        for k in pairs(state) do keys = keys + 1 end
+        return { count = tostring(state.count), name = state.name, keys = keys, list = #state.list }
+        """, "w"), bindings, DEFAULT, LAZY).value();
+
+    assertThat(r).isEqualTo(Map.of("count", "nil", "name", "mine", "keys", 2L, "list", 2L));
+  }
+
   private static void runExpectingAnyScriptOutcome(String code, Map<String, Object> bindings,
       LuaSandbox.Limits limits) throws Exception {
     try {
