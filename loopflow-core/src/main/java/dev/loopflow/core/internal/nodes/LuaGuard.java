@@ -36,7 +36,8 @@ import org.luaj.vm2.lib.DebugLib;
  *    not counted, so a script that builds a string by repeated `..` pays for the final string, not for every copy.
  *    measure() paces the measurements so that their cost stays proportional to the charges, at the price of a lag:
  *    a script is stopped at the latest when it holds one and a half times the limit.
- * A guard is sticky: once it has stopped the script, every later check throws again.
+ * A guard is sticky: once it has stopped the script, every later check throws again, until begin() readies it for
+ * the next execution.
  *
  * The guard is also reachable from library functions through a thread-local (current()): a script runs entirely
  * on the thread that called LuaSandbox.run (the sandbox has no coroutines).
