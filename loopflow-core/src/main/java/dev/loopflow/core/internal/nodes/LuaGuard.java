@@ -138,11 +138,6 @@ final class LuaGuard extends DebugLib {
     closure = null;
   }
 
-  /** True once a limit or an interruption stopped the execution under way. */
-  boolean isStopped() {
-    return stopped != null;
-  }
-
   /** The guard of the script running on this thread, or null outside a script. */
   static LuaGuard current() {
     return CURRENT.get();
