@@ -55,6 +55,35 @@ final class LuaFootprint {
 
   private LuaFootprint() {}
 
+  /** How many keys a table's hash part holds, or -1 when this luaj's layout cannot be read. */
+  static int hashEntries(LuaTable t) {
+    if (HASH_ENTRIES == null) {
+      return -1;
+    }
+    try {
+      return (int) HASH_ENTRIES.invokeExact(t);
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * The capacity of a table's array and hash parts as one number, or -1 when this luaj's layout cannot be read: two
+   * tables with the same keys and the same shape store, grow and iterate alike.
+   */
+  static long shape(LuaTable t) {
+    if (ARRAY == null) {
+      return -1;
+    }
+    try {
+      Object[] array = (Object[]) ARRAY.invokeExact(t);
+      Object[] hash = (Object[]) HASH.invokeExact(t);
+      return ((long) (array == null ? 0 : array.length) << 32) | (hash == null ? 0 : hash.length);
+    } catch (Throwable e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The bytes the guarded script holds, or some value above {@code stopAbove} once that is passed. */
   static long measure(LuaGuard guard, long stopAbove) {
     Walk w = new Walk(stopAbove);

@@ -13,7 +13,8 @@ import org.luaj.vm2.lib.DebugLib;
 /*
  * Design notes.
  *
- * One guard per script execution, installed as the globals' debug library: luaj's interpreter calls
+ * One guard per thread, reused by every script execution on it (LuaState) and readied by begin() for each, installed
+ * as the globals' debug library: luaj's interpreter calls
  * onCall/onInstruction/onReturn of `globals.debuglib` for every Lua call and every VM instruction. The guard does
  * not use luaj's own debug machinery (no Lua hook function, no call-stack bookkeeping); it overrides every method
  * the interpreter calls and keeps the few things it needs itself.
@@ -35,7 +36,8 @@ import org.luaj.vm2.lib.DebugLib;
  *    not counted, so a script that builds a string by repeated `..` pays for the final string, not for every copy.
  *    measure() paces the measurements so that their cost stays proportional to the charges, at the price of a lag:
  *    a script is stopped at the latest when it holds one and a half times the limit.
- * A guard is sticky: once it has stopped the script, every later check throws again.
+ * A guard is sticky: once it has stopped the script, every later check throws again, until begin() readies it for
+ * the next execution.
  *
  * The guard is also reachable from library functions through a thread-local (current()): a script runs entirely
  * on the thread that called LuaSandbox.run (the sandbox has no coroutines).
@@ -56,12 +58,13 @@ final class LuaGuard extends DebugLib {
 
   private static final ThreadLocal<LuaGuard> CURRENT = new ThreadLocal<>();
 
-  final long maxInstructions;
-  final int maxStringBytes;
-  final long maxMemory;
+  // The limits of the execution under way; set by begin().
+  long maxInstructions;
+  int maxStringBytes;
+  long maxMemory;
   final Globals globals;
   private final Thread thread;
-  private final StringBuilder printed;
+  private StringBuilder printed;
 
   private long instructions;
   private long nextCheck;
@@ -80,20 +83,59 @@ final class LuaGuard extends DebugLib {
   private int depth;
   /** The deepest the call stack has been: only a deeper call holds more memory than calls before it did. */
   private int deepest;
+  /** The most frames in use at once since the last clearFrames(): the slots it has to clear. */
+  private int used;
   private int[] code;
   private LuaValue[] stack;
   private LuaClosure closure;
 
-  LuaGuard(Globals globals, long maxInstructions, int maxStringBytes, long maxMemory, StringBuilder printed) {
+  /** A guard for the thread that creates it; begin() readies it for each execution. */
+  LuaGuard(Globals globals) {
     this.globals = globals;
+    this.thread = Thread.currentThread();
+    globals.debuglib = this;
+  }
+
+  /**
+   * Readies the guard for a new execution: every counter, the stop, the frames and the measurements start from
+   * nothing, so what an earlier execution did (however it ended) cannot count against this one or stop it.
+   */
+  void begin(long maxInstructions, int maxStringBytes, long maxMemory, StringBuilder printed) {
     this.maxInstructions = maxInstructions;
     this.maxStringBytes = maxStringBytes;
     this.maxMemory = maxMemory;
     this.printed = printed;
-    this.thread = Thread.currentThread();
-    this.nextCheck = Math.min(CHECK_EVERY, maxInstructions + 1);
-    this.chargeLimit = maxMemory;
-    globals.debuglib = this;
+    instructions = 0;
+    nextCheck = Math.min(CHECK_EVERY, maxInstructions + 1);
+    stopped = null;
+    charged = 0;
+    chargeLimit = maxMemory;
+    deepest = 0;
+    if (depth != 0 || used != 0) {
+      clearFrames(); // released without clearing (a new guard never has frames)
+    }
+  }
+
+  /** Drops every frame reference (a stopped script never returned from its frames), so nothing of it is kept. */
+  void clearFrames() {
+    if (closures.length > 256) {
+      // a deep recursion grew them: a thread's guard does not keep that much for later executions
+      closures = new LuaClosure[16];
+      stacks = new LuaValue[16][];
+      varargs = new Varargs[16];
+      pendingConcat = new int[16];
+    } else {
+      java.util.Arrays.fill(closures, 0, used, null);
+      java.util.Arrays.fill(stacks, 0, used, null);
+      java.util.Arrays.fill(varargs, 0, used, null);
+    }
+    used = 0;
+    pendingFrames = 0;
+    depth = 0;
+    deepest = 0;
+    code = null;
+    stack = null;
+    closure = null;
   }
 
   /** The guard of the script running on this thread, or null outside a script. */
@@ -109,11 +151,7 @@ final class LuaGuard extends DebugLib {
   }
 
   static void leave(LuaGuard previous) {
-    if (previous == null) {
-      CURRENT.remove();
-    } else {
-      CURRENT.set(previous);
-    }
+    CURRENT.set(previous); // not remove(): the thread runs its next script with the same entry
   }
 
   /** Stops a script; an Error, so that the script's pcall cannot catch it. {@code limit} is null for interruption. */
@@ -299,6 +337,9 @@ final class LuaGuard extends DebugLib {
     varargs[depth] = args;
     pendingConcat[depth] = -1;
     depth++;
+    if (depth > used) {
+      used = depth;
+    }
     select();
   }
 

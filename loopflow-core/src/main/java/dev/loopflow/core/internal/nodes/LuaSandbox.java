@@ -25,7 +25,8 @@ import org.luaj.vm2.lib.jse.JseMathLib;
 /*
  * Design notes.
  *
- * Scripts get fresh globals per execution offering only base, string, table, math and bit32 — never
+ * Scripts get globals as new for every execution (LuaState reuses them per thread and puts them back as new), offering
+ * only base, string, table, math and bit32 — never
  * JsePlatform.standardGlobals(). The escape hatches are removed by name (os, io, luajava, require, package,
  * load, loadstring, dofile, loadfile, collectgarbage, debug; reading one raises an error naming it), and the
  * string metatable is shared by all Lua states in the JVM, so it is never handed out (see STRING_METATABLE).
@@ -33,7 +34,7 @@ import org.luaj.vm2.lib.jse.JseMathLib;
  * (cancellation, the node's or the run's timeout), past the instruction limit, and when a string or what the script
  * holds would exceed its limits (Limits). Library functions that could run long or build large results in Java
  * are replaced by bounded ones (LuaBoundedLibrary, LuaPatterns). Code is compiled once at load time (the Prototype
- * is immutable); each run only binds it to new globals.
+ * is immutable); each run only binds it to its thread's globals with a new closure.
  */
 final class LuaSandbox {
   static final long DEFAULT_MAX_INSTRUCTIONS = 10_000_000L;
@@ -122,17 +123,26 @@ final class LuaSandbox {
    * The libraries are loaded once per JVM. A run sees them through tables of its own: `string`, `table`, `math`
    * and `bit32` are fresh empty tables whose __index is the shared library table, and the base functions are
    * reached through the globals' __index. Assigning to a library field (string.upper = f) or to a global stores
-   * into the run's own table, which is dropped with the run, so no script can change what another sees; the
-   * metatables are protected (__metatable), so getmetatable cannot reach the shared tables either. What a script
-   * can tell: pairs() over a library table or _G lists only what it assigned itself.
+   * into the run's own table, which is emptied or replaced after the run (LuaState), so no script can change what
+   * another sees; the metatables are protected (__metatable), so getmetatable cannot reach the shared tables either.
+   * What a script can tell: pairs() over a library table or _G lists only what it assigned itself.
    */
   private static final LuaTable BASE = new LuaTable();
   private static final List<String> LIBRARIES = List.of("string", "table", "math", "bit32");
-  private static final LuaTable GLOBALS_METATABLE = new LuaTable();
+  static final LuaTable GLOBALS_METATABLE = new LuaTable();
   // Keys set on every run's globals, interned once: LuaValue.valueOf(String) encodes and hashes the name each time.
-  private static final LuaString G = LuaString.valueOf("_G");
-  private static final LuaString PRINT = LuaString.valueOf("print");
-  private static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
+  static final LuaString G = LuaString.valueOf("_G");
+  static final LuaString PRINT = LuaString.valueOf("print");
+  /** Each library's name and the protected metatable through which a script's own table reaches it. */
+  static final Map<LuaString, LuaTable> LIBRARY_KEYS = new LinkedHashMap<>();
+  private static final Map<String, LuaString> BINDING_NAMES = Map.of("state", LuaString.valueOf("state"), "input",
+      LuaString.valueOf("input"), "loop", LuaString.valueOf("loop"));
+
+  /** A binding's name as a Lua string; the usual ones are encoded once. */
+  static LuaString name(String binding) {
+    LuaString n = BINDING_NAMES.get(binding);
+    return n != null ? n : LuaString.valueOf(binding);
+  }
 
   static {
     Globals lib = new Globals();
@@ -179,35 +189,30 @@ final class LuaSandbox {
    */
   static Result run(Prototype proto, Map<String, Object> bindings, Limits limits, java.util.Set<String> lazy)
       throws InterruptedException {
-    Globals g = new Globals();
-    StringBuilder printed = new StringBuilder();
-    LuaGuard guard = new LuaGuard(g, limits.maxInstructions(), limits.maxStringBytes(), limits.maxMemory(), printed);
-    LuaString.s_metatable = STRING_METATABLE;
-    for (Map.Entry<LuaString, LuaTable> lib : LIBRARY_KEYS.entrySet()) {
-      LuaTable own = new LuaTable();
-      own.setmetatable(lib.getValue());
-      g.set(lib.getKey(), own);
+    LuaState state = LuaState.acquire(limits);
+    boolean intact = false;
+    try {
+      Object value = execute(state, proto, bindings, lazy);
+      intact = true;
+      return new Result(value, state.printed());
+    } catch (StackOverflow e) {
+      throw e;
+    } catch (LuaError | InterruptedException | LimitExceeded e) {
+      intact = true; // thrown at an instruction or a library call's own check, never inside a table's update
+      throw e;
+    } finally {
+      state.release(bindings, intact);
     }
-    g.set(G, g);
-    g.setmetatable(GLOBALS_METATABLE);
-    g.set(PRINT, new VarArgFunction() {
-      @Override
-      public Varargs invoke(Varargs args) {
-        for (int i = 1; i <= args.narg(); i++) {
-          String text = args.arg(i).tojstring();
-          guard.checkString((long) printed.length() + text.length() + 1);
-          guard.charge(2L * text.length());
-          if (i > 1) {
-            printed.append('\t');
-          }
-          printed.append(text);
-        }
-        printed.append('\n');
-        return NONE;
-      }
-    });
-    bindings.forEach((k, v) -> g.set(LuaValue.valueOf(k),
-        lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m) : toLua(Values.plain(v))));
+  }
+
+  private static Object execute(LuaState state, Prototype proto, Map<String, Object> bindings,
+      java.util.Set<String> lazy) throws InterruptedException {
+    Globals g = state.globals;
+    LuaGuard guard = state.guard;
+    LuaString.s_metatable = STRING_METATABLE;
+    bindings.forEach((k, v) -> g.rawset(name(k),
+        lazy.contains(k) && v instanceof Map<?, ?> m ? new LazyTable(m, state) : toLua(Values.plain(v))));
+    // A new closure per execution: its _ENV upvalue is the script's to reassign.
     LuaValue chunk = new org.luaj.vm2.LuaClosure(proto, g);
     // The script runs on the node's own thread (a luaj coroutine would run it on a separate platform thread that an
     // interrupt cannot reach). The guard stops it with an Error, which pcall cannot catch, so a script cannot
@@ -215,16 +220,19 @@ final class LuaSandbox {
     Thread self = Thread.currentThread();
     LuaGuard previous = guard.enter();
     Varargs result;
+    Object value;
     try {
       result = chunk.invoke(LuaValue.NONE);
       guard.work(0); // a stop the script never came back to see still ends it
+      // Converted under the guard: a returned table's metamethods (__len, __index) run Lua code.
+      value = toJava(result.arg1(), new Conversion(state, guard.maxMemory), 0);
     } catch (LuaGuard.Stop stop) {
       if (stop.limit == null) {
         throw new InterruptedException();
       }
       throw new LimitExceeded(stop.limit, stop.value, stop.getMessage());
     } catch (StackOverflowError e) {
-      throw new LuaError("stack overflow (functions nested too deeply)");
+      throw new StackOverflow();
     } catch (LuaError e) {
       if (self.isInterrupted()) {
         throw new InterruptedException();
@@ -236,7 +244,14 @@ final class LuaSandbox {
     if (self.isInterrupted()) {
       throw new InterruptedException();
     }
-    return new Result(toJava(result.arg1()), printed.toString());
+    return value;
+  }
+
+  /** A stack overflow: reported as a Lua error, but the state it happened in is not reused (see LuaState). */
+  private static final class StackOverflow extends LuaError {
+    StackOverflow() {
+      super("stack overflow (functions nested too deeply)");
+    }
   }
 
   private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
@@ -254,9 +269,10 @@ final class LuaSandbox {
 
   /*
    * A lazy table starts empty; its __index converts the Java map's entry on first read and stores it (rawset), so
-   * each key is converted at most once and later writes by the script win. pairs() and next() (replaced in BASE)
-   * first convert every key not yet read, so iteration sees the whole map. What differs from a plain table:
-   * rawget and rawlen before the key was read.
+   * each key is converted at most once and later writes by the script win; its __newindex marks a key written
+   * before it was read, so that write wins too. pairs() and next() (replaced in BASE) first convert every key not
+   * yet read, so iteration sees the whole map. What differs from a plain table: rawget, rawset and rawlen before the
+   * key was read.
    */
   private static final LuaTable LAZY_METATABLE = new LuaTable();
 
@@ -264,14 +280,27 @@ final class LuaSandbox {
     LAZY_METATABLE.set(LuaValue.INDEX, new org.luaj.vm2.lib.TwoArgFunction() {
       @Override
       public LuaValue call(LuaValue self, LuaValue key) {
-        if (!(self instanceof LazyTable lazy) || !key.isstring() || lazy.done.contains(key.tojstring())) {
+        if (!(self instanceof LazyTable lazy) || !key.isstring()) {
           return NIL;
         }
-        String k = key.tojstring();
-        lazy.done.add(k);
+        String k = lazy.state.text(key);
+        if (!lazy.first(k)) {
+          return NIL;
+        }
         LuaValue v = toLua(Values.plain(lazy.source.get(k)));
         self.rawset(key, v);
         return v;
+      }
+    });
+    // A write before the first read wins over the Java value, even a nil (state.x = nil; then state.x is nil).
+    LAZY_METATABLE.set(LuaValue.NEWINDEX, new org.luaj.vm2.lib.ThreeArgFunction() {
+      @Override
+      public LuaValue call(LuaValue self, LuaValue key, LuaValue value) {
+        if (self instanceof LazyTable lazy && key.isstring()) {
+          lazy.first(lazy.state.text(key));
+        }
+        self.rawset(key, value);
+        return NONE;
       }
     });
     LAZY_METATABLE.set(LuaValue.METATABLE, LuaValue.FALSE);
@@ -295,11 +324,22 @@ final class LuaSandbox {
 
   private static final class LazyTable extends LuaTable {
     final Map<?, ?> source;
-    final java.util.Set<String> done = new java.util.HashSet<>();
+    final LuaState state;
+    /** The keys read or written so far; made on the first (most bindings of a pass are never read). */
+    private java.util.Set<String> done;
 
-    LazyTable(Map<?, ?> source) {
+    LazyTable(Map<?, ?> source, LuaState state) {
       this.source = source;
+      this.state = state;
       setmetatable(LAZY_METATABLE);
+    }
+
+    /** True the first time {@code key} is read or written: its Java value is converted then or never. */
+    boolean first(String key) {
+      if (done == null) {
+        done = new java.util.HashSet<>();
+      }
+      return done.add(key);
     }
   }
 
@@ -307,7 +347,7 @@ final class LuaSandbox {
     if (t instanceof LazyTable lazy) {
       for (Object k : lazy.source.keySet()) {
         String key = String.valueOf(k);
-        if (lazy.done.add(key)) {
+        if (lazy.first(key)) {
           t.rawset(key, toLua(Values.plain(lazy.source.get(k))));
         }
       }
@@ -346,8 +386,39 @@ final class LuaSandbox {
     return LuaValue.valueOf(Values.text(v));
   }
 
+  /** Returned tables nested deeper than this are refused: each level is a Java call. */
+  static final int MAX_RETURNED_DEPTH = 200;
+
+  /*
+   * What converting a returned value may take. A table the value reaches twice is copied twice, so a few lines
+   * (`local t = {} for i = 1, 40 do t = {t, t} end return t`) reach 2^40 values; a script can hold at most
+   * maxMemory / 16 values (a number is the smallest), so a value reaching more is refused instead of converted.
+   */
+  private static final class Conversion {
+    private final LuaState state;
+    private final long limit;
+    private long left;
+
+    Conversion(LuaState state, long maxMemory) {
+      this.state = state;
+      this.limit = Math.max(maxMemory / 16, 1024);
+      this.left = limit;
+    }
+
+    void count() {
+      if (--left < 0) {
+        throw new LuaError("the returned value is too large (it reaches more than " + limit + " values; a table it "
+            + "reaches more than once counts each time)");
+      }
+      if ((left & 1023) == 0 && Thread.currentThread().isInterrupted()) {
+        throw new LuaGuard.Stop(null, 0, "interrupted");
+      }
+    }
+  }
+
   /** Tables with keys 1..n become lists; other tables become maps; integral numbers become Long. */
-  static Object toJava(LuaValue v) {
+  private static Object toJava(LuaValue v, Conversion conversion, int depth) {
+    conversion.count();
     if (v.isnil()) {
       return null;
     }
@@ -362,6 +433,10 @@ final class LuaSandbox {
       return v.tojstring();
     }
     if (v.istable()) {
+      if (depth >= MAX_RETURNED_DEPTH) {
+        throw new LuaError("the returned value nests tables more than " + MAX_RETURNED_DEPTH
+            + " deep (or a table contains itself)");
+      }
       force(v); // a returned lazy table (return state) must carry every key, read or not
       LuaTable t = (LuaTable) v;
       int n = t.length();
@@ -377,18 +452,18 @@ final class LuaSandbox {
       if (n > 0 && n == count) {
         List<Object> out = new ArrayList<>(n);
         for (int i = 1; i <= n; i++) {
-          out.add(toJava(t.get(i)));
+          out.add(toJava(t.get(i), conversion, depth + 1));
         }
         return out;
       }
-      Map<String, Object> out = new LinkedHashMap<>();
+      Map<String, Object> out = LinkedHashMap.newLinkedHashMap(count);
       k = LuaValue.NIL;
       while (true) {
         Varargs e = t.next(k);
         if ((k = e.arg1()).isnil()) {
           break;
         }
-        out.put(k.tojstring(), toJava(e.arg(2)));
+        out.put(conversion.state.text(k), toJava(e.arg(2), conversion, depth + 1));
       }
       return out;
     }

@@ -140,10 +140,14 @@ final class ScriptHandler implements NodeHandler {
     return "lua";
   }
 
+  /** What a script sees; converted to Lua key by key on first read. */
+  private static final List<String> BINDINGS = List.of("state", "input", "loop");
+  private static final Set<String> LAZY = Set.copyOf(BINDINGS);
+
   /** {@code copy}: plain deep copies (for a subprocess's JSON); otherwise the read-only views themselves. */
   private static Map<String, Object> bindings(NodeContext ctx, boolean copy) {
-    Map<String, Object> b = new LinkedHashMap<>();
-    for (String name : List.of("state", "input", "loop")) {
+    Map<String, Object> b = LinkedHashMap.newLinkedHashMap(BINDINGS.size());
+    for (String name : BINDINGS) {
       Object v = ctx.scope().get(name);
       if (v != null || !name.equals("loop")) {
         b.put(name, copy ? Values.plain(v) : v);
@@ -157,7 +161,7 @@ final class ScriptHandler implements NodeHandler {
     LuaSandbox.Result r;
     try {
       // Converted to Lua key by key on first read: a pass that never reads a long list in state does not pay for it.
-      r = LuaSandbox.run(proto, bindings(ctx, false), limits, java.util.Set.of("state", "input", "loop"));
+      r = LuaSandbox.run(proto, bindings(ctx, false), limits, LAZY);
     } catch (LuaSandbox.LimitExceeded e) {
       throw new ScriptLimitExceededException(e.limit, e.value, "Lua error: " + e.getMessage(), ctx.position());
     } catch (LuaError e) {
@@ -171,17 +175,26 @@ final class ScriptHandler implements NodeHandler {
   private static NodeOutcome outcome(Object value, String printed, NodeContext ctx) {
     Map<String, Object> patch = null;
     if (value instanceof Map<?, ?> m) {
-      patch = new LinkedHashMap<>();
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        patch.put(String.valueOf(e.getKey()), e.getValue());
-      }
+      patch = stringKeyed(m);
     } else if (value != null) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "a script must return a table/dict (merged into state) "
           + "or nothing, returned " + Values.text(value), ctx.position());
     }
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("stdout", printed);
-    return new NodeOutcome(value, fields, null, patch);
+    // NodeOutcome copies both maps.
+    return new NodeOutcome(value, Map.of("stdout", printed), null, patch);
+  }
+
+  /** The map itself when its keys are all strings (a Lua table or a JSON object always), else a copy. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> stringKeyed(Map<?, ?> m) {
+    for (Object k : m.keySet()) {
+      if (!(k instanceof String)) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        m.forEach((key, v) -> copy.put(String.valueOf(key), v));
+        return copy;
+      }
+    }
+    return (Map<String, Object>) m;
   }
 
   private static NodeOutcome runSubprocess(NodeContext ctx, List<String> command, String program) throws Exception {
