@@ -66,6 +66,7 @@ final class OpenAiWire {
             if (call.temperature() != null) {
                 g.writeNumberField("temperature", call.temperature());
             }
+            g.writeBooleanField("stream", false);
             boolean reasoning = Providers.isReasoningModel(call.model());
             if (call.maxTokens() != null && !reasoning) {
                 g.writeNumberField("max_tokens", call.maxTokens());
@@ -196,22 +197,25 @@ final class OpenAiWire {
      * throws for a body it cannot read or a reply without exactly one choice.
      */
     static ChatResponse readAsLangChain(byte[] body) {
-        ChatCompletionResponse response;
+        // Named as in OpenAiChatModel: a body of "null" fails with the NullPointerException LangChain4j throws, whose
+        // message names this variable.
+        ChatCompletionResponse openAiResponse;
         try {
-            response = LANGCHAIN_JSON.readValue(new String(body, StandardCharsets.UTF_8), ChatCompletionResponse.class);
+            openAiResponse =
+                    LANGCHAIN_JSON.readValue(new String(body, StandardCharsets.UTF_8), ChatCompletionResponse.class);
         } catch (JsonProcessingException e) {
             throw new RuntimeException(e);
         }
-        if (response.choices() == null || response.choices().isEmpty()) {
+        if (openAiResponse.choices() == null || openAiResponse.choices().isEmpty()) {
             throw new InternalServerException("Chat completion failed: no choices returned in response");
         }
-        TokenUsage usage = OpenAiUtils.tokenUsageFrom(response.usage());
-        var finish = OpenAiUtils.finishReasonFrom(response.choices().get(0).finishReason());
-        OpenAiUtils.logProbsFrom(response.choices().get(0).logprobs());
+        TokenUsage usage = OpenAiUtils.tokenUsageFrom(openAiResponse.usage());
+        var finish = OpenAiUtils.finishReasonFrom(openAiResponse.choices().get(0).finishReason());
+        OpenAiUtils.logProbsFrom(openAiResponse.choices().get(0).logprobs());
         return ChatResponse.builder()
-                .aiMessage(OpenAiUtils.aiMessageFrom(response))
+                .aiMessage(OpenAiUtils.aiMessageFrom(openAiResponse))
                 .metadata(ChatResponseMetadata.builder()
-                        .modelName(response.model())
+                        .modelName(openAiResponse.model())
                         .tokenUsage(usage)
                         .finishReason(finish)
                         .build())
@@ -242,6 +246,9 @@ final class OpenAiWire {
 
     /** The reply when it has the plain shape, else null (then LangChain4j's reading decides). */
     static ChatResponse readWellFormed(byte[] body) {
+        if (body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF) {
+            return null; // a byte order mark: Jackson's byte parser skips it, LangChain4j's reading of text does not
+        }
         Parsed p = new Parsed();
         try (JsonParser parser = JSON.createParser(body)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
