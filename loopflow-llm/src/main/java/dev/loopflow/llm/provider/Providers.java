@@ -172,6 +172,9 @@ public final class Providers {
     /** OpenAI's o-series and gpt-5 family, which accept only {@code max_completion_tokens}. */
     static boolean isReasoningModel(String model) {
         String name = model.toLowerCase(Locale.ROOT);
-        return name.matches("o\\d.*") || name.startsWith("gpt-5");
+        return REASONING_SERIES.matcher(name).matches() || name.startsWith("gpt-5");
     }
+
+    // Compiled once: every OpenAI request asks.
+    private static final java.util.regex.Pattern REASONING_SERIES = java.util.regex.Pattern.compile("o\\d.*");
 }
