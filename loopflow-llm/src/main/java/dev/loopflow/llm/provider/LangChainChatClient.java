@@ -28,7 +28,9 @@ import java.util.function.Function;
  *
  * <p>Retrying here rather than in LangChain4j lets us honour {@code Retry-After}, classify failures the same
  * way for every provider, inject the sleeper in tests and report the attempt count. Blocking and streamed calls
- * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's.
+ * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's. For
+ * OpenAI-compatible servers, blocking calls skip LangChain4j's model and go through {@link OpenAiDirect}, inside the
+ * same retry loop and reply mapping.
  */
 final class LangChainChatClient implements ChatClient {
 
