@@ -58,7 +58,7 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
                 || t instanceof java.net.SocketTimeoutException)) {
             return failure(ProviderException.Kind.TIMEOUT, error);
         }
-        if (has(error, t -> t instanceof JsonProcessingException)) {
+        if (has(error, t -> t instanceof JsonProcessingException || t instanceof ReplyBody.TooLarge)) {
             return failure(ProviderException.Kind.INVALID_RESPONSE, error);
         }
         if (has(error, t -> t instanceof IOException

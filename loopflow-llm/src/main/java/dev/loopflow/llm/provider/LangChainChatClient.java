@@ -28,7 +28,9 @@ import java.util.function.Function;
  *
  * <p>Retrying here rather than in LangChain4j lets us honour {@code Retry-After}, classify failures the same
  * way for every provider, inject the sleeper in tests and report the attempt count. Blocking and streamed calls
- * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's.
+ * share the request, the retry loop and the reply mapping, so a streamed call's reply is the blocking one's. For
+ * OpenAI-compatible servers, blocking calls skip LangChain4j's model and go through {@link OpenAiDirect}, inside the
+ * same retry loop and reply mapping.
  */
 final class LangChainChatClient implements ChatClient {
 
@@ -36,29 +38,53 @@ final class LangChainChatClient implements ChatClient {
     private final ChatModel model;
     private final StreamingChatModel streaming;
     private final Function<ChatCall, ChatRequestParameters> parameters;
+    private final OpenAiDirect direct;
 
     LangChainChatClient(ProviderSettings settings, ChatModel model, StreamingChatModel streaming,
             Function<ChatCall, ChatRequestParameters> parameters) {
+        this(settings, model, streaming, parameters, null);
+    }
+
+    /**
+     * @param direct when set, blocking calls go through it instead of {@code model} (streamed calls still go through
+     *               {@code streaming}); {@link Providers} decides which providers have one
+     */
+    LangChainChatClient(ProviderSettings settings, ChatModel model, StreamingChatModel streaming,
+            Function<ChatCall, ChatRequestParameters> parameters, OpenAiDirect direct) {
         this.settings = settings;
         this.model = model;
         this.streaming = streaming;
         this.parameters = parameters;
+        this.direct = direct;
     }
 
     /** One attempt of a call. */
     private interface Attempt {
-        ChatResponse send(ChatRequest request, Duration timeout) throws InterruptedException;
+        ChatResponse send(Duration timeout) throws InterruptedException;
+    }
+
+    /** Whether blocking calls bypass LangChain4j's model (for the tests that pin which path a provider takes). */
+    boolean direct() {
+        return direct != null;
     }
 
     @Override
     public ChatReply chat(ChatCall call) {
-        return call(call, (request, timeout) -> CallTimeout.with(timeout, () -> model.chat(request)));
+        Objects.requireNonNull(call, "call must not be null");
+        if (direct != null) {
+            byte[] body = OpenAiWire.request(call); // once: every attempt sends the same bytes
+            return retrying(call, timeout -> direct.send(body, timeout));
+        }
+        ChatRequest request = request(call);
+        return retrying(call, timeout -> CallTimeout.with(timeout, () -> model.chat(request)));
     }
 
     @Override
     public ChatReply stream(ChatCall call, TextStream sink) {
+        Objects.requireNonNull(call, "call must not be null");
         Objects.requireNonNull(sink, "sink must not be null");
-        return call(call, (request, timeout) -> {
+        ChatRequest request = request(call);
+        return retrying(call, timeout -> {
             try (ChatStream stream = new ChatStream()) {
                 try {
                     return stream.run(streaming, request, timeout, sink);
@@ -72,21 +98,24 @@ final class LangChainChatClient implements ChatClient {
         });
     }
 
-    private ChatReply call(ChatCall call, Attempt send) {
-        Objects.requireNonNull(call, "call must not be null");
+    /** The call as LangChain4j's request; a call it refuses fails here, before anything is sent. */
+    private ChatRequest request(ChatCall call) {
         ChatRequest.Builder builder = ChatRequest.builder()
                 .messages(messages(call))
                 .parameters(parameters.apply(call));
         if (!call.tools().isEmpty()) {
             builder.toolSpecifications(call.tools().stream().map(ToolSpecs::toLangChain).toList());
         }
-        ChatRequest request = builder.build();
+        return builder.build();
+    }
+
+    private ChatReply retrying(ChatCall call, Attempt send) {
         Duration timeout = call.timeout() != null ? call.timeout() : settings.timeout();
         RetryPolicy retry = settings.retry();
         for (int attempt = 1; ; attempt++) {
             Failure failure;
             try {
-                ChatResponse response = send.send(request, timeout);
+                ChatResponse response = send.send(timeout);
                 return reply(call, response, attempt);
             } catch (RuntimeException e) {
                 failure = Failure.of(e, retry.clock());

@@ -51,7 +51,7 @@ final class ProviderHttpClient implements HttpClient {
     @Override
     public SuccessfulHttpResponse execute(HttpRequest request) {
         try {
-            HttpResponse<byte[]> response = delegate.send(toJdk(request), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = delegate.send(toJdk(request), ReplyBody.capped(ReplyBody.MAX_BYTES));
             if (!isSuccessful(response.statusCode())) {
                 throw new HttpStatusException(
                         response.statusCode(),
@@ -250,7 +250,8 @@ final class ProviderHttpClient implements HttpClient {
             return this;
         }
 
-        private synchronized java.net.http.HttpClient jdk() {
+        /** The JDK client (one connection pool) of every client this builder builds. */
+        synchronized java.net.http.HttpClient jdk() {
             if (jdk == null) {
                 java.net.http.HttpClient.Builder b = java.net.http.HttpClient.newBuilder();
                 if (connectTimeout != null) {

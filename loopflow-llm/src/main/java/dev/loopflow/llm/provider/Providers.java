@@ -38,7 +38,25 @@ public final class Providers {
         return client(ProviderSettings.fromEnvironment(provider, environment));
     }
 
+    /**
+     * {@code provider: openai} (and every OpenAI-compatible server). The one place that decides which path a call
+     * takes: blocking calls go through {@link OpenAiDirect} (the JDK's HTTP client, the body written and read with
+     * Jackson's streaming API; see {@link OpenAiWire}), streamed calls through LangChain4j's
+     * {@code OpenAiStreamingChatModel}. Both share one connection pool.
+     */
     private static ChatClient openAi(ProviderSettings settings) {
+        return openAi(settings, true);
+    }
+
+    /**
+     * A client for {@code provider: openai} whose calls all go through LangChain4j's {@code OpenAiChatModel}: the
+     * reference the direct path is checked against, not used by nodes.
+     */
+    static LangChainChatClient openAiThroughLangChain(ProviderSettings settings) {
+        return openAi(settings, false);
+    }
+
+    private static LangChainChatClient openAi(ProviderSettings settings, boolean direct) {
         // A complete stream ends with "data: [DONE]" (after the usage chunk).
         ProviderHttpClient.Builder http = ProviderHttpClient.builder()
                 .streamEnd(event -> event.data() != null && event.data().strip().equals("[DONE]"));
@@ -56,7 +74,12 @@ public final class Providers {
                 .apiKey(key)
                 .timeout(settings.timeout())
                 .build();
-        return new LangChainChatClient(settings, model, streaming, call -> {
+        return new LangChainChatClient(settings, model, streaming, openAiParameters(),
+                direct ? new OpenAiDirect(http.jdk(), settings.baseUrl(), key) : null);
+    }
+
+    private static java.util.function.Function<ChatCall, ChatRequestParameters> openAiParameters() {
+        return call -> {
             OpenAiChatRequestParameters.Builder parameters = OpenAiChatRequestParameters.builder()
                     .modelName(call.model())
                     .temperature(call.temperature());
@@ -71,7 +94,7 @@ public final class Providers {
                 parameters.responseFormat(Schemas.responseFormat(call.jsonSchema()));
             }
             return parameters.build();
-        });
+        };
     }
 
     private static ChatClient anthropic(ProviderSettings settings) {
@@ -149,6 +172,9 @@ public final class Providers {
     /** OpenAI's o-series and gpt-5 family, which accept only {@code max_completion_tokens}. */
     static boolean isReasoningModel(String model) {
         String name = model.toLowerCase(Locale.ROOT);
-        return name.matches("o\\d.*") || name.startsWith("gpt-5");
+        return REASONING_SERIES.matcher(name).matches() || name.startsWith("gpt-5");
     }
+
+    // Compiled once: every OpenAI request asks.
+    private static final java.util.regex.Pattern REASONING_SERIES = java.util.regex.Pattern.compile("o\\d.*");
 }

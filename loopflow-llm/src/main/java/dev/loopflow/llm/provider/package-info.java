@@ -13,6 +13,14 @@
  * {@link dev.loopflow.llm.provider.RetryPolicy}), which can be read from the conventional environment variables.
  * A client serves any model of its endpoint and is safe to share between threads.
  *
+ * <p>Blocking calls to {@code openai} (and every OpenAI-compatible server) go through
+ * {@link dev.loopflow.llm.provider.OpenAiDirect}: the JDK's HTTP client with the body written and read by Jackson's
+ * streaming API ({@link dev.loopflow.llm.provider.OpenAiWire}), sending what LangChain4j's {@code OpenAiChatModel}
+ * sends and reading replies as it reads them (any irregular reply is handed to LangChain4j's own reading).
+ * {@link dev.loopflow.llm.provider.Providers} is the one place that decides this. Every other call (streamed
+ * OpenAI calls, Anthropic, Ollama) goes through LangChain4j's models. A whole answer is read up to 16 MiB; a larger
+ * one is an unreadable reply.
+ *
  * <p>The wire protocols are LangChain4j's, with two changes: LangChain4j's retries are off and this package
  * retries instead (uniform classification across providers, {@code Retry-After} honoured, attempts reported),
  * and HTTP goes through our own implementation of LangChain4j's HTTP client SPI so that error responses keep
