@@ -86,6 +86,14 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     if (prompt == null && messages.isEmpty() && !cfg.has("prompt") && !cfg.has("messages")) {
       cfg.error(null, "missing required field 'prompt' (or 'messages')");
     }
+    // An empty prompt would send the model nothing to answer (a node just added in the builder has one): the
+    // workflow is not ready to run, which is said where the prompt is.
+    if (prompt != null && prompt.source().isBlank()) {
+      cfg.error("prompt", "'prompt' must not be empty (write the message to send to the model)");
+    }
+    if (raw != null && raw.isEmpty() && prompt == null) {
+      cfg.error("messages", "'messages' must not be empty (give at least one {role, content})");
+    }
     Template system = cfg.has("system") ? cfg.template("system")
         : cfg.defaults().get("system") instanceof String s ? cfg.template("system", s) : null;
     // A loop_group's provider reaches its body's llm nodes as a default (NodeConfig.defaults()), paired with the

@@ -108,6 +108,27 @@ class AgentLoadProblemsTest {
                 model: "mock:m"
                 tools: [http]
             """, "missing required field 'prompt'"),
+        Arguments.of("empty prompt", """
+            nodes:
+              - id: a
+                type: agent
+                model: "mock:m"
+                prompt: "" #<
+            """, "'prompt' must not be empty"),
+        Arguments.of("blank llm prompt", """
+            nodes:
+              - id: a
+                type: llm
+                model: "mock:m"
+                prompt: "  " #<
+            """, "'prompt' must not be empty"),
+        Arguments.of("no llm messages", """
+            nodes:
+              - id: a
+                type: llm
+                model: "mock:m"
+                messages: [] #<
+            """, "'messages' must not be empty"),
         Arguments.of("unpriced model under max_usd", """
             budget: {max_usd: 1}
             nodes:
