@@ -76,8 +76,11 @@ public final class RunQueue {
       while (root.getCause() != null && root.getCause() != root) {
         root = root.getCause();
       }
+      // The driver's first line (PostgreSQL adds a position or a hint on the next ones): the error stays one line.
+      String reason = root.getMessage() == null || root.getMessage().isBlank() ? root.toString()
+          : root.getMessage().lines().findFirst().orElse("");
       throw new LoopflowException(ErrorCode.STORE_UNAVAILABLE, "cannot add run '" + runId + "' to the queue in "
-          + engine.store() + ": " + (root.getMessage() == null ? root.toString() : root.getMessage()), null, e);
+          + engine.store() + ": " + reason, null, e);
     }
   }
 }
