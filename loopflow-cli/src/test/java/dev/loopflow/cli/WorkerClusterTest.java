@@ -352,7 +352,8 @@ class WorkerClusterTest {
           + "WHERE datname = current_database()",
           "SELECT l.pid, l.locktype, l.mode, l.granted, c.relname, l.page, l.tuple, l.transactionid, l.virtualxid "
           + "FROM pg_locks l LEFT JOIN pg_class c ON c.oid = l.relation WHERE l.database = (SELECT oid FROM "
-          + "pg_database WHERE datname = current_database()) OR l.locktype IN ('transactionid','virtualxid','tuple')")) {
+          + "pg_database WHERE datname = current_database()) "
+          + "OR l.locktype IN ('transactionid', 'virtualxid', 'tuple')")) {
         try (java.sql.ResultSet rs = st.executeQuery(q)) {
           int n = rs.getMetaData().getColumnCount();
           out.append("\n== ").append(q, 0, 40).append('\n');

@@ -69,7 +69,8 @@ class QueuedRunTest {
   void aRunWhoseAttemptLeftAnythingInTheJournalIsResumedFromCrashed() throws Exception {
     RunResult journaled = engine.journalNew(wf, RunOptions.builder().build());
     // An attempt that died after journaling its first event (a worker killed as the run began).
-    store.appendEvent(new Event.NodeStarted(journaled.runId(), 2, Instant.now(), NodePosition.top("a"), "script", 1));
+    store.appendEvent(new Event.NodeStarted(journaled.runId(), 2, Instant.now(), NodePosition.top("a"), "script",
+        1));
     store.flush();
     RunResult r = engine.resume(wf, journaled.runId(), ResumeInput.none(), RunOptions.builder().build(), false)
         .await();
