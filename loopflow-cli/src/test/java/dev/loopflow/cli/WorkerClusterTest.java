@@ -183,23 +183,46 @@ class WorkerClusterTest {
     assertThat(repeated).as("calls repeated").isLessThanOrEqualTo(killed * 2);
   }
 
-  @Test
+  /** {@code -Dworkers.partition.trials=N} repeats the partition test N times (default 1). */
+  static java.util.stream.IntStream partitionTrials() {
+    return java.util.stream.IntStream.rangeClosed(1, Integer.getInteger("workers.partition.trials", 1));
+  }
+
+  /**
+   * The worker is stopped inside one of its journal writes when that can be had (see stopInsideATransaction), so
+   * the share lock of the write's lease-epoch check and the rows it inserted are held while another worker takes
+   * the run over.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "trial {0}")
+  @org.junit.jupiter.params.provider.MethodSource("partitionTrials")
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
-  // Opt-in (-Dworkers.partition=true): about one trial in five the worker that should take the run over hangs at
-  // start-up while the other one is stopped (a lock the stopped process holds is the suspect); until that is found
-  // it must not decide whether the whole suite passes.
+  // Opt-in (-Dworkers.partition=true) for its length only: a trial takes over 20 s (22 to 35 s measured), most of
+  // it the run lease (15 s, fixed) that the taker must wait out. StoppedInsideATransactionTest in the store module
+  // checks the same guarantees without processes, in the default suite.
   @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "workers.partition", matches = "true")
-  void aWorkerStoppedPastItsLeaseWritesNothingAfterItContinues() throws Exception {
+  void aWorkerStoppedPastItsLeaseWritesNothingAfterItContinues_bugTakerWaitedOnTheStoppedWorkersRowLock(int trial)
+      throws Exception {
     Worker a = Worker.start(dir, "paused", 1);
     workers.add(a);
-    Map<String, Integer> runs = enqueue("stop", 1, i -> 6);
+    // A topic of its own, so that the calls counted for this run are this trial's when the test is repeated.
+    Map<String, Integer> runs = enqueue("stop" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 40), 1,
+        i -> 6);
     String id = runs.keySet().iterator().next();
     waitUntil(() -> store.nodeExecutions(id).size() >= 2, Duration.ofSeconds(60), "the first worker to get going");
-    Runtime.getRuntime().exec(new String[] {"kill", "-STOP", Long.toString(a.process.pid())}).waitFor();
-    workers.add(Worker.start(dir, "taker", 1));
-    awaitAll(runs, Duration.ofSeconds(90));
+    boolean insideATransaction = stopInsideATransaction(a, 300);
+    System.out.printf("WorkerClusterTest: partition trial %d: the first worker was stopped %s a journal write%n",
+        trial, insideATransaction ? "inside" : "outside");
+    Worker taker = Worker.start(dir, "taker", 1);
+    workers.add(taker);
+    try {
+      awaitAll(runs, Duration.ofSeconds(60));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + diagnostics(taker), e);
+    }
+    // The taker gives the lease up just after it journals the run's end.
+    waitUntil(() -> store.lease(id).isEmpty(), Duration.ofSeconds(30), "the taker to release the run's lease");
     String before = journal(id);
-    Runtime.getRuntime().exec(new String[] {"kill", "-CONT", Long.toString(a.process.pid())}).waitFor();
+    signal("CONT", a);
     // The continued worker finds its lease gone at its next write or renewal (at most the renewal period).
     waitUntil(() -> a.stderrText().contains("lease_lost"), Duration.ofSeconds(30),
         "the stopped worker to notice; it says:\n" + a.stderr);
@@ -289,6 +312,73 @@ class WorkerClusterTest {
     }
   }
 
+  /**
+   * Stops the worker (SIGSTOP), inside one of its store's transactions when that can be had: a stop that lands
+   * outside one is undone (SIGCONT) and tried again a moment later, up to {@code tries} times. Returns whether the
+   * stopped worker is inside a transaction.
+   */
+  private boolean stopInsideATransaction(Worker w, int tries) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(PostgresServer.shared().jdbcUrl(database));
+        java.sql.PreparedStatement inside = c.prepareStatement("SELECT COUNT(*) FROM pg_stat_activity "
+            + "WHERE datname = current_database() AND state LIKE 'idle in transaction%'")) {
+      for (int i = 0; i < tries; i++) {
+        signal("STOP", w);
+        Thread.sleep(30); // the database finishes the statement it was sent and waits for the next
+        try (java.sql.ResultSet rs = inside.executeQuery()) {
+          rs.next();
+          if (rs.getInt(1) > 0) {
+            return true;
+          }
+        }
+        signal("CONT", w);
+        Thread.sleep(ThreadLocalRandom.current().nextInt(5, 40));
+      }
+      signal("STOP", w);
+      return false;
+    }
+  }
+
+  private static void signal(String name, Worker w) throws Exception {
+    Runtime.getRuntime().exec(new String[] {"kill", "-" + name, Long.toString(w.process.pid())}).waitFor();
+  }
+
+  /** What the database's sessions wait on and hold, and the threads of worker {@code w}: why a takeover hangs. */
+  private String diagnostics(Worker w) {
+    StringBuilder out = new StringBuilder();
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(PostgresServer.shared().jdbcUrl(database));
+        java.sql.Statement st = c.createStatement()) {
+      for (String q : List.of("SELECT pid, application_name, state, wait_event_type, wait_event, xact_start, "
+          + "state_change, pg_blocking_pids(pid) AS blocked_by, left(query, 300) AS query FROM pg_stat_activity "
+          + "WHERE datname = current_database()",
+          "SELECT l.pid, l.locktype, l.mode, l.granted, c.relname, l.page, l.tuple, l.transactionid, l.virtualxid "
+          + "FROM pg_locks l LEFT JOIN pg_class c ON c.oid = l.relation WHERE l.database = (SELECT oid FROM "
+          + "pg_database WHERE datname = current_database()) "
+          + "OR l.locktype IN ('transactionid', 'virtualxid', 'tuple')")) {
+        try (java.sql.ResultSet rs = st.executeQuery(q)) {
+          int n = rs.getMetaData().getColumnCount();
+          out.append("\n== ").append(q, 0, 40).append('\n');
+          while (rs.next()) {
+            for (int i = 1; i <= n; i++) {
+              out.append(rs.getMetaData().getColumnLabel(i)).append('=').append(rs.getString(i)).append(' ');
+            }
+            out.append('\n');
+          }
+        }
+      }
+    } catch (Exception e) {
+      out.append("db diag failed ").append(e);
+    }
+    try {
+      Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
+      Process p = new ProcessBuilder(java.resolveSibling("jstack").toString(), Long.toString(w.process.pid()))
+          .redirectErrorStream(true).start();
+      out.append("\n== jstack taker\n").append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      out.append("jstack failed ").append(e);
+    }
+    return out.toString();
+  }
+
   // ---------------------------------------------------------------------------------------------------------
 
   private Path workflowPath() throws Exception {
@@ -370,7 +460,13 @@ class WorkerClusterTest {
     assertThat(String.valueOf(r.output())).startsWith(topic + " after " + approveAt + " drafts of ");
     List<Event> events = store.events(id);
     assertThat(events.stream().filter(e -> e instanceof Event.RunFinished)).as(id).hasSize(1);
-    long takes = events.stream().filter(e -> e instanceof Event.RunResumed).count();
+    List<String> resumedFrom = events.stream().filter(e -> e instanceof Event.RunResumed)
+        .map(e -> ((Event.RunResumed) e).from()).toList();
+    long takes = resumedFrom.size();
+    // The first worker continues a queued run; a later one a run whose worker died after it began (or before it
+    // journaled anything of its attempt, which looks queued again).
+    assertThat(resumedFrom).as("run.resumed of %s", id).isNotEmpty().first().isEqualTo("queued");
+    assertThat(resumedFrom).as("run.resumed of %s", id).allMatch(f -> f.equals("queued") || f.equals("crashed"));
     Map<String, Integer> calls = new TreeMap<>();
     for (RecordedRequest q : llm.requests()) {
       JsonNode messages = q.json().path("messages");

@@ -113,8 +113,19 @@ public final class Loopflow {
    * store refuses) is the result's error.
    */
   public RunResult journalNew(Workflow workflow, RunOptions options) throws InterruptedException {
+    return journalNew(workflow, options, id -> { });
+  }
+
+  /**
+   * {@link #journalNew(Workflow, RunOptions)}, then {@code queue} gets the run's id once the run is durable (and
+   * before any other engine may execute it). When {@code queue} throws, nothing will ever execute the run, so it
+   * ends {@code failed} with that exception's code and message when it is a {@link LoopflowException}, else with
+   * {@code internal_error}, and the result says so.
+   */
+  public RunResult journalNew(Workflow workflow, RunOptions options, java.util.function.Consumer<String> queue)
+      throws InterruptedException {
     Map<String, Object> inputs = Inputs.resolve(workflow, options.inputs());
-    return engine.journalOnly(workflow, inputs, options);
+    return engine.journalOnly(workflow, inputs, options, queue);
   }
 
   /** The run option that says how deep a child run (a workflow run as a tool) is nested. */

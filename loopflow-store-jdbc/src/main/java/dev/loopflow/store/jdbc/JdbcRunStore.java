@@ -60,6 +60,13 @@ import java.util.concurrent.TimeUnit;
  * so an engine that stalled past its lease cannot renew its way back after someone else claimed (and perhaps
  * finished and released) the run. SQLite keeps the epoch but does not check it (one machine; a stalled process's
  * lease is renewed or lost as before).
+ *
+ * A process stopped inside a write transaction keeps that share lock (and the rows it inserted) until its session
+ * ends, so the database ends sessions idle inside a transaction (JdbcStores.IDLE_IN_TRANSACTION, shorter than what
+ * is left of a stalled lease). The stopped process's write then fails on a broken connection when it continues; the
+ * epochs, read again on a fresh connection, tell a lease that moved meanwhile (LeaseLostException, as above) from a
+ * connection that merely broke (written again once when it broke before COMMIT, else the store's error). Never the
+ * driver's message text.
  */
 final class JdbcRunStore implements RunStore, Transactions {
   static final long FLUSH_MILLIS = 200;
@@ -295,11 +302,13 @@ final class JdbcRunStore implements RunStore, Transactions {
    * One transaction: the buffered events, then {@code work} on behalf of run {@code runId} (null: no run's engine).
    * On PostgreSQL every run in it whose lease this store claimed is checked against its epoch first; a run found
    * fenced has its events dropped, and the transaction is tried again without them unless {@code work} is that
-   * run's, which then fails with LeaseLostException.
+   * run's, which then fails with LeaseLostException. A transaction whose connection broke is explained by the epochs
+   * as read on a fresh connection (see ConnectionBroke).
    */
   @Override
   public void write(String runId, Work work) {
     synchronized (writeLock) {
+      boolean retried = false;
       while (true) {
         if (runId != null && fenced.containsKey(runId)) {
           dropEvents(runId);
@@ -314,6 +323,18 @@ final class JdbcRunStore implements RunStore, Transactions {
         String movedRun;
         try {
           movedRun = transaction(runId, events, work);
+        } catch (ConnectionBroke broke) {
+          movedRun = movedSince(runId, events);
+          if (movedRun == null) {
+            synchronized (pending) {
+              pending.addAll(0, events);
+            }
+            if (broke.beforeCommit && !retried) {
+              retried = true; // nothing of it was committed, and every claim in it still holds: write it again
+              continue;
+            }
+            throw broke.failure;
+          }
         } catch (RuntimeException ex) {
           synchronized (pending) {
             pending.addAll(0, events);
@@ -370,27 +391,86 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   private String transactionHere(String runId, List<Event> events, Work work) {
     try (Connection c = ds.getConnection()) {
-      c.setAutoCommit(false);
+      boolean committing = false;
       try {
+        c.setAutoCommit(false);
         String moved = checkEpochs(c, runId, events);
         if (moved != null) {
           c.rollback();
+          autoCommitAgain(c);
           return moved;
         }
         if (!events.isEmpty()) {
           insertEvents(c, events);
         }
         work.run(c);
+        committing = true;
         c.commit();
+        autoCommitAgain(c);
         return null;
       } catch (SQLException | RuntimeException ex) {
-        c.rollback();
+        boolean broken = false;
+        try {
+          c.rollback();
+          c.setAutoCommit(true);
+        } catch (SQLException again) {
+          ex.addSuppressed(again);
+          broken = true; // a live session can always roll back
+        }
+        if (broken && dialect == Dialect.POSTGRESQL) {
+          if (ex instanceof SQLException sql) {
+            throw new ConnectionBroke(!committing, writeFailed(sql));
+          }
+          if (ex instanceof LoopflowException le) {
+            throw new ConnectionBroke(!committing, le);
+          }
+        }
         throw ex;
-      } finally {
-        c.setAutoCommit(true);
       }
     } catch (SQLException ex) {
-      throw StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+      throw writeFailed(ex);
+    }
+  }
+
+  /** After the transaction ended: a connection that fails here is evicted by the pool, the write stands. */
+  private static void autoCommitAgain(Connection c) {
+    try {
+      c.setAutoCommit(true);
+    } catch (SQLException ex) {
+      // the pool finds the connection broken and drops it
+    }
+  }
+
+  private LoopflowException writeFailed(SQLException ex) {
+    return StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+  }
+
+  /**
+   * A write transaction whose connection broke under it: the database ended the session (a process stopped inside a
+   * transaction holds row locks that an engine taking its runs over would wait on without end, so a PostgreSQL
+   * store's sessions are ended after a while idle inside one; see JdbcStores), or the network failed. Before COMMIT
+   * was sent nothing of the transaction was committed; during it, nobody knows. Either way the caller reads the
+   * epochs of the claimed runs on a fresh connection: a claim that moved is what happened (the write then fails with
+   * LeaseLostException, as if the epoch check had found it), and when every claim still holds a transaction broken
+   * before COMMIT is written again, once.
+   */
+  private static final class ConnectionBroke extends RuntimeException {
+    final boolean beforeCommit;
+    final LoopflowException failure;
+
+    ConnectionBroke(boolean beforeCommit, LoopflowException failure) {
+      super(failure.getMessage(), failure, false, false);
+      this.beforeCommit = beforeCommit;
+      this.failure = failure;
+    }
+  }
+
+  /** The first claimed run of a write whose epoch moved, read on a fresh connection; null when none did or unknown. */
+  private String movedSince(String runId, List<Event> events) {
+    try (Connection c = ds.getConnection()) {
+      return checkEpochs(c, runId, events);
+    } catch (SQLException | RuntimeException e) {
+      return null; // the store is unreachable: the write's own failure says so
     }
   }
 

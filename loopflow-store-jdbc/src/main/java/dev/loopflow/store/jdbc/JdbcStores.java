@@ -134,6 +134,19 @@ public final class JdbcStores {
         "sqlite:" + abs, new SqliteCommandsWatch(raw));
   }
 
+  /**
+   * How long the database keeps a session of a PostgreSQL store that sits inside a transaction without sending
+   * anything. A process stopped mid-transaction (SIGSTOP, a VM or GC pause, a network partition) keeps the row locks
+   * of that transaction for as long as it is stopped: the lease-epoch check's FOR SHARE lock on its run, the rows
+   * it inserted. An engine taking the run over would wait on them without end, so the database ends such a session
+   * and its locks with it; the stopped process's write then fails when it continues, and the store tells a lease
+   * that moved meanwhile from a connection that merely broke (JdbcRunStore.write). The store's own transactions send
+   * their statements back to back, so a running process never comes near it. It is at most a run lease's length
+   * minus its renewal period (15 s - 5 s), so the locks are gone before the stopped process's lease can expire and
+   * another engine claim it.
+   */
+  static final java.time.Duration IDLE_IN_TRANSACTION = java.time.Duration.ofSeconds(10);
+
   /** A PostgreSQL store; the schema is created in the connection's default schema. */
   public static RunStore postgresql(String url) {
     Pg pg = Pg.parse(url);
@@ -149,6 +162,7 @@ public final class JdbcStores {
     hc.setMinimumIdle(0);
     hc.setPoolName("loopflow-postgresql");
     hc.setConnectionTimeout(30_000);
+    hc.setConnectionInitSql("SET idle_in_transaction_session_timeout = '" + IDLE_IN_TRANSACTION.toMillis() + "ms'");
     HikariDataSource ds;
     try {
       ds = new HikariDataSource(hc);

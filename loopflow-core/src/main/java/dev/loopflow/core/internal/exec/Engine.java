@@ -60,16 +60,17 @@ public final class Engine {
   }
 
   /**
-   * Journals a new run (its record and {@code run.started}) without executing it, and returns once that is durable:
-   * the run stays {@code running} with no lease, and whichever engine resumes it executes it from the start. This is
-   * how a run is queued for a worker process.
+   * Journals a new run (its record and {@code run.started}) without executing it, gives its id to {@code handOver}
+   * once that is durable, and returns: the run stays {@code running} with no lease, and whichever engine resumes it
+   * executes it from the start. This is how a run is queued for a worker process ({@code handOver} queues it; when
+   * it throws, the run ends failed with its error).
    */
-  public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options)
-      throws InterruptedException {
+  public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options,
+      java.util.function.Consumer<String> handOver) throws InterruptedException {
     String runId = options.runId() != null ? options.runId() : newRunId();
     Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
-    scheduler.journalOnly();
+    scheduler.journalOnly(handOver);
     scheduler.run();
     return scheduler.await();
   }

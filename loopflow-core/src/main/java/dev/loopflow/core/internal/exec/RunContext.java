@@ -123,15 +123,19 @@ final class RunContext {
 
   /**
    * Fails the run because of {@code cause}. A lost lease makes the failure {@code lease_lost}: the run then ends
-   * here without writing anything more (the store refuses it anyway), since another engine now executes it.
+   * here without writing anything more (the store refuses it anyway), since another engine now executes it. A lost
+   * lease found after another failure replaces it: whatever failed first, this engine may no longer write the run's
+   * end, and the run goes on elsewhere (a process stopped past its lease sees its cut-off write fail before it learns
+   * why).
    */
   void failRun(String message, Throwable cause) {
+    boolean leaseLost = dev.loopflow.core.store.LeaseLostException.isCause(cause);
     synchronized (this) {
-      if (fatal != null) {
+      if (fatal != null && (!leaseLost || leaseLost())) {
         return;
       }
-      fatal = new dev.loopflow.core.run.RunError(dev.loopflow.core.store.LeaseLostException.isCause(cause)
-          ? dev.loopflow.core.ErrorCode.LEASE_LOST : dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
+      fatal = new dev.loopflow.core.run.RunError(leaseLost ? dev.loopflow.core.ErrorCode.LEASE_LOST
+          : dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
     }
     stopRequested = true;
     onFatal.run();
@@ -208,6 +212,11 @@ final class RunContext {
     private volatile dev.loopflow.core.run.ResumeInput resumeInput;
     /** Restart requests whose decisions are journaled. */
     private final Set<Long> decidedRestarts;
+    /**
+     * Whether the journal shows any attempt at executing the run: a node execution, or an event after
+     * {@code run.started}. A run queued for workers has none when its first worker takes it.
+     */
+    private final boolean begun;
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
@@ -217,6 +226,8 @@ final class RunContext {
 
     Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput,
         List<dev.loopflow.core.event.Event> events) {
+      begun = !rows.isEmpty()
+          || events.stream().anyMatch(e -> !(e instanceof dev.loopflow.core.event.Event.RunStarted));
       Map<String, String> lastExecution = new java.util.HashMap<>();
       for (dev.loopflow.core.event.Event e : events) {
         if (e instanceof dev.loopflow.core.event.Event.NodeStep s) {
@@ -279,6 +290,11 @@ final class RunContext {
     }
 
     /** Whether the answer this attempt was resumed with has not been taken by the node it answers yet. */
+    /** See {@link #begun}. */
+    boolean begun() {
+      return begun;
+    }
+
     boolean answerPending() {
       return resumeInput != null;
     }

@@ -73,8 +73,11 @@ final class Scheduler implements RunHandle {
   private volatile RunResult result;
   private volatile String cancelReason;
   private volatile boolean timedOut;
-  /** Journal the new run (record and run.started) and stop there, leaving it for any engine to continue. */
-  private volatile boolean journalOnly;
+  /**
+   * Journal the new run (record and run.started) and stop there, leaving it for any engine to continue; non-null
+   * also hands the run over (queues it) once that is durable, and ends it failed if that fails.
+   */
+  private volatile java.util.function.Consumer<String> journalOnly;
   private volatile List<String> timedOutRunning = List.of();
   private RunRecord record;
 
@@ -154,11 +157,13 @@ final class Scheduler implements RunHandle {
   }
 
   /**
-   * Makes this new run's attempt only journal the run (its record and {@code run.started}) and end, its lease given
-   * up, with the run left {@code running}: an engine that resumes it then executes it from the start.
+   * Makes this new run's attempt only journal the run (its record and {@code run.started}), then give it to
+   * {@code handOver} (with its id, once that is durable and while this attempt still holds the run's lease) and end,
+   * its lease given up, with the run left {@code running}: an engine that resumes it then executes it from the start.
+   * When {@code handOver} throws, nobody will execute the run, so it ends failed here with that error.
    */
-  void journalOnly() {
-    journalOnly = true;
+  void journalOnly(java.util.function.Consumer<String> handOver) {
+    journalOnly = java.util.Objects.requireNonNull(handOver, "handOver");
   }
 
   /** Whether the run has ended here: its result is set and its lease given up. */
@@ -240,9 +245,19 @@ final class Scheduler implements RunHandle {
       lease.acquire().ifPresent(held -> {
         throw new IllegalStateException("a new run's lease is held by " + held.owner());
       });
-      if (journalOnly) {
+      if (journalOnly != null) {
         runState.identify(runId, record.startedAt());
         bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
+        store.flush();
+        try {
+          journalOnly.accept(runId);
+        } catch (RuntimeException e) {
+          // The queue's own error says what failed (the callers say that the run could not be queued).
+          return finish(RunStatus.FAILED, e instanceof dev.loopflow.core.LoopflowException le
+              ? new RunError(le.code(), le.getMessage(), null)
+              : new RunError(ErrorCode.INTERNAL_ERROR, "internal error while queueing the run: "
+                  + RunContext.describe(e), null));
+        }
         return RunReports.result(record);
       }
     } else {
@@ -260,7 +275,8 @@ final class Scheduler implements RunHandle {
       String from = switch (resumeFrom.status()) {
         case PAUSED -> "paused";
         case FAILED -> "failed";
-        default -> "crashed";
+        // Running with no process executing it: journaled only (queued) until an attempt shows in the journal.
+        default -> ctx.replay.begun() ? "crashed" : "queued";
       };
       bus.publish((seq, at) -> new Event.RunResumed(runId, seq, at, workflow.name(), from, resumeFrom.pausedAt(),
           answerJson(answer)));

@@ -9,7 +9,6 @@ import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
-import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.store.jdbc.JdbcStores;
 import java.time.Instant;
 
@@ -42,15 +41,12 @@ public final class RunQueue {
 
   /**
    * Journals a new run of {@code workflow} (inputs are checked as for a run started here) and queues it; returns
-   * its result object as journaled (status {@code running}, or {@code failed} when it could not be journaled, in
-   * which case nothing is queued).
+   * its result object as journaled: status {@code running}, or {@code failed} when it could not be journaled (then
+   * nothing is queued) or could not be queued (then the run is journaled as failed with {@code store_unavailable}
+   * and the queue's error, so no run is left {@code running} that no worker will ever take).
    */
   public RunResult enqueue(Workflow workflow, RunOptions options) throws InterruptedException {
-    RunResult journaled = engine.journalNew(workflow, options);
-    if (journaled.status() == RunStatus.RUNNING) {
-      schedule(journaled.runId(), ResumeInput.none());
-    }
-    return journaled;
+    return engine.journalNew(workflow, options, id -> schedule(id, ResumeInput.none()));
   }
 
   /**
@@ -71,7 +67,20 @@ public final class RunQueue {
         com.github.kagkarlsson.scheduler.task.TaskInstanceId.of(RunTasks.TASK, runId)).isPresent();
   }
 
+  /** Adds the run's queue row; a database failure is the store's error ({@code store_unavailable}). */
   private boolean schedule(String runId, ResumeInput answer) {
-    return client.scheduleIfNotExists(task.instance(runId, RunTasks.data(answer)), Instant.now());
+    try {
+      return client.scheduleIfNotExists(task.instance(runId, RunTasks.data(answer)), Instant.now());
+    } catch (RuntimeException e) {
+      Throwable root = e;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      // The driver's first line (PostgreSQL adds a position or a hint on the next ones): the error stays one line.
+      String reason = root.getMessage() == null || root.getMessage().isBlank() ? root.toString()
+          : root.getMessage().lines().findFirst().orElse("");
+      throw new LoopflowException(ErrorCode.STORE_UNAVAILABLE, "cannot add run '" + runId + "' to the queue in "
+          + engine.store() + ": " + reason, null, e);
+    }
   }
 }
