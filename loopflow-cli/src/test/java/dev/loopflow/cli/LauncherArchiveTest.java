@@ -95,25 +95,20 @@ class LauncherArchiveTest {
   @ValueSource(strings = {"garbage", "truncated", "empty", "another-jar"})
   void aCacheTheJvmCannotUseIsIgnoredWithoutAWord(String damage) throws Exception {
     assumeAotJdk();
-    assertThat(launcher(Map.of("LOOPFLOW_AOT_TRAINING", "1"), "x").exit).isZero();
-    Path cache = archives(".aot").get(0);
-    byte[] good = Files.readAllBytes(cache);
-    switch (damage) {
+    // A cache trained once for an earlier stand-in jar: written under this jar's name it is "made for another jar"
+    // (as a jar replaced by hand with the same time and size would look), which the JVM's own check refuses.
+    byte[] good = trainedElsewhere();
+    byte[] bytes = switch (damage) {
       case "garbage" -> {
         byte[] noise = new byte[good.length];
         new java.util.Random(7).nextBytes(noise);
-        Files.write(cache, noise);
+        yield noise;
       }
-      case "truncated" -> Files.write(cache, Arrays.copyOf(good, good.length / 3));
-      case "empty" -> Files.write(cache, new byte[0]);
-      default -> {
-        // A cache made for another jar under the name the launcher expects for this one (a jar replaced by hand
-        // with the same time and size would look like this): the JVM's own check refuses it.
-        writeJar("v2-with-a-longer-body");
-        Files.setLastModifiedTime(jar(), FileTime.from(Instant.parse("2021-01-01T00:00:00Z")));
-        Files.write(target.resolve("loopflow-" + stamp() + ".aot"), good);
-      }
-    }
+      case "truncated" -> Arrays.copyOf(good, good.length / 3);
+      case "empty" -> new byte[0];
+      default -> good;
+    };
+    Files.write(target.resolve("loopflow-" + stamp() + ".aot"), bytes);
     Result run = launcher(Map.of(), "a", "b");
     assertThat(run.exit).as(run.err).isZero();
     assertThat(run.out).isEqualTo("probe a b archive=AOTCache\n");
@@ -164,6 +159,25 @@ class LauncherArchiveTest {
     try (Stream<Path> files = Files.list(root)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("loopflow", "loopflow-cli");
     }
+  }
+
+  private static byte[] trained;
+
+  /** A valid AOT cache of the stand-in jar of another test layout (trained once, about a second of CPU). */
+  private static synchronized byte[] trainedElsewhere() throws Exception {
+    if (trained == null) {
+      Path elsewhere = Files.createTempDirectory("launcher-training");
+      try {
+        LauncherArchiveTest other = new LauncherArchiveTest();
+        other.root = elsewhere;
+        other.layout();
+        assertThat(other.launcher(Map.of("LOOPFLOW_AOT_TRAINING", "1"), "x").exit).isZero();
+        trained = Files.readAllBytes(other.archives(".aot").get(0));
+      } finally {
+        deleteTree(elsewhere);
+      }
+    }
+    return trained;
   }
 
   private static void assumeAotJdk() {
