@@ -1,0 +1,99 @@
+package dev.loopflow.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Start-up loads only what a command needs: each class loaded costs a command's start-up time (and, with the AOT
+ * cache, a class loaded by the build's training run is loaded at every start). These run the CLI in a fresh JVM with
+ * class loading logged and check which libraries a command touched, so that an eager reference to one of them (a
+ * static field, an import used at start-up) fails here rather than slowing every command down unnoticed.
+ */
+class StartupClassLoadingTest {
+  private static final Pattern LOADED = Pattern.compile("\\[class,load\\] (\\S+) source:");
+
+  /** Libraries a run of Lua nodes never needs: templates and conditions, LLM providers, the server. */
+  private static final List<String> NOT_FOR_LUA_RUNS = List.of("com.hubspot.jinjava.", "dev.langchain4j.",
+      "io.javalin.", "org.eclipse.jetty.", "jdk.internal.net.http.");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void luaRunOnACurrentStoreLoadsNeitherFlywayNorTemplatesNorLlmClasses() throws Exception {
+    Path flow = dir.resolve("three.yaml");
+    Files.writeString(flow, """
+        name: three
+        nodes:
+          - {name: a, run: "return { a = 1 }"}
+          - {name: b, run: "return { b = state.a + 1 }"}
+          - {name: c, run: "return { c = state.b + 1 }"}
+        edges:
+          - {from: __start__, to: a}
+          - {from: a, to: b}
+          - {from: b, to: c}
+          - {from: c, to: __end__}
+        """);
+    String store = "sqlite:" + dir.resolve("runs.db");
+    List<String> first = loadedClasses("first", "run", flow.toString(), "--store", store, "--quiet");
+    assertThat(first).as("a new store's schema is created by Flyway").anyMatch(c -> c.startsWith("org.flywaydb."));
+    assertNoneFrom(first, NOT_FOR_LUA_RUNS);
+
+    List<String> second = loadedClasses("second", "run", flow.toString(), "--store", store, "--quiet");
+    assertThat(second).as("the run itself").anyMatch(c -> c.startsWith("org.luaj."));
+    List<String> notNeeded = new ArrayList<>(NOT_FOR_LUA_RUNS);
+    notNeeded.add("org.flywaydb.");
+    assertNoneFrom(second, notNeeded);
+  }
+
+  @Test
+  void versionLoadsNoStoreNoScriptingAndNoWorkflowReader() throws Exception {
+    List<String> loaded = loadedClasses("version", "--version");
+    assertThat(loaded).contains("dev.loopflow.cli.Main");
+    assertNoneFrom(loaded, List.of("org.sqlite.", "com.zaxxer.hikari.", "org.flywaydb.", "org.luaj.",
+        "org.yaml.snakeyaml.", "com.hubspot.jinjava.", "dev.langchain4j.", "io.javalin.", "org.eclipse.jetty."));
+  }
+
+  private static void assertNoneFrom(List<String> loaded, List<String> prefixes) {
+    for (String prefix : prefixes) {
+      assertThat(loaded).as("classes loaded from %s", prefix).noneMatch(c -> c.startsWith(prefix));
+    }
+  }
+
+  /** Runs the CLI with {@code args} in a new JVM and returns the names of the classes it loaded. */
+  private List<String> loadedClasses(String name, String... args) throws IOException, InterruptedException {
+    Path log = dir.resolve(name + "-classes.log");
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        "-XX:TieredStopAtLevel=1", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED",
+        "-Xlog:class+load=info:file=" + log, "-cp", TestJvm.classPathOption(), "dev.loopflow.cli.Main"));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
+        .redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile());
+    pb.environment().remove("LOOPFLOW_STORE");
+    pb.environment().remove("OPENAI_API_KEY");
+    pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
+    Process p = pb.start();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as(name + " finished").isTrue();
+    assertThat(p.exitValue()).as(name + ": " + Files.readString(dir.resolve(name + ".err"))).isZero();
+    List<String> classes = new ArrayList<>();
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      Matcher m = LOADED.matcher(line);
+      if (m.find()) {
+        classes.add(m.group(1));
+      }
+    }
+    assertThat(classes).as("class loading was logged").isNotEmpty();
+    return classes;
+  }
+}
