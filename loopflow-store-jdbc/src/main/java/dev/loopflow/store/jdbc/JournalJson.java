@@ -202,7 +202,7 @@ final class JournalJson {
   }
 
   private static long add(long total, long more, long estimate) {
-    return estimate == NOT_STREAMED ? NOT_STREAMED : total + more + estimate;
+    return total == NOT_STREAMED || estimate == NOT_STREAMED ? NOT_STREAMED : total + more + estimate;
   }
 
   /** {@code String.valueOf(n).length()} without the string. */
