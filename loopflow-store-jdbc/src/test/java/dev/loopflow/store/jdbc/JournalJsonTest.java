@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * that are not strings, and value types the writer hands to Jackson.
  */
 class JournalJsonTest {
-  private static final int SEEDS = 400;
+  private static final int SEEDS = 150;
   private static final ObjectMapper PLAIN = JsonMapper.builder().build();
 
   /** What the journal wrote before streaming: the split document and its parts, as JSON. */
