@@ -91,6 +91,10 @@ public final class Compare {
       all.add(new Engine("loopflow-cli", List.of(root.resolve("loopflow").toString(), "run",
           root.resolve("bench/workloads/w6-three-nodes.yaml").toString())));
     }
+    if (workload.equals("W3")) {
+      all.add(new Engine(CLI_W3, List.of(root.resolve("loopflow").toString(), "run", "--quiet",
+          root.resolve("bench/workloads/w3-counter.yaml").toString())));
+    }
     all.add(new Engine("langgraph4j", List.of(java, "-jar",
         root.resolve("bench/langgraph4j/target/langgraph4j-runner.jar").toString())));
     if (!workload.equals("W5")) {
@@ -166,6 +170,10 @@ public final class Compare {
   }
 
   private void runOne(Engine e, Case c, String url) throws IOException, InterruptedException {
+    if (e.name().equals(CLI_W3)) {
+      cliCounter(e, c);
+      return;
+    }
     if (c.workload().equals("W6")) {
       // A cold start is one process; several per round give the median something to work with.
       for (int i = 0; i < 4; i++) {
@@ -178,6 +186,67 @@ public final class Compare {
       llm.defaultReply(DELAYED);
     }
     runProcess(e, c, url);
+  }
+
+  /** W3 through the CLI: the engine's name in the table. */
+  static final String CLI_W3 = "loopflow-cli";
+  private final java.util.Set<String> cliWarmed = new java.util.HashSet<>();
+
+  /**
+   * W3 through the CLI (bench/PROTOCOL.md): `loopflow run` of the counter at n = 0 and at n = N, one process each,
+   * back to back; µs per iteration is the difference of their wall times over N, so that JVM start-up, opening the
+   * store and the run's fixed rows are not spread over the iterations. The first time, one untimed run lets the
+   * launcher write its class-data archive.
+   */
+  private void cliCounter(Engine e, Case c) throws IOException, InterruptedException {
+    if (cliWarmed.add(c.workload() + "|" + c.n())) {
+      cliRun(e, c, 0);
+    }
+    double[] base = cliRun(e, c, 0);
+    double[] full = cliRun(e, c, c.n());
+    if (base == null || full == null) {
+      return;
+    }
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("wall_ms", full[0]);
+    line.put("iterations", c.n());
+    line.put("us_per_iter", (full[0] - base[0]) * 1000 / c.n());
+    line.put("process_us_per_iter", full[0] * 1000 / c.n());
+    line.put("bytes", full[1]);
+    line.put("bytes_per_iter", full[1] / c.n());
+    samples.add(new Sample(e.name(), c, line));
+  }
+
+  /**
+   * One `loopflow run` of the counter at {@code n} in a new LOOPFLOW_HOME: its wall time in ms and the bytes of the
+   * default store's files it left; null when it failed or its final count is wrong (recorded as a failure).
+   */
+  private double[] cliRun(Engine e, Case c, int n) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(e.command());
+    cmd.addAll(List.of("--input", "n=" + n));
+    Path home = Files.createTempDirectory("bench-home-");
+    Path stderr = Files.createTempFile("bench-stderr-", ".txt");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(stderr.toFile());
+    pb.environment().put("LOOPFLOW_HOME", home.toString());
+    long t0 = System.nanoTime();
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    int exit = p.waitFor();
+    double wallMs = (System.nanoTime() - t0) / 1e6;
+    String key = e.name() + "|" + c.workload() + "|" + c.n();
+    if (exit != 0 || !out.contains("\"count\":" + n + "}")) {
+      List<String> err = Files.readAllLines(stderr);
+      failures.add(key + ": exit " + exit + " at n=" + n + " (" + String.join(" ", cmd) + "): " + out.strip() + " "
+          + String.join(" | ", err.subList(Math.max(0, err.size() - 3), err.size())));
+      return null;
+    }
+    Files.deleteIfExists(stderr);
+    long bytes;
+    try (var files = Files.walk(home)) {
+      bytes = files.filter(Files::isRegularFile).filter(f -> f.getFileName().toString().contains(".db"))
+          .mapToLong(f -> f.toFile().length()).sum();
+    }
+    return new double[] {wallMs, bytes};
   }
 
   private void runProcess(Engine e, Case c, String url) throws IOException, InterruptedException {
@@ -310,6 +379,10 @@ public final class Compare {
         if (workload.equals("W3")) {
           List<Double> b = values(engine, workload, n, "bytes_per_iter");
           notes = b.isEmpty() ? "" : String.format(Locale.ROOT, "%.0f bytes/iter", median(b));
+          if (engine.equals(CLI_W3)) {
+            notes += String.format(Locale.ROOT, "; (wall(N) − wall(0)) / N; whole process %s µs/iter",
+                fmt(median(values(engine, workload, n, "process_us_per_iter"))));
+          }
         } else if (workload.equals("W4")) {
           List<Double> wall = values(engine, workload, n, "wall_ms");
           notes = String.format(Locale.ROOT, "batch wall %.0f ms (%.2f× the 500 ms critical path)", median(wall),

@@ -1,5 +1,6 @@
 package dev.loopflow.core.event;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,6 +8,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.loopflow.core.model.NodePosition;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Array;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
@@ -69,9 +73,19 @@ public final class Events {
     }
   };
 
-  public static Map<String, Object> toMap(Event e) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("type", e.type());
+  /** Receives an event's JSON fields in the order they are written. */
+  @FunctionalInterface
+  public interface FieldSink {
+    void field(String key, Object value) throws IOException;
+  }
+
+  /**
+   * Hands {@code sink} the event's fields, in order, as {@link #toMap} holds them: {@code type}, then each record
+   * component (a position as {@code node}, {@code path} and, when nested, {@code loops}; an instant as its ISO-8601
+   * text). The one place that decides what an event's JSON holds; writers stream from it without building a map.
+   */
+  public static void fields(Event e, FieldSink sink) throws IOException {
+    sink.field("type", e.type());
     for (Component c : COMPONENTS.get(e.getClass())) {
       Object v;
       try {
@@ -82,14 +96,23 @@ public final class Events {
         throw new IllegalStateException(ex);
       }
       if (v instanceof NodePosition p) {
-        m.put("node", p.nodeId());
-        m.put("path", p.path());
+        sink.field("node", p.nodeId());
+        sink.field("path", p.path());
         if (!p.loops().isEmpty()) {
-          m.put("loops", p.loops());
+          sink.field("loops", p.loops());
         }
       } else {
-        m.put(c.key(), v instanceof Instant i ? i.toString() : v);
+        sink.field(c.key(), v instanceof Instant i ? i.toString() : v);
       }
+    }
+  }
+
+  public static Map<String, Object> toMap(Event e) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    try {
+      fields(e, m::put);
+    } catch (IOException ex) {
+      throw new UncheckedIOException(ex);
     }
     return m;
   }
@@ -112,12 +135,20 @@ public final class Events {
     return sb.toString();
   }
 
+  /** {@link #toMap}'s JSON, written field by field without the map. */
   public static String toJson(Event e) {
-    try {
-      return MAPPER.writeValueAsString(toMap(e));
-    } catch (JsonProcessingException ex) {
+    StringWriter out = new StringWriter(256);
+    try (JsonGenerator g = MAPPER.createGenerator(out)) {
+      g.writeStartObject();
+      fields(e, (key, value) -> {
+        g.writeFieldName(key);
+        g.writeObject(value);
+      });
+      g.writeEndObject();
+    } catch (IOException ex) {
       throw new IllegalStateException(ex);
     }
+    return out.toString();
   }
 
   /**

@@ -19,7 +19,7 @@ import java.util.Map;
  * before it reached the store, so the codec writes it as it is.
  */
 final class Codec {
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final ObjectMapper JSON = JournalJson.JSON;
   private static final TypeReference<LinkedHashMap<String, Object>> MAP = new TypeReference<>() {};
   private static final TypeReference<List<Map<String, Object>>> LIST = new TypeReference<>() {};
   private static final TypeReference<LinkedHashMap<String, List<Map<String, String>>>> SESSIONS =
@@ -38,8 +38,9 @@ final class Codec {
     }
   }
 
-  String event(Event e) {
-    return json(Events.toMap(e));
+  /** An event's document, streamed from its record (see JournalJson). */
+  Encoded event(Event e) {
+    return JournalJson.event(e);
   }
 
   static Event event(String json) {
@@ -54,10 +55,7 @@ final class Codec {
     if (value == null) {
       return new Encoded(null, Map.of());
     }
-    ValueRefs.Split split = ValueRefs.split(value);
-    Map<String, String> parts = new LinkedHashMap<>();
-    split.parts().forEach((hash, part) -> parts.put(hash, plainJson(part)));
-    return new Encoded(plainJson(split.document()), parts);
+    return JournalJson.document(value);
   }
 
   /** JSON as written, without redaction: for values redacted already. */
@@ -122,13 +120,7 @@ final class Codec {
     if (u == null) {
       return null;
     }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("input_tokens", u.inputTokens());
-    m.put("output_tokens", u.outputTokens());
-    m.put("cost_usd", u.costUsd());
-    m.put("llm_calls", u.llmCalls());
-    m.put("unpriced_calls", u.unpricedCalls());
-    return json(m);
+    return JournalJson.usage(u);
   }
 
   static Usage usage(String json) {
@@ -169,15 +161,7 @@ final class Codec {
     if (p.loops().isEmpty()) {
       return null;
     }
-    List<Map<String, Object>> l = new ArrayList<>();
-    for (NodePosition.LoopFrame f : p.loops()) {
-      l.add(Map.of("loop", f.loopId(), "iteration", f.iteration()));
-    }
-    try {
-      return JSON.writeValueAsString(l);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return JournalJson.loops(p);
   }
 
   static NodePosition position(String nodeId, String loopsJson) {

@@ -32,9 +32,12 @@ import java.util.concurrent.TimeUnit;
  * FLUSH_MILLIS, so `loopflow events --follow` sees a live run. A crash can only lose buffered events, which
  * describe work that a resumed run repeats (a node.started of the node that was running, say).
  *
- * Writes are serialized by one lock per store. SQLite admits one writer anyway (its pool has one connection,
- * and transactions begin IMMEDIATE so two processes never deadlock upgrading a read lock); on PostgreSQL the
- * lock keeps "events appended before a completion are durable with it" simple to reason about.
+ * Writes are serialized on one writer thread per store (GroupCommit), which commits the writes queued together in
+ * one transaction. SQLite admits one writer anyway (its pool has one connection, and transactions begin IMMEDIATE so
+ * two processes never deadlock upgrading a read lock); on PostgreSQL the single writer keeps "events appended before
+ * a completion are durable with it" simple to reason about. A write returns only once the transaction holding it
+ * committed; the buffered events are taken after the batch's writes, so every event appended before a write was
+ * queued rides in that write's transaction or an earlier one.
  *
  * Journal rows are deltas: an execution row holds only what that execution produced, so the bytes written per
  * loop pass do not depend on how many passes came before.
@@ -77,15 +80,14 @@ final class JdbcRunStore implements RunStore, Transactions {
   private final Dialect dialect;
   private final Codec codec;
   private final String description;
-  private final Object writeLock = new Object();
   private final List<Event> pending = new ArrayList<>();
   private final ScheduledExecutorService flusher;
-  /** Where write transactions run (see transaction): one platform thread, which nothing interrupts. */
-  private final java.util.concurrent.ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "loopflow-store-writer");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Where write transactions run, several queued writes to a transaction (see GroupCommit). */
+  private final GroupCommit writer = new GroupCommit("loopflow-store-writer", this::commitBatch);
+  /** The node-completion statements, kept prepared; touched only on the writer thread. */
+  private final StatementCache statements = new StatementCache();
+  /** Transactions committed so far; for tests that count them. */
+  private volatile long commits;
   private final CommandBus commands;
   private final SharedMemory memory;
   private volatile boolean closed;
@@ -198,32 +200,41 @@ final class JdbcRunStore implements RunStore, Transactions {
     ps.setString(i + 7, r.options().isEmpty() ? null : codec.json(r.options()));
   }
 
+  private static final String INSERT_EXECUTION = "INSERT INTO lf_node_executions (run_id, seq, path, node_id, "
+      + "loops_json, kind, status, attempts, started_at, finished_at, input_json, result_json, usage_json, "
+      + "error_code, error_message, state_patch_json, sessions_json) SELECT ?, COALESCE(MAX(seq), 0) + 1, "
+      + "?,?,?,?,?,?,?,?,?,?,?,?,?,?,? FROM lf_node_executions WHERE run_id = ?";
+
+  /** One node completion: durable, with every event appended before it, when this returns. */
   @Override
   public void recordNodeExecution(NodeExecution e) {
+    // Encoded on the caller's thread: the writer thread, which every write of the store waits for, only writes.
+    String loops = codec.loops(e.position());
+    String usage = codec.usage(e.usage());
+    Codec.Encoded input = codec.encode(e.input());
+    Codec.Encoded result = codec.encode(e.result());
+    Codec.Encoded patch = codec.encode(e.statePatch());
+    Codec.Encoded sessions = codec.encode(e.sessions());
     write(e.runId(), c -> {
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_node_executions (run_id, seq, path, node_id, "
-          + "loops_json, kind, status, attempts, started_at, finished_at, input_json, result_json, usage_json, "
-          + "error_code, error_message, state_patch_json, sessions_json) SELECT ?, COALESCE(MAX(seq), 0) + 1, "
-          + "?,?,?,?,?,?,?,?,?,?,?,?,?,?,? FROM lf_node_executions WHERE run_id = ?")) {
-        ps.setString(1, e.runId());
-        ps.setString(2, e.position().path());
-        ps.setString(3, e.position().nodeId());
-        ps.setString(4, codec.loops(e.position()));
-        ps.setString(5, e.kind());
-        ps.setString(6, e.status().name());
-        ps.setInt(7, e.attempts());
-        ps.setString(8, e.startedAt() == null ? null : e.startedAt().toString());
-        ps.setString(9, e.finishedAt() == null ? null : e.finishedAt().toString());
-        ps.setString(10, store(c, e.runId(), e.input()));
-        ps.setString(11, store(c, e.runId(), e.result()));
-        ps.setString(12, codec.usage(e.usage()));
-        ps.setString(13, e.errorCode());
-        ps.setString(14, e.errorMessage());
-        ps.setString(15, store(c, e.runId(), e.statePatch()));
-        ps.setString(16, store(c, e.runId(), e.sessions()));
-        ps.setString(17, e.runId());
-        ps.executeUpdate();
-      }
+      PreparedStatement ps = statements.get(c, INSERT_EXECUTION);
+      ps.setString(1, e.runId());
+      ps.setString(2, e.position().path());
+      ps.setString(3, e.position().nodeId());
+      ps.setString(4, loops);
+      ps.setString(5, e.kind());
+      ps.setString(6, e.status().name());
+      ps.setInt(7, e.attempts());
+      ps.setString(8, e.startedAt() == null ? null : e.startedAt().toString());
+      ps.setString(9, e.finishedAt() == null ? null : e.finishedAt().toString());
+      ps.setString(10, store(c, e.runId(), input));
+      ps.setString(11, store(c, e.runId(), result));
+      ps.setString(12, usage);
+      ps.setString(13, e.errorCode());
+      ps.setString(14, e.errorMessage());
+      ps.setString(15, store(c, e.runId(), patch));
+      ps.setString(16, store(c, e.runId(), sessions));
+      ps.setString(17, e.runId());
+      ps.executeUpdate();
     });
   }
 
@@ -232,7 +243,10 @@ final class JdbcRunStore implements RunStore, Transactions {
    * (see ValueRefs): each is stored once per run, however many documents hold it.
    */
   private String store(Connection c, String runId, Object value) throws SQLException {
-    Codec.Encoded enc = codec.encode(value);
+    return store(c, runId, codec.encode(value));
+  }
+
+  private String store(Connection c, String runId, Codec.Encoded enc) throws SQLException {
     for (java.util.Map.Entry<String, String> p : enc.parts().entrySet()) {
       try (PreparedStatement q = c.prepareStatement("SELECT 1 FROM lf_values WHERE run_id = ? AND hash = ?")) {
         q.setString(1, runId);
@@ -299,102 +313,119 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   /**
-   * One transaction: the buffered events, then {@code work} on behalf of run {@code runId} (null: no run's engine).
-   * On PostgreSQL every run in it whose lease this store claimed is checked against its epoch first; a run found
-   * fenced has its events dropped, and the transaction is tried again without them unless {@code work} is that
-   * run's, which then fails with LeaseLostException. A transaction whose connection broke is explained by the epochs
-   * as read on a fresh connection (see ConnectionBroke).
+   * One transaction: the buffered events, then {@code work} on behalf of run {@code runId} (null: no run's engine),
+   * possibly with other writes queued at the same time (see GroupCommit). On PostgreSQL every run in it whose lease
+   * this store claimed is checked against its epoch first; a run found fenced has its events dropped and its writes
+   * failed with LeaseLostException, and the transaction is tried again without them.
    */
   @Override
   public void write(String runId, Work work) {
-    synchronized (writeLock) {
-      boolean retried = false;
-      while (true) {
-        if (runId != null && fenced.containsKey(runId)) {
-          dropEvents(runId);
-          throw lost(runId);
-        }
-        List<Event> events;
-        synchronized (pending) {
-          pending.removeIf(e -> fenced.containsKey(e.runId()));
-          events = new ArrayList<>(pending);
-          pending.clear();
-        }
-        String movedRun;
-        try {
-          movedRun = transaction(runId, events, work);
-        } catch (ConnectionBroke broke) {
-          movedRun = movedSince(runId, events);
-          if (movedRun == null) {
-            synchronized (pending) {
-              pending.addAll(0, events);
-            }
-            if (broke.beforeCommit && !retried) {
-              retried = true; // nothing of it was committed, and every claim in it still holds: write it again
-              continue;
-            }
-            throw broke.failure;
-          }
-        } catch (RuntimeException ex) {
-          synchronized (pending) {
-            pending.addAll(0, events);
-          }
-          throw ex;
-        }
-        if (movedRun == null) {
-          return;
-        }
-        // The claim on movedRun is gone: fence it, put the other runs' events back, and try again.
-        Claim gone = claims.remove(movedRun);
-        fenced.put(movedRun, gone == null ? "" : gone.owner());
-        synchronized (pending) {
-          pending.addAll(0, events);
-        }
-      }
+    if (runId != null && fenced.containsKey(runId)) {
+      dropEvents(runId);
+      throw lost(runId);
     }
+    writer.write(runId, work,
+        () -> StoreFailures.of("cannot write to the run store " + description + ": it is closed", null));
   }
 
   /**
-   * The transaction of {@link #write(String, Work)}: null when committed, else the run whose lease moved. It runs on
-   * the store's writer thread, never on the caller's: a cancelled run interrupts its node threads, and an interrupt
-   * that reaches a virtual thread blocked on a database socket closes the socket, which would fail the very write
-   * that journals the cancellation. The caller waits for the writer without being interruptible, and keeps its
-   * interrupt for afterwards.
+   * Runs on the writer thread: commits {@code batch} in one transaction with the buffered events, and answers each of
+   * its writes. A write that fails takes the transaction down with it; the others are then committed one by one, so
+   * each caller gets its own answer and a failing write never fails another.
    */
-  private String transaction(String runId, List<Event> events, Work work) {
-    java.util.concurrent.Future<String> done;
-    try {
-      done = writer.submit(() -> transactionHere(runId, events, work));
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      throw StoreFailures.of("cannot write to the run store " + description + ": it is closed", e);
-    }
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return done.get();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (java.util.concurrent.ExecutionException e) {
-          if (e.getCause() instanceof RuntimeException re) {
-            throw re;
-          }
-          throw new IllegalStateException(e.getCause());
+  private void commitBatch(List<GroupCommit.Request> batch) {
+    List<GroupCommit.Request> live = new ArrayList<>(batch);
+    boolean retried = false;
+    while (true) {
+      live.removeIf(r -> {
+        if (r.runId != null && fenced.containsKey(r.runId)) {
+          dropEvents(r.runId);
+          r.finish(lost(r.runId));
+          return true;
         }
+        return false;
+      });
+      if (live.isEmpty()) {
+        return;
       }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
+      List<Event> events;
+      synchronized (pending) {
+        pending.removeIf(e -> fenced.containsKey(e.runId()));
+        events = new ArrayList<>(pending);
+        pending.clear();
+      }
+      String movedRun;
+      try {
+        movedRun = transactionHere(live, events);
+      } catch (ConnectionBroke broke) {
+        movedRun = movedSince(live, events);
+        if (movedRun == null) {
+          synchronized (pending) {
+            pending.addAll(0, events);
+          }
+          if (broke.beforeCommit && !retried) {
+            retried = true; // nothing of it was committed, and every claim in it still holds: write it again
+            continue;
+          }
+          for (GroupCommit.Request r : live) {
+            r.finish(broke.failure);
+          }
+          return;
+        }
+      } catch (RuntimeException ex) {
+        synchronized (pending) {
+          pending.addAll(0, events);
+        }
+        if (live.size() == 1) {
+          live.get(0).finish(ex);
+        } else {
+          for (GroupCommit.Request r : live) {
+            commitBatch(List.of(r));
+          }
+        }
+        return;
+      }
+      if (movedRun == null) {
+        for (GroupCommit.Request r : live) {
+          r.finish(null);
+        }
+        return;
+      }
+      // The claim on movedRun is gone: fence it, put the other runs' events back, and try again.
+      Claim gone = claims.remove(movedRun);
+      fenced.put(movedRun, gone == null ? "" : gone.owner());
+      synchronized (pending) {
+        pending.addAll(0, events);
       }
     }
   }
 
-  private String transactionHere(String runId, List<Event> events, Work work) {
+  /** Transactions this store committed so far. */
+  long commits() {
+    return commits;
+  }
+
+  /** Writes queued for the writer thread and not yet taken; for tests. */
+  int queuedWrites() {
+    return writer.queued();
+  }
+
+  /** Statements prepared for node completions so far; for tests. */
+  long preparedStatements() {
+    return statements.prepared();
+  }
+
+  /**
+   * The transaction of a batch: null when committed, else the run whose lease moved (nothing was written). SQLite
+   * commits by switching auto-commit back on, which commits the open transaction; its driver's commit() would also
+   * begin the next transaction at once, only for the switch to commit that empty one as well.
+   */
+  private String transactionHere(List<GroupCommit.Request> batch, List<Event> events) {
     try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
       boolean committing = false;
       try {
-        c.setAutoCommit(false);
-        String moved = checkEpochs(c, runId, events);
+        String moved = checkEpochs(c, batch, events);
         if (moved != null) {
           c.rollback();
           autoCommitAgain(c);
@@ -403,16 +434,26 @@ final class JdbcRunStore implements RunStore, Transactions {
         if (!events.isEmpty()) {
           insertEvents(c, events);
         }
-        work.run(c);
+        for (GroupCommit.Request r : batch) {
+          r.work.run(c);
+        }
         committing = true;
-        c.commit();
-        autoCommitAgain(c);
+        if (dialect == Dialect.SQLITE) {
+          c.setAutoCommit(true); // commits
+        } else {
+          c.commit();
+          autoCommitAgain(c); // committed: a connection failing after this is the pool's concern, the write stands
+        }
+        commits++;
         return null;
       } catch (SQLException | RuntimeException ex) {
+        statements.clear();
         boolean broken = false;
         try {
-          c.rollback();
-          c.setAutoCommit(true);
+          rollback(c);
+          if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+          }
         } catch (SQLException again) {
           ex.addSuppressed(again);
           broken = true; // a live session can always roll back
@@ -466,11 +507,27 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   /** The first claimed run of a write whose epoch moved, read on a fresh connection; null when none did or unknown. */
-  private String movedSince(String runId, List<Event> events) {
+  private String movedSince(List<GroupCommit.Request> batch, List<Event> events) {
     try (Connection c = ds.getConnection()) {
-      return checkEpochs(c, runId, events);
+      return checkEpochs(c, batch, events);
     } catch (SQLException | RuntimeException e) {
       return null; // the store is unreachable: the write's own failure says so
+    }
+  }
+
+  /**
+   * Rolls back after a failure, wherever it happened: on SQLite a failed commit has already switched auto-commit
+   * on, and the transaction may still be open, so it is rolled back by statement.
+   */
+  private void rollback(Connection c) throws SQLException {
+    if (!c.getAutoCommit()) {
+      c.rollback();
+      return;
+    }
+    try (java.sql.Statement st = c.createStatement()) {
+      st.execute("ROLLBACK");
+    } catch (SQLException ex) {
+      // No transaction was open: the failed commit ended it.
     }
   }
 
@@ -478,13 +535,15 @@ final class JdbcRunStore implements RunStore, Transactions {
    * Locks (FOR SHARE) and checks the lease epoch of every run in the transaction whose lease this store claimed;
    * returns the first whose epoch moved, or null. Runs are checked in id order so two stores cannot deadlock.
    */
-  private String checkEpochs(Connection c, String runId, List<Event> events) throws SQLException {
+  private String checkEpochs(Connection c, List<GroupCommit.Request> batch, List<Event> events) throws SQLException {
     if (dialect != Dialect.POSTGRESQL || claims.isEmpty()) {
       return null;
     }
     java.util.TreeSet<String> runs = new java.util.TreeSet<>();
-    if (runId != null && claims.containsKey(runId)) {
-      runs.add(runId);
+    for (GroupCommit.Request r : batch) {
+      if (r.runId != null && claims.containsKey(r.runId)) {
+        runs.add(r.runId);
+      }
     }
     for (Event e : events) {
       if (claims.containsKey(e.runId())) {
@@ -519,18 +578,29 @@ final class JdbcRunStore implements RunStore, Transactions {
         + "another engine; this engine may no longer write to it");
   }
 
+  private static final String INSERT_EVENT = "INSERT INTO lf_events (run_id, seq, type, at, body) "
+      + "VALUES (?,?,?,?,?) ON CONFLICT (run_id, seq) DO NOTHING";
+
   private void insertEvents(Connection c, List<Event> events) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO lf_events (run_id, seq, type, at, body) "
-        + "VALUES (?,?,?,?,?) ON CONFLICT (run_id, seq) DO NOTHING")) {
-      for (Event e : events) {
+    // Bodies (and their large parts) first: storing a part runs statements of its own.
+    String[] bodies = new String[events.size()];
+    for (int i = 0; i < bodies.length; i++) {
+      bodies[i] = store(c, events.get(i).runId(), codec.event(events.get(i)));
+    }
+    PreparedStatement ps = statements.get(c, INSERT_EVENT);
+    try {
+      for (int i = 0; i < bodies.length; i++) {
+        Event e = events.get(i);
         ps.setString(1, e.runId());
         ps.setLong(2, e.seq());
         ps.setString(3, e.type());
         ps.setString(4, e.at().toString());
-        ps.setString(5, store(c, e.runId(), Events.toMap(e)));
+        ps.setString(5, bodies[i]);
         ps.addBatch();
       }
       ps.executeBatch();
+    } finally {
+      ps.clearBatch();
     }
   }
 
@@ -915,7 +985,7 @@ final class JdbcRunStore implements RunStore, Transactions {
       try {
         commands.close();
       } finally {
-        writer.shutdown();
+        writer.stop();
         ds.close();
       }
     }

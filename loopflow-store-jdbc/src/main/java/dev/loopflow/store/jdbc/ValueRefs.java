@@ -94,7 +94,7 @@ final class ValueRefs {
     return v;
   }
 
-  private static String escape(String s) {
+  static String escape(String s) {
     return !s.isEmpty() && s.charAt(0) == NUL ? NUL + s : s;
   }
 

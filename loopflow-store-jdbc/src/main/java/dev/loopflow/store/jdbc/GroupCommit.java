@@ -1,0 +1,156 @@
+package dev.loopflow.store.jdbc;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/*
+ * Design notes.
+ *
+ * Every write transaction of a store runs on one platform thread, which nothing interrupts: a cancelled run interrupts
+ * its node threads, and an interrupt that reaches a virtual thread blocked on a database socket closes the socket,
+ * which would fail the very write that journals the cancellation. A caller queues its write and waits, without being
+ * interruptible, until a transaction holding it has committed or failed; it keeps its interrupt for afterwards.
+ *
+ * Group commit: when the writer takes the next write, it also takes every write queued behind it (at most MAX_BATCH),
+ * and the store commits them in one transaction. Writers that arrive together (parallel branches completing, many
+ * runs in one engine) share a commit instead of queueing for one each. No write is delayed to wait for company: a
+ * lone write is committed at once. A caller returns only after the transaction holding its write committed, so what
+ * "durable when it returns" meant for one write per transaction holds unchanged.
+ */
+final class GroupCommit {
+  /** The most writes one transaction takes; the rest wait for the next. */
+  static final int MAX_BATCH = 256;
+
+  /** One queued write: the run it is for (null: no run's engine), its work, and the caller waiting for it. */
+  static final class Request {
+    final String runId;
+    final Transactions.Work work;
+    private final Thread waiter = Thread.currentThread();
+    private volatile boolean done;
+    private RuntimeException failure;
+
+    Request(String runId, Transactions.Work work) {
+      this.runId = runId;
+      this.work = work;
+    }
+
+    /** Ends the wait of the caller: committed when {@code failure} is null, else failed with it. */
+    void finish(RuntimeException failure) {
+      this.failure = failure;
+      done = true;
+      LockSupport.unpark(waiter);
+    }
+
+    boolean finished() {
+      return done;
+    }
+
+    private void await() {
+      boolean interrupted = false;
+      while (!done) {
+        LockSupport.park(this);
+        if (Thread.interrupted()) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition queued = lock.newCondition();
+  private final ArrayDeque<Request> queue = new ArrayDeque<>();
+  private final Consumer<List<Request>> commit;
+  private final Thread thread;
+  private boolean stopping;
+
+  /** {@code commit} runs a batch in one transaction and must {@linkplain Request#finish finish} each request. */
+  GroupCommit(String name, Consumer<List<Request>> commit) {
+    this.commit = commit;
+    this.thread = new Thread(this::loop, name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * Queues {@code work} and returns when a transaction holding it has committed; throws what failed it, or
+   * {@code closed} when the writer has stopped.
+   */
+  void write(String runId, Transactions.Work work, java.util.function.Supplier<RuntimeException> closed) {
+    Request r = new Request(runId, work);
+    lock.lock();
+    try {
+      if (stopping) {
+        throw closed.get();
+      }
+      queue.add(r);
+      queued.signal();
+    } finally {
+      lock.unlock();
+    }
+    r.await();
+  }
+
+  /** Writes queued and not yet taken by the writer; for tests. */
+  int queued() {
+    lock.lock();
+    try {
+      return queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The writer finishes what is queued and stops; later writes fail as closed. */
+  void stop() {
+    lock.lock();
+    try {
+      stopping = true;
+      queued.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void loop() {
+    List<Request> batch = new ArrayList<>();
+    while (true) {
+      lock.lock();
+      try {
+        while (queue.isEmpty() && !stopping) {
+          queued.awaitUninterruptibly();
+        }
+        if (queue.isEmpty()) {
+          return;
+        }
+        while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+          batch.add(queue.poll());
+        }
+      } finally {
+        lock.unlock();
+      }
+      try {
+        commit.accept(batch);
+      } catch (RuntimeException | Error e) {
+        // commit answers every request itself; this only keeps a caller from waiting forever on a bug.
+        RuntimeException failure = e instanceof RuntimeException re ? re : new IllegalStateException(e);
+        for (Request r : batch) {
+          if (!r.finished()) {
+            r.finish(failure);
+          }
+        }
+      }
+      batch.clear();
+    }
+  }
+}

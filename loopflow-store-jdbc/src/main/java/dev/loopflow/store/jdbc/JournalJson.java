@@ -1,0 +1,219 @@
+package dev.loopflow.store.jdbc;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
+import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.spi.Usage;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.Collection;
+import java.util.Map;
+
+/*
+ * Design notes.
+ *
+ * Journal documents are written by a streaming generator straight from the values and event records, without the
+ * copies the general path makes (an event's map, ValueRefs' escaped copy of every map and list, Jackson's view of
+ * them). What is written must stay byte for byte what the general path writes, which is Codec.plainJson of
+ * ValueRefs.split of the value: JournalJsonTest compares the two over a generated corpus.
+ *
+ * The streaming path is taken only when it cannot differ: a document whose ValueRefs size estimate is below
+ * THRESHOLD has no large part, so split only escapes strings that start with NUL, and that is all this writer does
+ * besides writing. A larger document, or one with a map key that is not a string (split turns keys into strings,
+ * which can merge two keys), goes the general way. Values of types this class does not know are handed to the same
+ * ObjectMapper the general path uses.
+ */
+final class JournalJson {
+  /** The one mapper journal JSON is written and read with. */
+  static final ObjectMapper JSON = JsonMapper.builder().build();
+  /** What {@link #estimate} answers for a value that must take the general path whatever its size. */
+  private static final long NOT_STREAMED = Long.MAX_VALUE;
+
+  private JournalJson() {}
+
+  /** Writes one JSON text. */
+  private interface Body {
+    void write(JsonGenerator g) throws IOException;
+  }
+
+  private static String text(Body body) {
+    StringWriter out = new StringWriter(128);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      body.write(g);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toString();
+  }
+
+  /** The document to write for {@code value} (not null), with its large parts moved out. */
+  static Codec.Encoded document(Object value) {
+    if (estimate(value, ValueRefs.THRESHOLD) < ValueRefs.THRESHOLD) {
+      return new Codec.Encoded(text(g -> escaped(g, value)), Map.of());
+    }
+    return split(value);
+  }
+
+  /** An event's document: the JSON {@link Events#toMap} holds, with large parts moved out. */
+  static Codec.Encoded event(Event e) {
+    long[] size = {2};
+    fields(e, (key, value) -> size[0] = add(size[0], key.length() + 4L, estimate(value, ValueRefs.THRESHOLD)));
+    if (size[0] >= ValueRefs.THRESHOLD) {
+      return split(Events.toMap(e));
+    }
+    return new Codec.Encoded(text(g -> {
+      g.writeStartObject();
+      Events.fields(e, (key, value) -> {
+        g.writeFieldName(key);
+        escaped(g, value);
+      });
+      g.writeEndObject();
+    }), Map.of());
+  }
+
+  private static void fields(Event e, Events.FieldSink sink) {
+    try {
+      Events.fields(e, sink);
+    } catch (IOException ex) {
+      throw new UncheckedIOException(ex);
+    }
+  }
+
+  /** The general path: ValueRefs' split, then each part and the document as JSON. */
+  private static Codec.Encoded split(Object value) {
+    ValueRefs.Split split = ValueRefs.split(value);
+    Map<String, String> parts = new java.util.LinkedHashMap<>();
+    split.parts().forEach((hash, part) -> parts.put(hash, Codec.plainJson(part)));
+    return new Codec.Encoded(Codec.plainJson(split.document()), parts);
+  }
+
+  /** A node's or run's LLM usage. */
+  static String usage(Usage u) {
+    return text(g -> {
+      g.writeStartObject();
+      g.writeNumberField("input_tokens", u.inputTokens());
+      g.writeNumberField("output_tokens", u.outputTokens());
+      g.writeFieldName("cost_usd");
+      if (u.costUsd() == null) {
+        g.writeNull();
+      } else {
+        g.writeNumber(u.costUsd());
+      }
+      g.writeNumberField("llm_calls", u.llmCalls());
+      g.writeNumberField("unpriced_calls", u.unpricedCalls());
+      g.writeEndObject();
+    });
+  }
+
+  /** The loop frames of a position, outermost first, as {@code [{"loop": id, "iteration": n}, ...]}. */
+  static String loops(NodePosition p) {
+    return text(g -> {
+      g.writeStartArray();
+      for (NodePosition.LoopFrame f : p.loops()) {
+        g.writeStartObject();
+        g.writeStringField("loop", f.loopId());
+        g.writeNumberField("iteration", f.iteration());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+    });
+  }
+
+  /** Writes what ValueRefs' escaped copy of {@code v} would serialize to, without the copy. */
+  private static void escaped(JsonGenerator g, Object v) throws IOException {
+    if (v == null) {
+      g.writeNull();
+    } else if (v instanceof String s) {
+      g.writeString(ValueRefs.escape(s));
+    } else if (v instanceof Map<?, ?> m) {
+      g.writeStartObject();
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        g.writeFieldName((String) e.getKey());
+        escaped(g, e.getValue());
+      }
+      g.writeEndObject();
+    } else if (v instanceof Collection<?> c) {
+      g.writeStartArray();
+      for (Object x : c) {
+        escaped(g, x);
+      }
+      g.writeEndArray();
+    } else if (v instanceof Integer i) {
+      g.writeNumber(i);
+    } else if (v instanceof Long l) {
+      g.writeNumber(l);
+    } else if (v instanceof Boolean b) {
+      g.writeBoolean(b);
+    } else if (v instanceof Double d) {
+      g.writeNumber(d.doubleValue());
+    } else {
+      g.writeObject(v);
+    }
+  }
+
+  /**
+   * ValueRefs' estimate of {@code v}'s JSON size, exact while it is below {@code limit} and at least {@code limit}
+   * once it gets there; {@link #NOT_STREAMED} for a map with a key that is not a string.
+   */
+  static long estimate(Object v, long limit) {
+    if (v == null) {
+      return 4;
+    }
+    if (v instanceof String s) {
+      return s.length() + 2L;
+    }
+    if (v instanceof Map<?, ?> m) {
+      long total = 2;
+      for (Map.Entry<?, ?> e : m.entrySet()) {
+        if (!(e.getKey() instanceof String k)) {
+          return NOT_STREAMED;
+        }
+        total = add(total, k.length() + 4L, estimate(e.getValue(), limit - total));
+        if (total >= limit) {
+          return total;
+        }
+      }
+      return total;
+    }
+    if (v instanceof Collection<?> c) {
+      long total = 2;
+      for (Object x : c) {
+        total = add(total, 1, estimate(x, limit - total));
+        if (total >= limit) {
+          return total;
+        }
+      }
+      return total;
+    }
+    if (v instanceof Integer i) {
+      return digits(i);
+    }
+    if (v instanceof Long l) {
+      return digits(l);
+    }
+    if (v instanceof Boolean b) {
+      return b ? 4 : 5;
+    }
+    return String.valueOf(v).length();
+  }
+
+  private static long add(long total, long more, long estimate) {
+    return total == NOT_STREAMED || estimate == NOT_STREAMED ? NOT_STREAMED : total + more + estimate;
+  }
+
+  /** {@code String.valueOf(n).length()} without the string. */
+  private static int digits(long n) {
+    if (n == Long.MIN_VALUE) {
+      return 20;
+    }
+    int len = n < 0 ? 2 : 1;
+    for (long a = Math.abs(n); a >= 10; a /= 10) {
+      len++;
+    }
+    return len;
+  }
+}
