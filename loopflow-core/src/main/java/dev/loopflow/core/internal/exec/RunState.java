@@ -8,7 +8,6 @@ import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.NodeContext;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
