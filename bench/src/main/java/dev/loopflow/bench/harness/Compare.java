@@ -74,9 +74,46 @@ public final class Compare {
     c.run(rounds, quick, only, out);
   }
 
+  /**
+   * The JVM options the {@code loopflow} launcher starts the CLI with (collector, compiler tiers, heap sizing), so
+   * that loopflow's runner measures the speed and memory a user of the CLI gets. Read from the launcher's
+   * {@code exec "$JAVA" ...} line: its {@code -X} options, without the class-data archive ones, which name a file of
+   * the CLI's own jar.
+   */
+  static List<String> launcherJvmFlags(Path launcher) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(launcher);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the launcher " + launcher + ": " + e.getMessage(), e);
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      if (!lines.get(i).strip().startsWith("exec \"$JAVA\"")) {
+        continue;
+      }
+      StringBuilder command = new StringBuilder(lines.get(i));
+      while (command.toString().strip().endsWith("\\") && i + 1 < lines.size()) {
+        command.setLength(command.toString().stripTrailing().length() - 1);
+        command.append(' ').append(lines.get(++i));
+      }
+      List<String> flags = new ArrayList<>();
+      for (String word : command.toString().strip().split("\\s+")) {
+        if (word.startsWith("-X") && !word.contains("Shared") && !word.contains("cds") && !word.contains("$")) {
+          flags.add(word);
+        }
+      }
+      return flags;
+    }
+    throw new IllegalStateException("the launcher " + launcher + " has no 'exec \"$JAVA\" ...' line to read its "
+        + "JVM options from");
+  }
+
   private List<Engine> engines(String workload) {
     String cp = root.resolve("bench/target/benchmarks.jar").toString();
-    List<String> lf = List.of(java, "-cp", cp, LoopflowRunner.class.getName());
+    List<String> lf = new ArrayList<>();
+    lf.add(java);
+    lf.addAll(launcherJvmFlags(root.resolve("loopflow")));
+    lf.addAll(List.of("-cp", cp, LoopflowRunner.class.getName()));
     List<Engine> all = new ArrayList<>();
     if (!workload.equals("W6")) {
       all.add(new Engine("loopflow-yaml", concat(lf, "--variant", "yaml")));

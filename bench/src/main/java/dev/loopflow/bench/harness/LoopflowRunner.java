@@ -153,15 +153,19 @@ public final class LoopflowRunner {
     Loopflow engine = Loopflow.builder().store(store).handler(INCREMENT).build();
     Workflow wf = engine.parse(w1(api), "w1.yaml");
     for (int i = 0; i < a.warmup + a.reps; i++) {
+      long c0 = processCpuNanos();
+      long b0 = allocatedBytes();
       long t0 = System.nanoTime();
       RunResult r = engine.run(wf, Map.of("n", a.n));
       long t1 = System.nanoTime();
+      long c1 = processCpuNanos();
+      long b1 = allocatedBytes();
       long count = check(r, "count");
       if (count != a.n) {
         throw new IllegalStateException("W1: count is " + count + ", expected " + a.n);
       }
       if (i >= a.warmup) {
-        out.rep(i - a.warmup, t1 - t0, count, Map.of());
+        out.rep(i - a.warmup, t1 - t0, count, cpu(c0, c1, b0, b1, count));
       }
     }
   }
@@ -195,9 +199,13 @@ public final class LoopflowRunner {
     Loopflow engine = b.build();
     Workflow wf = engine.parse(W2_YAML.formatted(coder, reviewer), "w2.yaml");
     for (int i = 0; i < a.warmup + a.reps; i++) {
+      long c0 = processCpuNanos();
+      long b0 = allocatedBytes();
       long t0 = System.nanoTime();
       RunResult r = engine.run(wf, Map.of("n", a.n));
       long t1 = System.nanoTime();
+      long c1 = processCpuNanos();
+      long b1 = allocatedBytes();
       Object drafts = r.state() == null ? null : r.state().get("drafts");
       if (r.status() != RunStatus.COMPLETED || !(drafts instanceof List<?> l) || l.size() != a.n
           || !("draft " + a.n).equals(l.getLast())) {
@@ -205,9 +213,37 @@ public final class LoopflowRunner {
             + ": " + r.error());
       }
       if (i >= a.warmup) {
-        out.rep(i - a.warmup, t1 - t0, a.n, Map.of());
+        out.rep(i - a.warmup, t1 - t0, a.n, cpu(c0, c1, b0, b1, a.n));
       }
     }
+  }
+
+  /**
+   * The CPU time the whole process used (every thread: the run's, the collector's, the compiler's), or -1 where the
+   * JVM cannot tell. On a machine shared with other work, CPU time per iteration moves much less than wall time.
+   */
+  static long processCpuNanos() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+  }
+
+  /** Bytes allocated so far by the JVM's live threads, or -1 where the JVM cannot tell. */
+  static long allocatedBytes() {
+    return java.lang.management.ManagementFactory.getThreadMXBean()
+        instanceof com.sun.management.ThreadMXBean t && t.isThreadAllocatedMemorySupported()
+        ? t.getTotalThreadAllocatedBytes() : -1;
+  }
+
+  /** The optional {@code cpu_us_per_iter} and {@code alloc_bytes_per_iter} fields of a repetition (PROTOCOL.md). */
+  static Map<String, Object> cpu(long c0, long c1, long b0, long b1, long iterations) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    if (c0 >= 0 && c1 >= 0) {
+      m.put("cpu_us_per_iter", (c1 - c0) / 1e3 / iterations);
+    }
+    if (b0 >= 0 && b1 >= 0) {
+      m.put("alloc_bytes_per_iter", (double) (b1 - b0) / iterations);
+    }
+    return m;
   }
 
   private static void durable(Args a, Output out, boolean api) throws IOException {

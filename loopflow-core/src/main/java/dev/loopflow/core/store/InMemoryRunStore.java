@@ -9,7 +9,18 @@ import java.util.Optional;
 import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
+/**
+ * The journal kept in the engine's own heap. A run's node executions are all kept (a failed or paused run resumes
+ * from them, and a run list counts its loop passes from them). Its events are all kept while the run can still be
+ * resumed; once its record says {@code completed} or {@code cancelled} (neither can be resumed), only its last
+ * {@value #EVENTS_KEPT_WHEN_FINISHED} events are kept, plus those appended afterwards (its {@code run.finished}).
+ * Events describe what the rows and the record already hold; without this bound an engine embedded in a long-lived
+ * process would keep three or more events per loop pass of every run it ever finished.
+ */
 final class InMemoryRunStore implements RunStore {
+  /** How many of its latest events a completed or cancelled run keeps. */
+  static final int EVENTS_KEPT_WHEN_FINISHED = 1_000;
+
   private final Map<String, RunRecord> runs = new ConcurrentHashMap<>();
   private final Map<String, List<NodeExecution>> executions = new ConcurrentHashMap<>();
   private final Map<String, List<Event>> events = new ConcurrentHashMap<>();
@@ -30,6 +41,19 @@ final class InMemoryRunStore implements RunStore {
   @Override
   public void updateRun(RunRecord run) {
     runs.put(run.runId(), run);
+    if (run.status() == dev.loopflow.core.run.RunStatus.COMPLETED
+        || run.status() == dev.loopflow.core.run.RunStatus.CANCELLED) {
+      List<Event> list = events.get(run.runId());
+      if (list != null) {
+        synchronized (list) {
+          if (list.size() > EVENTS_KEPT_WHEN_FINISHED) {
+            // Dropped from the front, so sequence order and the last sequence number stay as they were.
+            list.subList(0, list.size() - EVENTS_KEPT_WHEN_FINISHED).clear();
+            ((ArrayList<Event>) list).trimToSize();
+          }
+        }
+      }
+    }
   }
 
   @Override

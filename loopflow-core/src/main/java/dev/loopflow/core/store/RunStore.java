@@ -114,7 +114,10 @@ public interface RunStore extends AutoCloseable {
   @Override
   default void close() {}
 
-  /** A store that keeps everything in memory for the life of the object. */
+  /**
+   * A store that keeps runs in memory for the life of the object: every run record and node execution, and every
+   * event of a run until it is completed or cancelled, after which its last 1,000 events are kept.
+   */
   static RunStore inMemory() {
     return new InMemoryRunStore();
   }

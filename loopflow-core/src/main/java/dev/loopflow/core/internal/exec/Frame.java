@@ -14,8 +14,11 @@ import java.util.Map;
  * frames, so a body reads outer results it does not shadow. Keeps only each node's latest result, so memory and
  * the cost of building a scope do not grow with the number of iterations.
  *
- * <p>What must stay true: a frame is written by the node threads of the level it belongs to (hence the lock)
- * and read through {@link #collect}, which copies references only.
+ * <p>What must stay true: a frame is written by the node threads of the level it belongs to (hence the lock).
+ * Readers take a {@link #snapshot}: a read-only copy made once after each write and shared by every reader until
+ * the next one, so a node's scope stays what it was when taken without copying the results for every reader.
+ * The copy iterates in the order of the results map, which is written in place as it always was: that order is
+ * visible where a whole scope or {@code loop.prev} is printed or iterated.
  */
 final class Frame {
   final Frame parent;
@@ -28,6 +31,8 @@ final class Frame {
   /** Budget chain: the run's, then each enclosing loop's, innermost last. */
   final List<Budgets> budgets;
   private final Map<String, Map<String, Object>> results = new HashMap<>();
+  /** The snapshot of {@link #results} handed out since the last write, or null. Guarded by this. */
+  private Map<String, Map<String, Object>> published;
   private final Map<String, NodeStatus> statuses = new HashMap<>();
   private final List<String> completionOrder = new ArrayList<>();
 
@@ -46,21 +51,39 @@ final class Frame {
 
   /** A body frame one loop pass deeper. */
   Frame child(String loopId, int iteration, Map<String, Object> vars, String sessionScope, Budgets loopBudget) {
-    List<NodePosition.LoopFrame> l = new ArrayList<>(loops);
-    l.add(new NodePosition.LoopFrame(loopId, iteration));
-    List<Budgets> b = new ArrayList<>(budgets);
+    NodePosition.LoopFrame[] l = loops.toArray(new NodePosition.LoopFrame[loops.size() + 1]);
+    l[loops.size()] = new NodePosition.LoopFrame(loopId, iteration);
+    List<Budgets> b = budgets;
     if (loopBudget != null) {
-      b.add(loopBudget);
+      Budgets[] more = budgets.toArray(new Budgets[budgets.size() + 1]);
+      more[budgets.size()] = loopBudget;
+      b = List.of(more);
     }
-    return new Frame(this, l, vars, sessionScope != null ? sessionScope : this.sessionScope, b);
+    return new Frame(this, List.of(l), vars, sessionScope != null ? sessionScope : this.sessionScope, b);
   }
 
   NodePosition position(String nodeId) {
     return new NodePosition(loops, nodeId);
   }
 
+  /** The results as they are now, read-only; never changed afterwards. */
+  synchronized Map<String, Map<String, Object>> snapshot() {
+    Map<String, Map<String, Object>> p = published;
+    if (p == null) {
+      p = Collections.unmodifiableMap(new LinkedHashMap<>(results));
+      published = p;
+    }
+    return p;
+  }
+
+  /** Replaces {@code id}'s result; called holding this frame's lock. */
+  private void putResult(String id, Map<String, Object> result) {
+    results.put(id, result);
+    published = null;
+  }
+
   synchronized void complete(String id, Map<String, Object> result, NodeStatus status) {
-    results.put(id, Collections.unmodifiableMap(result));
+    putResult(id, Collections.unmodifiableMap(result));
     statuses.put(id, status);
     if (status == NodeStatus.COMPLETED) {
       completionOrder.remove(id);
@@ -71,7 +94,7 @@ final class Frame {
   synchronized void mark(String id, NodeStatus status, Map<String, Object> result) {
     statuses.put(id, status);
     if (result != null) {
-      results.put(id, Collections.unmodifiableMap(result));
+      putResult(id, Collections.unmodifiableMap(result));
     }
   }
 
@@ -100,11 +123,12 @@ final class Frame {
       r.putAll(old);
     }
     r.put(field, value);
-    results.put(id, Collections.unmodifiableMap(r));
+    putResult(id, Collections.unmodifiableMap(r));
   }
 
   /** Forgets these nodes' results and statuses (a restart that does not preserve outputs). */
   synchronized void forget(java.util.Set<String> ids) {
+    published = null;
     for (String id : ids) {
       results.remove(id);
       statuses.remove(id);
@@ -151,8 +175,9 @@ final class Frame {
     return completionOrder.isEmpty() ? null : completionOrder.get(completionOrder.size() - 1);
   }
 
-  synchronized Map<String, Map<String, Object>> ownResults() {
-    return new LinkedHashMap<>(results);
+  /** This frame's results, read-only: its {@link #snapshot}, shared rather than copied for each reader. */
+  Map<String, Map<String, Object>> ownResults() {
+    return snapshot();
   }
 
   /** Publishes this frame's results and statuses into the parent (graph-form loops: body ids are outer ids). */
@@ -167,19 +192,10 @@ final class Frame {
     }
     synchronized (parent) {
       parent.results.putAll(r);
+      parent.published = null;
       parent.statuses.putAll(s);
       parent.completionOrder.removeAll(order);
       parent.completionOrder.addAll(order);
-    }
-  }
-
-  /** Every visible result, innermost winning. */
-  void collect(Map<String, Object> into) {
-    if (parent != null) {
-      parent.collect(into);
-    }
-    synchronized (this) {
-      into.putAll(results);
     }
   }
 

@@ -9,8 +9,6 @@ import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -142,20 +140,26 @@ abstract class LoopFront {
 
   /** The {@code loop} variable of pass {@code st.iteration}. */
   Map<String, Object> vars(State st) {
-    Map<String, Object> v = new LinkedHashMap<>();
-    v.put("iteration", st.iteration);
-    v.put("index", st.iteration - 1);
-    v.put("max", max);
-    v.put("input", st.input);
-    v.put("prev", st.prev);
-    v.put("user_input", st.userInput == null ? "" : st.userInput);
-    v.put("id", id);
     Map<String, Object> parent = outer.loopVars();
+    String[] names = parent != null ? VAR_NAMES_WITH_PARENT : VAR_NAMES;
+    Object[] values = new Object[names.length];
+    values[0] = st.iteration;
+    values[1] = st.iteration - 1;
+    values[2] = max;
+    values[3] = st.input;
+    values[4] = st.prev;
+    values[5] = st.userInput == null ? "" : st.userInput;
+    values[6] = id;
     if (parent != null) {
-      v.put("parent", parent);
+      values[7] = parent;
     }
-    return Collections.unmodifiableMap(v);
+    return new LoopVars(names, values);
   }
+
+  /** The names of {@link #vars}, in the order the variable iterates in. */
+  private static final String[] VAR_NAMES = {"iteration", "index", "max", "input", "prev", "user_input", "id"};
+  private static final String[] VAR_NAMES_WITH_PARENT = {"iteration", "index", "max", "input", "prev",
+      "user_input", "id", "parent"};
 
   /** What the loop.iteration event previews for pass {@code st.iteration}. */
   Object passInput(State st) {

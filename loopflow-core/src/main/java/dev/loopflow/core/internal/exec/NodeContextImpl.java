@@ -229,8 +229,22 @@ final class NodeContextImpl implements NodeContext {
     return java.util.Optional.ofNullable(type.cast(ctx.services.get(type)));
   }
 
-  /** Tells this execution's steps apart from an earlier execution's at the same position. */
-  private final String execution = java.util.UUID.randomUUID().toString();
+  /**
+   * Tells this execution's steps apart from an earlier execution's at the same position. Made on the first step
+   * only: a random UUID reads the system's secure random source, which cost more than the rest of a small node's
+   * execution, and most executions record no step.
+   */
+  private String execution;
+  /** Execution ids made so far in this JVM; read by a test that pins the laziness. */
+  static final java.util.concurrent.atomic.AtomicLong EXECUTION_IDS_MADE = new java.util.concurrent.atomic.AtomicLong();
+
+  private synchronized String execution() {
+    if (execution == null) {
+      execution = java.util.UUID.randomUUID().toString();
+      EXECUTION_IDS_MADE.incrementAndGet();
+    }
+    return execution;
+  }
   private java.util.List<Map<String, Object>> replayedSteps;
 
   @Override
@@ -247,7 +261,8 @@ final class NodeContextImpl implements NodeContext {
       @Override
       public void record(Map<String, Object> step) {
         Map<String, Object> plain = Values.plain(step) instanceof Map<?, ?> m ? castMap(m) : Map.of();
-        ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, execution, plain));
+        String id = execution();
+        ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id, plain));
         ctx.store.flush();
       }
     };

@@ -8,7 +8,6 @@ import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.NodeContext;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,22 +52,11 @@ final class RunState {
     });
   }
 
+  /** What a node at {@code frame} reads now: a snapshot, looked up lazily (see {@link NodeScope}). */
   Map<String, Object> scope(Frame frame) {
-    Map<String, Object> scope = new HashMap<>(32);
-    frame.collect(scope);
-    scope.put("input", inputs);
-    scope.put("flow", flow);
-    scope.put("state", stateView());
-    scope.put("env", env);
-    scope.put("run", run);
-    Map<String, Object> loop = frame.loopVars();
-    if (loop != null) {
-      scope.put("loop", loop);
-    }
-    if (workflow.restartPolicy() != null && workflow.restartPolicy().isPipeline()) {
-      scope.put("pipeline", PipelineScope.of(frame, workflow.restartPolicy()));
-    }
-    return Collections.unmodifiableMap(scope);
+    Object pipeline = workflow.restartPolicy() != null && workflow.restartPolicy().isPipeline()
+        ? PipelineScope.of(frame, workflow.restartPolicy()) : null;
+    return new NodeScope(frame, inputs, flow, stateView(), env, run, frame.loopVars(), pipeline);
   }
 
   /** Sets {@code run}: the run's id, workflow name and file, and when it first started (kept across resumes). */
