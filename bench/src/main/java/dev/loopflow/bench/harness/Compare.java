@@ -77,7 +77,7 @@ public final class Compare {
   /**
    * The JVM options the {@code loopflow} launcher starts the CLI with (collector, compiler tiers, heap sizing), so
    * that loopflow's runner measures the speed and memory a user of the CLI gets. Read from the launcher's
-   * {@code exec "$JAVA" ...} line: its {@code -X} options, without the class-data archive ones, which name a file of
+   * {@code JVM_OPTS=(...)} line: its {@code -X} options, without the class-data archive ones, which name a file of
    * the CLI's own jar.
    */
   static List<String> launcherJvmFlags(Path launcher) {
@@ -87,25 +87,22 @@ public final class Compare {
     } catch (IOException e) {
       throw new IllegalStateException("cannot read the launcher " + launcher + ": " + e.getMessage(), e);
     }
-    for (int i = 0; i < lines.size(); i++) {
-      if (!lines.get(i).strip().startsWith("exec \"$JAVA\"")) {
+    for (String line : lines) {
+      String l = line.strip();
+      if (!l.startsWith("JVM_OPTS=(") || !l.endsWith(")")) {
         continue;
       }
-      StringBuilder command = new StringBuilder(lines.get(i));
-      while (command.toString().strip().endsWith("\\") && i + 1 < lines.size()) {
-        command.setLength(command.toString().stripTrailing().length() - 1);
-        command.append(' ').append(lines.get(++i));
-      }
       List<String> flags = new ArrayList<>();
-      for (String word : command.toString().strip().split("\\s+")) {
-        if (word.startsWith("-X") && !word.contains("Shared") && !word.contains("cds") && !word.contains("$")) {
+      for (String word : l.substring("JVM_OPTS=(".length(), l.length() - 1).strip().split("\\s+")) {
+        if (word.startsWith("-X") && !word.contains("Shared") && !word.contains("cds") && !word.contains("aot")
+            && !word.contains("$") && !word.startsWith("-Xlog")) {
           flags.add(word);
         }
       }
       return flags;
     }
-    throw new IllegalStateException("the launcher " + launcher + " has no 'exec \"$JAVA\" ...' line to read its "
-        + "JVM options from");
+    throw new IllegalStateException("the launcher " + launcher + " has no 'JVM_OPTS=(...)' line to read its JVM "
+        + "options from");
   }
 
   private List<Engine> engines(String workload) {
