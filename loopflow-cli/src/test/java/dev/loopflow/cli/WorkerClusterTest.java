@@ -381,6 +381,66 @@ class WorkerClusterTest {
     return out.toString();
   }
 
+  /**
+   * A run executing on a worker, seen and steered through the server: its event stream shows the worker's events live
+   * until run.finished, and a restart signal posted to the server reaches the run on the worker and is answered.
+   */
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aRunOnAWorkerIsStreamedAndSignalledThroughTheServer() throws Exception {
+    Worker server = Worker.cli(dir, List.of("server", "--store", storeUrl, "--dispatch", "workers", "--port", "0",
+        "--token", "test-token-123", "--workflows", dir.toString()));
+    workers.add(server);
+    String url;
+    try (BufferedReader out = server.process.inputReader(StandardCharsets.UTF_8)) {
+      url = out.readLine();
+    }
+    assertThat(url).as(server.stderrText()).contains("#token=");
+    java.net.URI base = java.net.URI.create(url.substring(0, url.indexOf('#')));
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    var json = new com.fasterxml.jackson.databind.ObjectMapper();
+    workers.add(Worker.start(dir, "steered", 1));
+    Path gate = dir.resolve("gate");
+    String source = java.nio.file.Files.readString(Path.of(WorkerClusterTest.class.getResource(
+        "/workers/restartable.yaml").toURI()));
+    var created = http.send(java.net.http.HttpRequest.newBuilder(base.resolve("/api/runs"))
+        .header("Authorization", "Bearer test-token-123").header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("source", source,
+            "inputs", Map.of("gate", gate.toString()))))).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+    String id = json.readTree(created.body()).path("run_id").asText();
+
+    List<String> stream = new CopyOnWriteArrayList<>();
+    var events = http.sendAsync(java.net.http.HttpRequest.newBuilder(base.resolve("/api/runs/" + id + "/events"))
+        .header("Authorization", "Bearer test-token-123").header("Accept", "text/event-stream").build(),
+        java.net.http.HttpResponse.BodyHandlers.ofLines());
+    Thread.ofVirtual().start(() -> events.join().body().forEach(stream::add));
+    waitUntil(() -> store.nodeExecutions(id).stream().anyMatch(e -> e.position().nodeId().equals("implement")),
+        Duration.ofSeconds(60), "the worker to run 'implement'; worker: " + workers.get(1).stderrText());
+    waitUntil(() -> stream.contains("event: node.started"), Duration.ofSeconds(30),
+        "the server's stream to show the worker's events");
+
+    var answer = http.sendAsync(java.net.http.HttpRequest.newBuilder(base.resolve("/api/runs/" + id + "/signal"))
+        .header("Authorization", "Bearer test-token-123").header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("type", "restart",
+            "target_stage_id", "implement", "reason", "tests fail", "requester_stage_id", "wait")))).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    waitUntil(() -> !store.commands(id).isEmpty(), Duration.ofSeconds(30), "the signal on the run's bus");
+    java.nio.file.Files.writeString(Path.of(gate + "-1"), "go");
+    var decided = answer.get(60, TimeUnit.SECONDS);
+    assertThat(decided.statusCode()).as(decided.body()).isEqualTo(200);
+    assertThat(json.readTree(decided.body()).path("success").asBoolean()).as(decided.body()).isTrue();
+    assertThat(json.readTree(decided.body()).path("iteration").asInt()).isEqualTo(2);
+    java.nio.file.Files.writeString(Path.of(gate + "-2"), "go");
+    waitUntil(() -> ended(id), Duration.ofSeconds(60), "the run to end");
+    RunRecord r = store.findRun(id).orElseThrow();
+    assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.output()).isEqualTo("implementation 2");
+    waitUntil(() -> stream.contains("event: run.finished"), Duration.ofSeconds(30),
+        "the stream to end with run.finished; it had: " + stream);
+    assertThat(stream).contains("event: restart.accepted");
+  }
+
   // ---------------------------------------------------------------------------------------------------------
 
   private Path workflowPath() throws Exception {
@@ -460,6 +520,11 @@ class WorkerClusterTest {
     assertThat(completed).as(id).containsKeys("revise", "publish", "revise[" + approveAt + "].decide");
     assertThat(completed).as(id).doesNotContainKey("revise[" + (approveAt + 1) + "].draft");
     assertThat(String.valueOf(r.output())).startsWith(topic + " after " + approveAt + " drafts of ");
+    // run.finished is written just after the run's final record, in a transaction of its own.
+    long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (store.events(id).stream().noneMatch(e -> e instanceof Event.RunFinished) && System.nanoTime() < until) {
+      java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
+    }
     List<Event> events = store.events(id);
     assertThat(events.stream().filter(e -> e instanceof Event.RunFinished)).as(id).hasSize(1);
     List<String> resumedFrom = events.stream().filter(e -> e instanceof Event.RunResumed)

@@ -280,6 +280,9 @@ final class Scheduler implements RunHandle {
       };
       bus.publish((seq, at) -> new Event.RunResumed(runId, seq, at, workflow.name(), from, resumeFrom.pausedAt(),
           answerJson(answer)));
+      // Durable before the first node starts: an attempt that dies before anything else is journaled (an LLM call in
+      // flight, say) still shows as an attempt, so every repeated call can be accounted to a takeover.
+      store.flush();
     }
     Thread watchdog = null;
     if (ctx.deadline != null) {
@@ -425,6 +428,14 @@ final class Scheduler implements RunHandle {
     answerLeftovers(status);
     clearWorkflowMemory();
     bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
+    // Written now rather than with the store's next batch: a process that ends (or is killed) right after its run
+    // finished must not leave an ended run without its run.finished. A failure here is the store's to report on its
+    // next write; the run's end is already journaled.
+    try {
+      store.flush();
+    } catch (RuntimeException e) {
+      // the event stays buffered for the store's next write
+    }
     return RunReports.result(record);
   }
 }
