@@ -272,15 +272,7 @@ class WorkerClusterTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void runsPostedToAServerWithWorkerDispatchCompleteOnceWhenAWorkerIsKilled() throws Exception {
-    Worker server = Worker.cli(dir, List.of("server", "--store", storeUrl, "--dispatch", "workers", "--port", "0",
-        "--token", "test-token-123", "--workflows", dir.toString()));
-    workers.add(server);
-    String url;
-    try (BufferedReader out = server.process.inputReader(StandardCharsets.UTF_8)) {
-      url = out.readLine();
-    }
-    assertThat(url).as(server.stderrText()).contains("#token=");
-    java.net.URI base = java.net.URI.create(url.substring(0, url.indexOf('#')));
+    java.net.URI base = startServer();
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     String source = java.nio.file.Files.readString(workflowPath());
     Map<String, Integer> runs = new LinkedHashMap<>();
@@ -388,15 +380,7 @@ class WorkerClusterTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aRunOnAWorkerIsStreamedAndSignalledThroughTheServer() throws Exception {
-    Worker server = Worker.cli(dir, List.of("server", "--store", storeUrl, "--dispatch", "workers", "--port", "0",
-        "--token", "test-token-123", "--workflows", dir.toString()));
-    workers.add(server);
-    String url;
-    try (BufferedReader out = server.process.inputReader(StandardCharsets.UTF_8)) {
-      url = out.readLine();
-    }
-    assertThat(url).as(server.stderrText()).contains("#token=");
-    java.net.URI base = java.net.URI.create(url.substring(0, url.indexOf('#')));
+    java.net.URI base = startServer();
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
     var json = new com.fasterxml.jackson.databind.ObjectMapper();
     workers.add(Worker.start(dir, "steered", 1));
@@ -442,6 +426,19 @@ class WorkerClusterTest {
   }
 
   // ---------------------------------------------------------------------------------------------------------
+
+  /** Starts `loopflow server --dispatch workers` on the test's store (token test-token-123); returns its address. */
+  private java.net.URI startServer() throws IOException {
+    Worker server = Worker.cli(dir, List.of("server", "--store", storeUrl, "--dispatch", "workers", "--port", "0",
+        "--token", "test-token-123", "--workflows", dir.toString()));
+    workers.add(server);
+    String url;
+    try (BufferedReader out = server.process.inputReader(StandardCharsets.UTF_8)) {
+      url = out.readLine();
+    }
+    assertThat(url).as(server.stderrText()).contains("#token=");
+    return java.net.URI.create(url.substring(0, url.indexOf('#')));
+  }
 
   private Path workflowPath() throws Exception {
     return Path.of(WorkerClusterTest.class.getResource("/workers/drafts.yaml").toURI());
