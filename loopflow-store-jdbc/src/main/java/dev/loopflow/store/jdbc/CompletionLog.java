@@ -2,6 +2,7 @@ package dev.loopflow.store.jdbc;
 
 import dev.loopflow.core.secrets.PrivateFiles;
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -38,6 +39,11 @@ import java.util.zip.CRC32C;
  * Locks of this kind belong to the process, and closing any channel of a file drops every lock the process holds on
  * it; the logs this JVM has open are therefore remembered (OWN) and never opened by its own recovery.
  *
+ * Nothing here may be interruptible: an interrupt that reaches a thread inside an operation of a FileChannel closes
+ * the channel, and the engine's node threads are interrupted (a cancelled run, a finished process). Appends and
+ * truncation therefore go through RandomAccessFile's own methods, which an interrupt does not stop, and the channel
+ * operations of a recovery (trying the lock, reading) run on the store's writer thread, which nothing interrupts.
+ *
  * Record: int length, int CRC32C of the payload, payload. Reading stops at the first record that is cut short or
  * whose checksum does not match (a write the machine lost at a power cut), and at a length beyond what is left.
  */
@@ -48,18 +54,17 @@ final class CompletionLog implements AutoCloseable {
   static final long TRUNCATE_AT = 1 << 20;
   /** The largest record a reader accepts; a longer length is damage. */
   static final int MAX_RECORD = 64 << 20;
+  /** Bytes before a record's payload: its length and its checksum. */
+  static final int HEADER = 8;
 
   private final Path file;
-  private final FileChannel channel;
-  private final FileLock lock;
+  private final RandomAccessFile out;
   private final CRC32C crc = new CRC32C();
-  private final ByteBuffer header = ByteBuffer.allocate(8);
   private long size;
 
-  private CompletionLog(Path file, FileChannel channel, FileLock lock) {
+  private CompletionLog(Path file, RandomAccessFile out) {
     this.file = file;
-    this.channel = channel;
-    this.lock = lock;
+    this.out = out;
   }
 
   /** The directory the logs of the database {@code database} live in. */
@@ -71,41 +76,53 @@ final class CompletionLog implements AutoCloseable {
   static CompletionLog create(Path dir) throws IOException {
     PrivateFiles.createDirectories(dir);
     Path file = dir.resolve(UUID.randomUUID() + ".log").toAbsolutePath();
-    PrivateFiles.createFile(file);
-    FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
+    if (!PrivateFiles.createFile(file)) {
+      throw new IOException("a completion log named " + file + " exists already");
+    }
+    OWN.add(file);
+    RandomAccessFile raf = null;
     try {
-      OWN.add(file);
-      FileLock lock = ch.lock();
-      return new CompletionLog(file, ch, lock);
+      raf = new RandomAccessFile(file.toFile(), "rw");
+      raf.getChannel().lock(); // released when the file is closed
+      return new CompletionLog(file, raf);
     } catch (IOException | RuntimeException e) {
       OWN.remove(file);
-      ch.close();
+      if (raf != null) {
+        raf.close();
+      }
+      Files.deleteIfExists(file);
       throw e;
     }
   }
 
   /**
-   * Appends one record. When this returns it is in the operating system's hands; the caller serializes appends and
-   * {@link #truncateIfLarge} with them.
+   * Appends one record, in one write: {@code frame} holds {@link #HEADER} bytes for this method to fill, then the
+   * payload, {@code length} bytes in all. When this returns the record is in the operating system's hands. The
+   * caller serializes appends and {@link #truncateIfLarge} with them.
    */
-  void append(byte[] payload, int length) throws IOException {
+  void append(byte[] frame, int length) throws IOException {
+    int payload = length - HEADER;
     crc.reset();
-    crc.update(payload, 0, length);
-    header.clear();
-    header.putInt(length).putInt((int) crc.getValue()).flip();
-    ByteBuffer body = ByteBuffer.wrap(payload, 0, length);
-    ByteBuffer[] both = {header, body};
-    while (header.hasRemaining() || body.hasRemaining()) {
-      channel.write(both);
-    }
-    size += 8L + length;
+    crc.update(frame, HEADER, payload);
+    int sum = (int) crc.getValue();
+    putInt(frame, 0, payload);
+    putInt(frame, 4, sum);
+    out.write(frame, 0, length);
+    size += length;
+  }
+
+  private static void putInt(byte[] b, int at, int v) {
+    b[at] = (byte) (v >>> 24);
+    b[at + 1] = (byte) (v >>> 16);
+    b[at + 2] = (byte) (v >>> 8);
+    b[at + 3] = (byte) v;
   }
 
   /** Empties the log when it has grown past {@link #TRUNCATE_AT}; call only when every record in it was applied. */
   void truncateIfLarge() throws IOException {
     if (size > TRUNCATE_AT) {
-      channel.truncate(0);
-      channel.position(0);
+      out.setLength(0);
+      out.seek(0);
       size = 0;
     }
   }
@@ -119,18 +136,13 @@ final class CompletionLog implements AutoCloseable {
     return file;
   }
 
-  /** Unlocks and deletes the log; call only when every record in it was applied. */
+  /** Deletes the log and unlocks it; call only when every record in it was applied. */
   @Override
   public void close() throws IOException {
     try {
       Files.deleteIfExists(file);
     } finally {
-      try {
-        lock.release();
-      } finally {
-        channel.close();
-        OWN.remove(file);
-      }
+      abandon();
     }
   }
 
@@ -140,28 +152,53 @@ final class CompletionLog implements AutoCloseable {
    */
   void abandon() throws IOException {
     try {
-      lock.release();
+      out.close();
     } finally {
-      channel.close();
       OWN.remove(file);
     }
   }
 
-  /** What a recovery found in one log left behind. */
-  interface Recovered {
-    /** Applies the records of one log; the log is deleted only when this returns normally. */
-    void apply(List<byte[]> records) throws IOException;
+  /** A log left behind by a process that ended, locked here, with its intact records. */
+  static final class Left {
+    private final Path file;
+    private final FileChannel channel;
+    private final List<byte[]> records;
+
+    private Left(Path file, FileChannel channel, List<byte[]> records) {
+      this.file = file;
+      this.channel = channel;
+      this.records = records;
+    }
+
+    List<byte[]> records() {
+      return records;
+    }
+
+    /** Deletes the log (its records are in the tables now) and unlocks it. */
+    void discard() throws IOException {
+      try {
+        Files.deleteIfExists(file);
+      } finally {
+        release();
+      }
+    }
+
+    /** Unlocks the log and leaves it for a later recovery. */
+    void release() throws IOException {
+      channel.close();
+    }
   }
 
   /**
-   * Finds the logs in {@code dir} left behind by processes that have ended (their lock can be taken), hands the
-   * records of each to {@code recovered} and deletes it. Logs of live processes and of this JVM are left alone;
-   * anything in the directory that is not a regular file named like a log is ignored. Returns how many logs were
-   * applied.
+   * The logs in {@code dir} left behind by processes that have ended (their lock can be taken), each locked here
+   * with its records, until the caller {@linkplain Left#discard discards} or {@linkplain Left#release releases} it.
+   * Logs of live processes and of this JVM are left alone; anything in the directory that is not a regular file
+   * named like a log is ignored. Run it on a thread nothing interrupts (see the design notes).
    */
-  static int recover(Path dir, Recovered recovered) throws IOException {
+  static List<Left> findLeft(Path dir) throws IOException {
+    List<Left> out = new ArrayList<>();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return 0;
+      return out;
     }
     List<Path> candidates = new ArrayList<>();
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.log")) {
@@ -172,37 +209,44 @@ final class CompletionLog implements AutoCloseable {
         }
       }
     }
-    int applied = 0;
-    for (Path p : candidates) {
-      FileChannel ch;
-      try {
-        ch = FileChannel.open(p, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
-            LinkOption.NOFOLLOW_LINKS));
-      } catch (NoSuchFileException gone) {
-        continue; // recovered by someone else meanwhile
-      }
-      try (ch) {
-        FileLock lock;
+    try {
+      for (Path p : candidates) {
+        FileChannel ch;
         try {
-          lock = ch.tryLock();
-        } catch (OverlappingFileLockException inThisJvm) {
-          continue;
+          ch = FileChannel.open(p, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+              LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException gone) {
+          continue; // recovered by someone else meanwhile
         }
-        if (lock == null) {
-          continue; // its process is alive
-        }
+        boolean kept = false;
         try {
-          recovered.apply(read(ch));
-          // Emptied before it goes, so a process that opened it just before sees nothing left to apply.
-          ch.truncate(0);
-          Files.deleteIfExists(p);
-          applied++;
+          FileLock lock;
+          try {
+            lock = ch.tryLock();
+          } catch (OverlappingFileLockException inThisJvm) {
+            lock = null;
+          }
+          if (lock != null) {
+            out.add(new Left(p, ch, read(ch)));
+            kept = true;
+          }
         } finally {
-          lock.release();
+          if (!kept) {
+            ch.close();
+          }
         }
       }
+    } catch (IOException | RuntimeException e) {
+      for (Left l : out) {
+        try {
+          l.release();
+        } catch (IOException again) {
+          e.addSuppressed(again);
+        }
+      }
+      throw e;
     }
-    return applied;
+    return out;
   }
 
   /** The intact records of a log, in order, up to the first damaged or cut one. */
@@ -210,21 +254,21 @@ final class CompletionLog implements AutoCloseable {
     List<byte[]> out = new ArrayList<>();
     long end = ch.size();
     long pos = 0;
-    ByteBuffer head = ByteBuffer.allocate(8);
+    ByteBuffer head = ByteBuffer.allocate(HEADER);
     CRC32C check = new CRC32C();
-    while (end - pos >= 8) {
+    while (end - pos >= HEADER) {
       head.clear();
-      if (readFully(ch, head, pos) < 8) {
+      if (readFully(ch, head, pos) < HEADER) {
         break;
       }
       head.flip();
       int length = head.getInt();
       int sum = head.getInt();
-      if (length < 0 || length > MAX_RECORD || length > end - pos - 8) {
+      if (length < 0 || length > MAX_RECORD || length > end - pos - HEADER) {
         break;
       }
       ByteBuffer body = ByteBuffer.allocate(length);
-      if (readFully(ch, body, pos + 8) < length) {
+      if (readFully(ch, body, pos + HEADER) < length) {
         break;
       }
       check.reset();
@@ -233,7 +277,7 @@ final class CompletionLog implements AutoCloseable {
         break;
       }
       out.add(body.array());
-      pos += 8L + length;
+      pos += HEADER + length;
     }
     return out;
   }

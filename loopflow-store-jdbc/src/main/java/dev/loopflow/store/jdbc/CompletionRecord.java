@@ -69,7 +69,10 @@ record CompletionRecord(String[] row, long seq, List<EventRow> events) {
     ps.executeUpdate();
   }
 
-  /** Writes the record into {@code out} from its start; returns the buffer used (grown when needed). */
+  /**
+   * Writes the record into {@code out}, after {@link CompletionLog#HEADER} bytes left for the log's header, so that
+   * the log appends header and record in one write.
+   */
   Writer encode(Writer out) {
     out.reset();
     out.b(VERSION);
@@ -90,6 +93,7 @@ record CompletionRecord(String[] row, long seq, List<EventRow> events) {
 
   /** The record in {@code payload}; an unknown version or a payload that does not parse is damage. */
   static CompletionRecord decode(byte[] payload) {
+    // payload is what the log read back: the record without the header.
     ByteBuffer in = ByteBuffer.wrap(payload);
     try {
       if (in.get() != VERSION) {
@@ -136,8 +140,9 @@ record CompletionRecord(String[] row, long seq, List<EventRow> events) {
     private byte[] buf = new byte[4096];
     private int len;
 
+    /** Starts a new record, after room for the log's header. */
     void reset() {
-      len = 0;
+      len = CompletionLog.HEADER;
     }
 
     byte[] bytes() {

@@ -400,32 +400,57 @@ final class JdbcRunStore implements RunStore, Transactions {
             ? rs.getLong(1) : 0L));
   }
 
-  /** Applies the logs left behind by processes that ended (see CompletionLog); each in one transaction. */
+  /**
+   * Applies the logs left behind by processes that ended (see CompletionLog), in one transaction, and deletes them
+   * once it committed. Finding and reading them runs inside the transaction's work, on the writer thread, which
+   * nothing interrupts; the work may run twice (a batch that failed is retried write by write), so it lets go of
+   * what an earlier attempt found first.
+   */
   private void recoverLogs() {
     if (logDirectory == null) {
       return;
     }
+    List<CompletionLog.Left> found = new ArrayList<>();
     try {
-      CompletionLog.recover(logDirectory, payloads -> {
-        List<CompletionRecord> records = new ArrayList<>(payloads.size());
-        for (byte[] p : payloads) {
-          try {
-            records.add(CompletionRecord.decode(p));
-          } catch (IllegalArgumentException damaged) {
-            break; // what follows a damaged record is not trusted either, as with a cut one
+      write(null, c -> {
+        releaseAll(found);
+        try {
+          found.addAll(CompletionLog.findLeft(logDirectory));
+        } catch (IOException ex) {
+          throw new java.io.UncheckedIOException(ex);
+        }
+        for (CompletionLog.Left left : found) {
+          for (byte[] payload : left.records()) {
+            CompletionRecord r;
+            try {
+              r = CompletionRecord.decode(payload);
+            } catch (IllegalArgumentException damaged) {
+              break; // what follows a damaged record is not trusted either, as with a cut one
+            }
+            r.apply(c, statements);
           }
         }
-        if (!records.isEmpty()) {
-          write(null, c -> {
-            for (CompletionRecord r : records) {
-              r.apply(c, statements);
-            }
-          });
-        }
       });
-    } catch (IOException ex) {
+      for (CompletionLog.Left left : found) {
+        left.discard();
+      }
+      found.clear();
+    } catch (IOException | java.io.UncheckedIOException ex) {
       throw StoreFailures.of("cannot apply the completion logs in " + logDirectory + ": " + ex.getMessage(), ex);
+    } finally {
+      releaseAll(found);
     }
+  }
+
+  private static void releaseAll(List<CompletionLog.Left> found) {
+    for (CompletionLog.Left left : found) {
+      try {
+        left.release();
+      } catch (IOException ex) {
+        // Closing a channel that reads a file cannot lose anything; its lock goes with the process anyway.
+      }
+    }
+    found.clear();
   }
 
   /**

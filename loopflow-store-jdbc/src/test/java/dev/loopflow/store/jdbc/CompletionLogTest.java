@@ -104,6 +104,40 @@ class CompletionLogTest {
     }
   }
 
+  /**
+   * Node threads are interrupted (a cancelled run, a finished shell process); an interrupt reaching a FileChannel
+   * operation closes the channel, which failed every later completion of the store ("its completion log failed").
+   */
+  @Test
+  void completionsJournaledByInterruptedThreadsAreWritten_bugInterruptClosedTheLog() throws Exception {
+    createRunOnly("r");
+    try (JdbcRunStore store = open()) {
+      leaveLog("r", 3);
+      Thread t = Thread.ofVirtual().unstarted(() -> {
+        // As an engine does: claim the run (which applies the log left behind), then journal its passes.
+        Thread.currentThread().interrupt();
+        assertThat(store.tryLease("r", "me", T0, T0.plusSeconds(15), null)).isTrue();
+        for (int i = 4; i <= 60; i++) {
+          Thread.currentThread().interrupt();
+          store.appendEvent(started("r", i));
+          store.recordNodeExecution(pass("r", i));
+          if (i % 10 == 0) {
+            store.listRuns(); // recovery from an interrupted thread, too
+            store.tryLease("r", "me", T0, T0.plusSeconds(15), null);
+          }
+        }
+      });
+      Throwable[] failed = {null};
+      t.setUncaughtExceptionHandler((th, e) -> failed[0] = e);
+      t.start();
+      t.join();
+      assertThat(failed[0]).isNull();
+      store.recordNodeExecution(pass("r", 61));
+      assertThat(store.nodeExecutions("r")).hasSize(61);
+    }
+    assertThat(executionSeqs("r")).containsExactlyElementsOf(expectedRows(61));
+  }
+
   @Test
   void aClosedStoreHasInsertedEverythingAndDeletedItsLog() throws Exception {
     Path logFile;
