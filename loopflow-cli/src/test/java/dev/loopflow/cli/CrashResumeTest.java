@@ -371,8 +371,10 @@ class CrashResumeTest {
 
   private static void assertNoSecretIn(Path runDir) throws IOException {
     byte[] secret = API_KEY.getBytes(StandardCharsets.UTF_8);
-    try (Stream<Path> files = Files.list(runDir)) {
-      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("runs.db")).toList()) {
+    // The database, its -wal and -shm files, and the completion logs a killed process left in runs.db-log/.
+    try (Stream<Path> files = Files.walk(runDir)) {
+      for (Path f : files.filter(p -> runDir.relativize(p).toString().startsWith("runs.db"))
+          .filter(Files::isRegularFile).toList()) {
         assertThat(indexOf(Files.readAllBytes(f), secret)).as("offset of the API key in %s", f).isEqualTo(-1);
       }
     }

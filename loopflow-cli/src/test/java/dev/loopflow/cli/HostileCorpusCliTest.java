@@ -469,8 +469,14 @@ class HostileCorpusCliTest {
       outputs.add(r.out() + r.err());
     }
     outputs.addAll(api(store, id));
-    try (Stream<Path> files = Files.list(dir)) {
-      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("runs.db")).toList()) {
+    // The database, its -wal and -shm files, and the completion log directory (runs.db-log/) with any log in it.
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.filter(p -> dir.relativize(p).toString().startsWith("runs.db")).toList()) {
+        if (Files.isDirectory(f)) {
+          assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(f.toString())
+              .isEqualTo("rwx------");
+          continue;
+        }
         outputs.add(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(f.toString())
             .isEqualTo("rw-------");

@@ -21,6 +21,11 @@ import java.util.function.Consumer;
  * runs in one engine) share a commit instead of queueing for one each. No write is delayed to wait for company: a
  * lone write is committed at once. A caller returns only after the transaction holding its write committed, so what
  * "durable when it returns" meant for one write per transaction holds unchanged.
+ *
+ * A write may also be submitted without a caller waiting for it (submit): its data is already durable elsewhere (the
+ * store's completion log) and the transaction only brings the tables up to date. Such a write takes its place in
+ * the same queue, so every write queued after it is committed in its transaction or a later one; its outcome goes
+ * to a callback on the writer thread.
  */
 final class GroupCommit {
   /** The most writes one transaction takes; the rest wait for the next. */
@@ -30,20 +35,35 @@ final class GroupCommit {
   static final class Request {
     final String runId;
     final Transactions.Work work;
-    private final Thread waiter = Thread.currentThread();
+    /** The caller waiting for this write; null for a submitted one, whose outcome goes to {@code outcome}. */
+    private final Thread waiter;
+    private final Consumer<RuntimeException> outcome;
     private volatile boolean done;
     private RuntimeException failure;
 
     Request(String runId, Transactions.Work work) {
       this.runId = runId;
       this.work = work;
+      this.waiter = Thread.currentThread();
+      this.outcome = null;
+    }
+
+    private Request(String runId, Transactions.Work work, Consumer<RuntimeException> outcome) {
+      this.runId = runId;
+      this.work = work;
+      this.waiter = null;
+      this.outcome = outcome;
     }
 
     /** Ends the wait of the caller: committed when {@code failure} is null, else failed with it. */
     void finish(RuntimeException failure) {
       this.failure = failure;
       done = true;
-      LockSupport.unpark(waiter);
+      if (waiter != null) {
+        LockSupport.unpark(waiter);
+      } else {
+        outcome.accept(failure);
+      }
     }
 
     boolean finished() {
@@ -99,6 +119,30 @@ final class GroupCommit {
       lock.unlock();
     }
     r.await();
+  }
+
+  /**
+   * Queues {@code work} and returns at once; {@code outcome} is called on the writer thread with null once a
+   * transaction holding it committed, or with what failed it. Throws {@code closed} when the writer has stopped.
+   */
+  void submit(String runId, Transactions.Work work, Consumer<RuntimeException> outcome,
+      java.util.function.Supplier<RuntimeException> closed) {
+    Request r = new Request(runId, work, outcome);
+    lock.lock();
+    try {
+      if (stopping) {
+        throw closed.get();
+      }
+      queue.add(r);
+      queued.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether the caller is the writer thread (which must not wait for itself). */
+  boolean onWriterThread() {
+    return Thread.currentThread() == thread;
   }
 
   /** Writes queued and not yet taken by the writer; for tests. */

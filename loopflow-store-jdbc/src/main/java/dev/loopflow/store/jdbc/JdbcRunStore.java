@@ -11,6 +11,7 @@ import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,6 +32,15 @@ import java.util.concurrent.TimeUnit;
  * between are buffered in memory and written with the next completion or run update, or by a flusher within
  * FLUSH_MILLIS, so `loopflow events --follow` sees a live run. A crash can only lose buffered events, which
  * describe work that a resumed run repeats (a node.started of the node that was running, say).
+ *
+ * A SQLite store in its default mode (synchronous=NORMAL) makes a completion durable by appending it, with the
+ * events before it, to its completion log (CompletionLog) instead: the append is as durable as such a commit, and
+ * the writer thread inserts the log's records into the tables behind it, as many to a transaction as have queued.
+ * The engine's next pass no longer waits for a SQLite transaction. Node executions of such a store carry their
+ * sequence number from here (executionSeqs), so inserting a record twice is harmless. Every read of events or node
+ * executions first waits until the writer has caught up with the log, so this process reads what it wrote; another
+ * process sees a completion once the writer has inserted it, and a log left behind by a process that ended is
+ * applied by the next store that opens the database, claims a run's lease or lists runs.
  *
  * Writes are serialized on one writer thread per store (GroupCommit), which commits the writes queued together in
  * one transaction. SQLite admits one writer anyway (its pool has one connection, and transactions begin IMMEDIATE so
@@ -101,8 +111,32 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   private record Claim(String owner, long epoch) {}
 
+  /** Where this store's completion log and those left behind live; null when completions are committed directly. */
+  private final java.nio.file.Path logDirectory;
+  /** This store's completion log (see the design notes); null when completions are committed directly. */
+  private final CompletionLog log;
+  /** Serializes appends to the log with the events they take and the log's truncation; guards the counts below. */
+  private final Object appendLock = new Object();
+  private final CompletionRecord.Writer recordBuffer = new CompletionRecord.Writer();
+  private long appended;
+  private long applied;
+  /** The first failure to insert a logged completion: every later write fails with it (the log keeps the data). */
+  private volatile RuntimeException logFailure;
+  /** With a log: the last node execution sequence number of each run this store writes. */
+  private final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> executionSeqs =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** {@code watch} tells when another process may have appended a command; the store closes it. */
   JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description, CommandsWatch watch) {
+    this(ds, dialect, codec, description, watch, null);
+  }
+
+  /**
+   * With {@code logDirectory} (SQLite only), completions go through a completion log there; logs left behind in it
+   * by processes that ended are applied first.
+   */
+  JdbcRunStore(HikariDataSource ds, Dialect dialect, Codec codec, String description, CommandsWatch watch,
+      java.nio.file.Path logDirectory) {
     this.ds = ds;
     this.dialect = dialect;
     this.codec = codec;
@@ -115,6 +149,20 @@ final class JdbcRunStore implements RunStore, Transactions {
       return t;
     });
     flusher.scheduleWithFixedDelay(this::flushQuietly, FLUSH_MILLIS, FLUSH_MILLIS, TimeUnit.MILLISECONDS);
+    this.logDirectory = logDirectory;
+    CompletionLog opened = null;
+    if (logDirectory != null) {
+      try {
+        recoverLogs();
+        opened = CompletionLog.create(logDirectory);
+      } catch (IOException | RuntimeException e) {
+        close();
+        throw e instanceof LoopflowException le ? le
+            : StoreFailures.of("cannot open the completion log of " + description + " in " + logDirectory + ": "
+                + e.getMessage(), e);
+      }
+    }
+    this.log = opened;
   }
 
   Dialect dialect() {
@@ -215,6 +263,27 @@ final class JdbcRunStore implements RunStore, Transactions {
     Codec.Encoded result = codec.encode(e.result());
     Codec.Encoded patch = codec.encode(e.statePatch());
     Codec.Encoded sessions = codec.encode(e.sessions());
+    if (logDirectory != null) {
+      String[] row = {e.runId(), e.position().path(), e.position().nodeId(), loops, e.kind(), e.status().name(),
+          Integer.toString(e.attempts()), e.startedAt() == null ? null : e.startedAt().toString(),
+          e.finishedAt() == null ? null : e.finishedAt().toString(), input.json(), result.json(), usage,
+          e.errorCode(), e.errorMessage(), patch.json(), sessions.json()};
+      java.util.concurrent.atomic.AtomicLong seqs = executionSeqs.computeIfAbsent(e.runId(), this::lastExecutionSeq);
+      boolean large = !input.parts().isEmpty() || !result.parts().isEmpty() || !patch.parts().isEmpty()
+          || !sessions.parts().isEmpty();
+      if (!large && appendToLog(row, seqs)) {
+        return;
+      }
+      // Large values go to lf_values first, in the transaction that inserts the row: the direct way.
+      CompletionRecord direct = new CompletionRecord(row, seqs.incrementAndGet(), List.of());
+      write(e.runId(), c -> {
+        for (Codec.Encoded enc : List.of(input, result, patch, sessions)) {
+          store(c, e.runId(), enc);
+        }
+        direct.apply(c, statements);
+      });
+      return;
+    }
     write(e.runId(), c -> {
       PreparedStatement ps = statements.get(c, INSERT_EXECUTION);
       ps.setString(1, e.runId());
@@ -236,6 +305,152 @@ final class JdbcRunStore implements RunStore, Transactions {
       ps.setString(17, e.runId());
       ps.executeUpdate();
     });
+  }
+
+  /**
+   * Appends a completion with the events buffered before it to the log and queues its insertion; false (nothing
+   * taken) when one of those events holds a large value, which must go to lf_values in the same transaction.
+   */
+  private boolean appendToLog(String[] row, java.util.concurrent.atomic.AtomicLong seqs) {
+    RuntimeException failed = logFailure;
+    if (failed != null) {
+      throw failed;
+    }
+    synchronized (appendLock) {
+      List<Event> taken;
+      synchronized (pending) {
+        taken = new ArrayList<>(pending);
+        pending.clear();
+      }
+      List<CompletionRecord.EventRow> events = new ArrayList<>(taken.size());
+      for (Event ev : taken) {
+        Codec.Encoded enc = codec.event(ev);
+        if (!enc.parts().isEmpty()) {
+          putBack(taken);
+          return false;
+        }
+        events.add(new CompletionRecord.EventRow(ev.runId(), ev.seq(), ev.type(), ev.at().toString(), enc.json()));
+      }
+      CompletionRecord record = new CompletionRecord(row, seqs.get() + 1, events);
+      try {
+        record.encode(recordBuffer);
+        log.append(recordBuffer.bytes(), recordBuffer.length());
+      } catch (IOException ex) {
+        putBack(taken);
+        throw StoreFailures.of("cannot write to the run store " + description + ": its completion log "
+            + log.file() + " failed: " + ex.getMessage(), ex);
+      }
+      seqs.incrementAndGet();
+      appended++;
+      writer.submit(record.runId(), c -> record.apply(c, statements), this::applied,
+          () -> StoreFailures.of("cannot write to the run store " + description + ": it is closed", null));
+    }
+    return true;
+  }
+
+  private void putBack(List<Event> taken) {
+    synchronized (pending) {
+      pending.addAll(0, taken);
+    }
+  }
+
+  /** On the writer thread: a logged completion was inserted, or failed to be. */
+  private void applied(RuntimeException failure) {
+    if (failure != null) {
+      if (logFailure == null) {
+        logFailure = StoreFailures.of("cannot write to the run store " + description + ": a completion in its log "
+            + "could not be inserted (it stays in " + log.file() + " and is inserted when the store is opened "
+            + "again): " + failure.getMessage(), failure);
+      }
+      return;
+    }
+    synchronized (appendLock) {
+      applied++;
+      if (applied == appended) {
+        try {
+          log.truncateIfLarge();
+        } catch (IOException ex) {
+          // Kept as it is: applying its records again is harmless, and the next drained moment tries again.
+        }
+      }
+    }
+  }
+
+  /**
+   * Returns once every completion this store logged so far is in the tables (or inserting one failed), so that a
+   * read in this process sees what it wrote.
+   */
+  private void caughtUp() {
+    if (log == null || logFailure != null || writer.onWriterThread()) {
+      return;
+    }
+    synchronized (appendLock) {
+      if (applied == appended) {
+        return;
+      }
+    }
+    write(null, c -> {});
+  }
+
+  /** The highest node execution sequence number the tables hold for {@code runId}, as a counter to continue. */
+  private java.util.concurrent.atomic.AtomicLong lastExecutionSeq(String runId) {
+    caughtUp();
+    return new java.util.concurrent.atomic.AtomicLong(query(
+        "SELECT COALESCE(MAX(seq), 0) FROM lf_node_executions WHERE run_id = ?", runId, rs -> rs.next()
+            ? rs.getLong(1) : 0L));
+  }
+
+  /**
+   * Applies the logs left behind by processes that ended (see CompletionLog), in one transaction, and deletes them
+   * once it committed. Finding and reading them runs inside the transaction's work, on the writer thread, which
+   * nothing interrupts; the work may run twice (a batch that failed is retried write by write), so it lets go of
+   * what an earlier attempt found first.
+   */
+  private void recoverLogs() {
+    if (logDirectory == null) {
+      return;
+    }
+    List<CompletionLog.Left> found = new ArrayList<>();
+    try {
+      write(null, c -> {
+        releaseAll(found);
+        try {
+          found.addAll(CompletionLog.findLeft(logDirectory));
+        } catch (IOException ex) {
+          throw new java.io.UncheckedIOException(ex);
+        }
+        for (CompletionLog.Left left : found) {
+          for (byte[] payload : left.records()) {
+            CompletionRecord r;
+            try {
+              r = CompletionRecord.decode(payload);
+            } catch (IllegalArgumentException damaged) {
+              break; // what follows a damaged record is not trusted either, as with a cut one
+            }
+            r.apply(c, statements);
+          }
+        }
+      });
+      for (CompletionLog.Left left : found) {
+        left.discard();
+      }
+      found.clear();
+    } catch (IOException | java.io.UncheckedIOException ex) {
+      throw StoreFailures.of("cannot apply the completion logs in " + logDirectory + ": " + ex.getMessage(), ex);
+    } finally {
+      releaseAll(found);
+    }
+  }
+
+  private static void releaseAll(List<CompletionLog.Left> found) {
+    for (CompletionLog.Left left : found) {
+      try {
+        left.release();
+      } catch (IOException ex) {
+        // Closing a channel that reads a file cannot lose anything; its lock goes with the process anyway.
+      }
+    }
+    found.clear();
   }
 
   /**
@@ -320,6 +535,10 @@ final class JdbcRunStore implements RunStore, Transactions {
    */
   @Override
   public void write(String runId, Work work) {
+    RuntimeException failed = logFailure;
+    if (failed != null) {
+      throw failed;
+    }
     if (runId != null && fenced.containsKey(runId)) {
       dropEvents(runId);
       throw lost(runId);
@@ -578,8 +797,7 @@ final class JdbcRunStore implements RunStore, Transactions {
         + "another engine; this engine may no longer write to it");
   }
 
-  private static final String INSERT_EVENT = "INSERT INTO lf_events (run_id, seq, type, at, body) "
-      + "VALUES (?,?,?,?,?) ON CONFLICT (run_id, seq) DO NOTHING";
+  private static final String INSERT_EVENT = CompletionRecord.INSERT_EVENT;
 
   private void insertEvents(Connection c, List<Event> events) throws SQLException {
     // Bodies (and their large parts) first: storing a part runs statements of its own.
@@ -638,6 +856,9 @@ final class JdbcRunStore implements RunStore, Transactions {
       }
       return true;
     }
+    // A process that ended may have left completions of this run in its log: they go in before anyone continues it.
+    recoverLogs();
+    executionSeqs.remove(runId);
     long[] epoch = {-1};
     write(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ?, "
@@ -687,6 +908,7 @@ final class JdbcRunStore implements RunStore, Transactions {
       dropEvents(runId);
       return;
     }
+    executionSeqs.remove(runId);
     Claim claim = held;
     write(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = NULL, lease_until_ms = NULL "
@@ -752,6 +974,11 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public List<RunRecord> listRuns() {
+    try {
+      recoverLogs(); // a run list shows a run that a process left behind with all its completions
+    } catch (LoopflowException ex) {
+      // Listing still works; opening the store or resuming the run reports the problem.
+    }
     List<RawRun> raw = query("SELECT " + RUN_COLUMNS + " FROM lf_runs ORDER BY started_ms DESC, run_id DESC", null,
         JdbcRunStore::rawRuns);
     List<RunRecord> out = new ArrayList<>(raw.size());
@@ -819,6 +1046,7 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public List<NodeExecution> nodeExecutions(String runId) {
+    caughtUp();
     List<RawExecution> raw = query("SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, "
         + "finished_at, input_json, result_json, usage_json, error_code, error_message, state_patch_json, "
         + "sessions_json FROM lf_node_executions WHERE run_id = ? ORDER BY seq", runId, rs -> {
@@ -849,6 +1077,7 @@ final class JdbcRunStore implements RunStore, Transactions {
   @SuppressWarnings("unchecked")
   public List<Event> events(String runId, long afterSeq) {
     flush();
+    caughtUp();
     List<String> bodies = read(c -> {
       try (PreparedStatement ps = c.prepareStatement("SELECT body FROM lf_events WHERE run_id = ? AND seq > ? "
           + "ORDER BY seq")) {
@@ -944,6 +1173,7 @@ final class JdbcRunStore implements RunStore, Transactions {
 
   @Override
   public <T> T read(Read<T> read) {
+    caughtUp();
     try (Connection c = ds.getConnection()) {
       return read.read(c);
     } catch (SQLException ex) {
@@ -980,6 +1210,7 @@ final class JdbcRunStore implements RunStore, Transactions {
     flusher.shutdownNow();
     try {
       flush();
+      caughtUp();
     } finally {
       closed = true;
       try {
@@ -987,8 +1218,34 @@ final class JdbcRunStore implements RunStore, Transactions {
       } finally {
         writer.stop();
         ds.close();
+        closeLog();
       }
     }
+  }
+
+  /** Deletes the log when everything in it is in the tables, else leaves it for the next store opened here. */
+  private void closeLog() {
+    if (log == null) {
+      return;
+    }
+    boolean all;
+    synchronized (appendLock) {
+      all = applied == appended && logFailure == null;
+    }
+    try {
+      if (all) {
+        log.close();
+      } else {
+        log.abandon();
+      }
+    } catch (IOException ex) {
+      throw StoreFailures.of("cannot close the completion log " + log.file() + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  /** This store's completion log, or null; for tests. */
+  CompletionLog completionLog() {
+    return log;
   }
 
   // ---------------------------------------------------------------------------------------------------------

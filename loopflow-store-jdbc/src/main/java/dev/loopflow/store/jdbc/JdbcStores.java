@@ -130,8 +130,10 @@ public final class JdbcStores {
     hc.setPoolName("loopflow-sqlite");
     hc.setConnectionTimeout(120_000);
     // The commands watch reads PRAGMA data_version on a connection outside the pool (see SqliteCommandsWatch).
+    // synchronous=FULL asks for every commit to survive a power cut: completions are then committed directly
+    // instead of going through a completion log (see CompletionLog), which is only as durable as NORMAL.
     return new JdbcRunStore(new HikariDataSource(hc), JdbcRunStore.Dialect.SQLITE, new Codec(),
-        "sqlite:" + abs, new SqliteCommandsWatch(raw));
+        "sqlite:" + abs, new SqliteCommandsWatch(raw), synchronousFull ? null : CompletionLog.directory(abs));
   }
 
   /**

@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Group commit of journal writes: events ride with the completion after them, writes queued together share one
  * transaction, and still no caller returns before the transaction holding its write committed. Commits are counted,
- * not timed.
+ * not timed. The SQLite stores here commit completions directly ({@code synchronous=full}); the completion log that
+ * a store in the default mode uses instead is covered by CompletionLogTest.
  */
 class GroupCommitTest {
   private static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
@@ -36,7 +37,7 @@ class GroupCommitTest {
   Path dir;
 
   private JdbcRunStore sqlite() {
-    return (JdbcRunStore) JdbcStores.open("sqlite:" + dir.resolve("runs.db"));
+    return (JdbcRunStore) JdbcStores.open("sqlite:" + dir.resolve("runs.db") + "?synchronous=full");
   }
 
   private static RunRecord run(String id) {
@@ -58,7 +59,7 @@ class GroupCommitTest {
   @ParameterizedTest(name = "{0} events")
   @ValueSource(ints = {0, 1, 3, 50})
   void theEventsBeforeACompletionCommitWithItInOneTransaction(int events) {
-    try (JdbcRunStore store = sqlite(); RunStore other = JdbcStores.open("sqlite:" + dir.resolve("runs.db"))) {
+    try (JdbcRunStore store = sqlite(); RunStore other = JdbcStores.open("sqlite:" + dir.resolve("runs.db") + "?synchronous=full")) {
       store.createRun(run("r1"));
       long before = store.commits();
       for (int i = 1; i <= events; i++) {
@@ -100,7 +101,7 @@ class GroupCommitTest {
   @Test
   void completionsQueuedTogetherShareOneCommitAndEachReturnsOnlyOnceDurable() throws Exception {
     int writers = 8;
-    try (JdbcRunStore store = sqlite(); RunStore other = JdbcStores.open("sqlite:" + dir.resolve("runs.db"))) {
+    try (JdbcRunStore store = sqlite(); RunStore other = JdbcStores.open("sqlite:" + dir.resolve("runs.db") + "?synchronous=full")) {
       for (int i = 0; i < writers; i++) {
         store.createRun(run("r" + i));
       }
