@@ -47,6 +47,11 @@ import java.util.regex.Pattern;
  * <p>What must stay true: masking is a pure function of its input and of what the redactor knows, and knowledge
  * only grows, so a value masked once stays masked in everything written after; structures with nothing to mask
  * come back as the same instances. Thread-safe.
+ *
+ * <p>Because masking is such a function, a short text found to hold nothing to mask is remembered as clean together
+ * with the knowledge it was checked against, and asked again it is answered without a scan. The verdict holds only
+ * while that knowledge is current: learning a value replaces the knowledge, so every text is checked again against
+ * the new value (RedactorCleanCacheTest).
  */
 public final class Redactor {
   public static final String MASK = "[redacted]";
@@ -63,10 +68,24 @@ public final class Redactor {
   private static final Pattern INPUT_REFERENCE = Pattern.compile(
       "\\b(?:input|inputs|state)(?:\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\\s*['\"]([^'\"]+)['\"]\\s*])");
 
+  /** Texts up to this long have their "nothing to mask" verdict remembered; longer ones are scanned every time. */
+  static final int CLEAN_MAX_LENGTH = 256;
+  private static final int CLEAN_SLOTS = 512;
+
   private final Set<String> keys;
   private final String source;
   private final SourceCredentials sourceCredentials;
+  /** What is known, replaced by a new list (never changed in place) whenever something is learned. */
   private volatile List<String> values = List.of();
+  /**
+   * Texts found to hold nothing to mask, each with the knowledge it was checked against (one slot per hash). The
+   * same node ids, kinds, run ids and keys reach {@link #text} many times a pass; a slot answers for its text only
+   * while the knowledge is that very list, so learning anything makes every remembered verdict stale at once.
+   */
+  private final Clean[] clean = new Clean[CLEAN_SLOTS];
+
+  /** A text found clean against {@code known}; immutable, so a slot can be read and replaced without a lock. */
+  private record Clean(String text, List<String> known) {}
 
   private Redactor(Set<String> keys, String source, SourceCredentials sourceCredentials) {
     this.keys = Set.copyOf(keys);
@@ -198,8 +217,36 @@ public final class Redactor {
     if (s == null || s.isEmpty()) {
       return s;
     }
-    String out = s;
     List<String> known = values;
+    if (s.length() > CLEAN_MAX_LENGTH) {
+      return maskText(s, known);
+    }
+    int slot = slot(s);
+    Clean c = clean[slot];
+    if (c != null && c.known == known && (c.text == s || c.text.equals(s))) {
+      return s;
+    }
+    String out = maskText(s, known);
+    if (out == s) {
+      clean[slot] = new Clean(s, known);
+    }
+    return out;
+  }
+
+  /** Whether {@code s} is remembered as holding nothing to mask under what is known now. */
+  boolean knownClean(String s) {
+    Clean c = clean[slot(s)];
+    return c != null && c.known == values && c.text.equals(s);
+  }
+
+  private static int slot(String s) {
+    int h = s.hashCode();
+    return (h ^ (h >>> 16)) & (CLEAN_SLOTS - 1);
+  }
+
+  /** {@code s} masked against {@code known}; the same instance when there is nothing to mask. */
+  private static String maskText(String s, List<String> known) {
+    String out = s;
     for (String v : known) {
       if (out.contains(v)) {
         out = out.replace(v, MASK);
