@@ -10,6 +10,7 @@ import dev.loopflow.core.spi.Usage;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.util.Collection;
 import java.util.Map;
 
@@ -32,6 +33,8 @@ final class JournalJson {
   static final ObjectMapper JSON = JsonMapper.builder().build();
   /** What {@link #estimate} answers for a value that must take the general path whatever its size. */
   private static final long NOT_STREAMED = Long.MAX_VALUE;
+  /** The characters of a loop frame's text besides its id and iteration. */
+  private static final int LOOP_FRAME_TEXT = "LoopFrame[loopId=, iteration=]".length();
 
   private JournalJson() {}
 
@@ -41,13 +44,51 @@ final class JournalJson {
   }
 
   private static String text(Body body) {
-    StringWriter out = new StringWriter(128);
+    return text(body, 128);
+  }
+
+  /** {@code capacity}: the length expected, so that the text is not copied as it grows. */
+  private static String text(Body body, int capacity) {
+    TextWriter out = new TextWriter(capacity);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       body.write(g);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out.toString();
+    return out.text.toString();
+  }
+
+  /**
+   * A writer into a builder: {@link StringWriter} locks a {@link StringBuffer} for every write, and a document is
+   * only ever written by one thread.
+   */
+  private static final class TextWriter extends Writer {
+    final StringBuilder text;
+
+    TextWriter(int capacity) {
+      text = new StringBuilder(capacity);
+    }
+
+    @Override
+    public void write(char[] chars, int off, int len) {
+      text.append(chars, off, len);
+    }
+
+    @Override
+    public void write(String str, int off, int len) {
+      text.append(str, off, off + len);
+    }
+
+    @Override
+    public void write(int c) {
+      text.append((char) c);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
   }
 
   /** The document to write for {@code value} (not null), with its large parts moved out. */
@@ -60,19 +101,42 @@ final class JournalJson {
 
   /** An event's document: the JSON {@link Events#toMap} holds, with large parts moved out. */
   static Codec.Encoded event(Event e) {
-    long[] size = {2};
-    fields(e, (key, value) -> size[0] = add(size[0], key.length() + 4L, estimate(value, ValueRefs.THRESHOLD)));
-    if (size[0] >= ValueRefs.THRESHOLD) {
+    // The fields are taken once (positions' paths and times formatted once, numbers boxed once), then measured,
+    // then written.
+    Fields f = new Fields();
+    fields(e, f);
+    long size = 2;
+    for (int i = 0; i < f.size; i++) {
+      size = add(size, f.keys[i].length() + 4L, estimate(f.values[i], ValueRefs.THRESHOLD));
+    }
+    if (size >= ValueRefs.THRESHOLD) {
       return split(Events.toMap(e));
     }
     return new Codec.Encoded(text(g -> {
       g.writeStartObject();
-      Events.fields(e, (key, value) -> {
-        g.writeFieldName(key);
-        escaped(g, value);
-      });
+      for (int i = 0; i < f.size; i++) {
+        g.writeFieldName(f.keys[i]);
+        escaped(g, f.values[i]);
+      }
       g.writeEndObject();
-    }), Map.of());
+    }, (int) size + 16), Map.of());
+  }
+
+  /** An event's fields in order, as {@link Events#fields} hands them out. */
+  private static final class Fields implements Events.FieldSink {
+    String[] keys = new String[16];
+    Object[] values = new Object[16];
+    int size;
+
+    @Override
+    public void field(String key, Object value) {
+      if (size == keys.length) {
+        keys = java.util.Arrays.copyOf(keys, size * 2);
+        values = java.util.Arrays.copyOf(values, size * 2);
+      }
+      keys[size] = key;
+      values[size++] = value;
+    }
   }
 
   private static void fields(Event e, Events.FieldSink sink) {
@@ -150,6 +214,18 @@ final class JournalJson {
       g.writeBoolean(b);
     } else if (v instanceof Double d) {
       g.writeNumber(d.doubleValue());
+    } else if (v instanceof NodePosition.LoopFrame f) {
+      // As the mapper writes the record: its components in declaration order, the id as it is (ValueRefs copies
+      // only maps and lists, so a frame's id is never escaped).
+      g.writeStartObject();
+      g.writeFieldName("loopId");
+      if (f.loopId() == null) {
+        g.writeNull();
+      } else {
+        g.writeString(f.loopId());
+      }
+      g.writeNumberField("iteration", f.iteration());
+      g.writeEndObject();
     } else {
       g.writeObject(v);
     }
@@ -197,6 +273,10 @@ final class JournalJson {
     }
     if (v instanceof Boolean b) {
       return b ? 4 : 5;
+    }
+    if (v instanceof NodePosition.LoopFrame f) {
+      // The length of the record's text, LoopFrame[loopId=ID, iteration=N], without making it.
+      return LOOP_FRAME_TEXT + String.valueOf(f.loopId()).length() + digits(f.iteration());
     }
     return String.valueOf(v).length();
   }

@@ -92,6 +92,17 @@ class JournalJsonTest {
     }
   }
 
+  @Test
+  void theEstimateOfALoopFrameIsTheLengthOfItsText() {
+    Random r = new Random(5);
+    Values v = new Values(r);
+    for (int i = 0; i < 300; i++) {
+      for (NodePosition.LoopFrame f : v.nestedPosition().loops()) {
+        assertThat(JournalJson.estimate(f, Long.MAX_VALUE - 1)).isEqualTo(reference(f));
+      }
+    }
+  }
+
   /** ValueRefs' size estimate as its Sizes class computes it. */
   private static long reference(Object v) {
     if (v instanceof String s) {
@@ -245,7 +256,12 @@ class JournalJsonTest {
     NodePosition nestedPosition() {
       List<NodePosition.LoopFrame> frames = new ArrayList<>();
       for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
-        frames.add(new NodePosition.LoopFrame(r.nextBoolean() ? "outer" : "in\"ner", r.nextInt(1000)));
+        String id = switch (r.nextInt(4)) {
+          case 0 -> "outer";
+          case 1 -> "in\"ner";
+          default -> string(); // long ids, ids starting with NUL, escapes
+        };
+        frames.add(new NodePosition.LoopFrame(id, r.nextBoolean() ? r.nextInt(1000) : r.nextInt()));
       }
       return new NodePosition(frames, "node" + r.nextInt(9));
     }
