@@ -359,8 +359,12 @@ public final class Redactor {
    * returned as is. Credentials found by name are learned first, so they are masked by value everywhere in it.
    */
   public Object value(Object value) {
-    learn(value, false);
-    return mask(value, false);
+    // One walk both learns and masks: it visits what learn() visits, in the same order. When it learned nothing,
+    // everything was known from the start and its answer is the one learning first gives; otherwise the value is
+    // masked again, now knowing all it holds.
+    List<String> before = values;
+    Object out = mask(value, false, true);
+    return values == before ? out : mask(value, false, false);
   }
 
   @SuppressWarnings("unchecked")
@@ -368,21 +372,27 @@ public final class Redactor {
     return m == null ? null : (Map<K, V>) value(m);
   }
 
-  private Object mask(Object value, boolean credential) {
-    if (credential && (value instanceof String s && !s.isEmpty() || value instanceof Number)) {
-      return MASK;
+  /** {@code learning}: also learn the values found under credential names, as {@link #learn} does. */
+  private Object mask(Object value, boolean credential, boolean learning) {
+    if (credential && (value instanceof String || value instanceof Number)) {
+      if (learning) {
+        learnValue(String.valueOf(value));
+      }
+      if (!(value instanceof String s && s.isEmpty())) {
+        return MASK;
+      }
     }
     if (value instanceof String s) {
       return text(s);
     }
     if (value instanceof Map<?, ?> m) {
-      return maskMap(m);
+      return maskMap(m, learning);
     }
     if (value instanceof List<?> l) {
       List<Object> out = null;
       for (int i = 0; i < l.size(); i++) {
         Object v = l.get(i);
-        Object r = mask(v, credential && !(v instanceof Map));
+        Object r = mask(v, credential && !(v instanceof Map), learning);
         if (r != v && out == null) {
           out = new ArrayList<>(l.subList(0, i));
         }
@@ -395,14 +405,14 @@ public final class Redactor {
     return value;
   }
 
-  private Object maskMap(Map<?, ?> m) {
+  private Object maskMap(Map<?, ?> m, boolean learning) {
     Map<String, Object> out = null;
     int i = 0;
     for (Map.Entry<?, ?> e : m.entrySet()) {
       String k = String.valueOf(e.getKey());
       String key = text(k);
       Object v = e.getValue();
-      Object r = mask(v, isKey(k));
+      Object r = mask(v, isKey(k), learning);
       if ((r != v || !key.equals(k) || !(e.getKey() instanceof String)) && out == null) {
         out = new LinkedHashMap<>();
         int j = 0;
@@ -492,11 +502,21 @@ public final class Redactor {
   }
 
   private boolean needsMasking(Event e) {
+    // The events of every loop pass first, by their class: cheaper than the switch's search through all types.
+    if (e instanceof Event.NodeStarted x) {
+      return dirtyIn(x);
+    }
+    if (e instanceof Event.NodeCompleted x) {
+      return dirtyIn(x);
+    }
+    if (e instanceof Event.LoopIteration x) {
+      return dirtyIn(x);
+    }
     return switch (e) {
       case Event.RunStarted x -> dirty(x.runId(), x.workflow()) || value(x.inputs()) != x.inputs();
       case Event.RunFinished x -> dirty(x.runId(), x.status(), x.errorCode(), x.message());
-      case Event.NodeStarted x -> dirty(x.node(), x.runId(), x.kind());
-      case Event.NodeCompleted x -> dirty(x.node(), x.runId(), x.kind(), x.outputPreview());
+      case Event.NodeStarted x -> dirtyIn(x);
+      case Event.NodeCompleted x -> dirtyIn(x);
       case Event.NodeFailed x -> dirty(x.node(), x.runId(), x.kind(), x.errorCode(), x.message());
       case Event.NodeSkipped x -> dirty(x.node(), x.runId(), x.kind(), x.reason());
       case Event.NodeCancelled x -> dirty(x.node(), x.runId(), x.kind());
@@ -505,7 +525,7 @@ public final class Redactor {
       case Event.LlmCalled x -> dirty(x.node(), x.runId(), x.provider(), x.model(), x.requestModel(),
           x.finishReason());
       case Event.LoopStarted x -> dirty(x.node(), x.runId(), x.construct());
-      case Event.LoopIteration x -> dirty(x.node(), x.runId(), x.construct(), x.inputPreview());
+      case Event.LoopIteration x -> dirtyIn(x);
       case Event.LoopIterate x -> dirty(x.node(), x.runId(), x.edgeFrom(), x.edgeTo());
       case Event.LoopCompleted x -> dirty(x.node(), x.runId(), x.construct(), x.exitReason());
       case Event.RunPaused x -> dirty(x.node(), x.runId(), x.message());
@@ -522,13 +542,27 @@ public final class Redactor {
     };
   }
 
+  private boolean dirtyIn(Event.NodeStarted x) {
+    return dirty(x.node(), x.runId(), x.kind());
+  }
+
+  private boolean dirtyIn(Event.NodeCompleted x) {
+    return dirty(x.node(), x.runId(), x.kind(), x.outputPreview());
+  }
+
+  private boolean dirtyIn(Event.LoopIteration x) {
+    return dirty(x.node(), x.runId(), x.construct(), x.inputPreview());
+  }
+
   private boolean dirty(NodePosition p, String... texts) {
     if (p != null) {
       if (!text(p.nodeId()).equals(p.nodeId())) {
         return true;
       }
-      for (NodePosition.LoopFrame f : p.loops()) {
-        if (!text(f.loopId()).equals(f.loopId())) {
+      List<NodePosition.LoopFrame> loops = p.loops();
+      for (int i = 0; i < loops.size(); i++) {
+        String id = loops.get(i).loopId();
+        if (!text(id).equals(id)) {
           return true;
         }
       }

@@ -155,8 +155,14 @@ final class JournalJson {
     return new Codec.Encoded(Codec.plainJson(split.document()), parts);
   }
 
-  /** A node's or run's LLM usage. */
+  /** A node's or run's LLM usage; the text of no usage (most nodes' rows) is written once. */
   static String usage(Usage u) {
+    return u.equals(Usage.NONE) ? NO_USAGE : usageText(u);
+  }
+
+  private static final String NO_USAGE = usageText(Usage.NONE);
+
+  private static String usageText(Usage u) {
     return text(g -> {
       g.writeStartObject();
       g.writeNumberField("input_tokens", u.inputTokens());

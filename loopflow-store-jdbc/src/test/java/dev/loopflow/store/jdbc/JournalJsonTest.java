@@ -129,8 +129,9 @@ class JournalJsonTest {
   void usageIsWrittenAsItsMapWas() {
     Random r = new Random(3);
     for (int i = 0; i < 200; i++) {
-      Usage u = new Usage(r.nextLong(), r.nextInt(1_000_000), r.nextBoolean() ? null : r.nextDouble() * 10,
-          r.nextInt(100), r.nextInt(5));
+      Usage u = i == 0 ? Usage.NONE : i == 1 ? new Usage(0, 0, null, 0, 0)
+          : new Usage(r.nextLong(), r.nextInt(1_000_000), r.nextBoolean() ? null : r.nextDouble() * 10,
+              r.nextInt(100), r.nextInt(5));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("input_tokens", u.inputTokens());
       m.put("output_tokens", u.outputTokens());
@@ -139,6 +140,8 @@ class JournalJsonTest {
       m.put("unpriced_calls", u.unpricedCalls());
       assertThat(JournalJson.usage(u)).isEqualTo(Codec.plainJson(m));
     }
+    // No usage, what most rows hold, is written once.
+    assertThat(JournalJson.usage(new Usage(0, 0, null, 0, 0))).isSameAs(JournalJson.usage(Usage.NONE));
   }
 
   /**
