@@ -93,10 +93,20 @@ final class JournalJson {
 
   /** The document to write for {@code value} (not null), with its large parts moved out. */
   static Codec.Encoded document(Object value) {
-    if (estimate(value, ValueRefs.THRESHOLD) < ValueRefs.THRESHOLD) {
-      return new Codec.Encoded(text(g -> escaped(g, value)), Map.of());
+    long size = estimate(value, ValueRefs.THRESHOLD);
+    if (size < ValueRefs.THRESHOLD) {
+      StringBuilder sb = new StringBuilder((int) size + 16);
+      if (Plain.value(sb, value)) {
+        return new Codec.Encoded(sb.toString(), Map.of());
+      }
+      return new Codec.Encoded(text(g -> escaped(g, value), (int) size + 16), Map.of());
     }
     return split(value);
+  }
+
+  /** The direct writer's text of {@code value} (see Plain), or null when it leaves the value to the generator. */
+  static String plainText(Object value) {
+    return Plain.text(value);
   }
 
   /** An event's document: the JSON {@link Events#toMap} holds, with large parts moved out. */
@@ -111,6 +121,10 @@ final class JournalJson {
     }
     if (size >= ValueRefs.THRESHOLD) {
       return split(Events.toMap(e));
+    }
+    StringBuilder sb = new StringBuilder((int) size + 16);
+    if (Plain.fields(sb, f)) {
+      return new Codec.Encoded(sb.toString(), Map.of());
     }
     return new Codec.Encoded(text(g -> {
       g.writeStartObject();
@@ -136,6 +150,126 @@ final class JournalJson {
       }
       keys[size] = key;
       values[size++] = value;
+    }
+  }
+
+  /**
+   * Writes the JSON the generator would write ({@link #escaped}) for the values most documents hold (strings,
+   * integers, longs, booleans, finite doubles, null, maps with string keys, collections, loop frames) straight into a
+   * builder: no generator, no buffers to take and give back, and text without escapes appended as it is rather than
+   * copied through a char buffer. Anything else makes it answer false, and the document is written by the generator
+   * instead. The escapes are the generator's defaults: quote, backslash and the characters below U+0020 (backspace,
+   * tab, line feed, form feed and carriage return by their short forms, the rest as a Unicode escape with capital
+   * hex digits), nothing else.
+   */
+  private static final class Plain {
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private Plain() {}
+
+    /** The text of {@code value}, or null when the generator must write it. */
+    static String text(Object value) {
+      StringBuilder sb = new StringBuilder();
+      return value(sb, value) ? sb.toString() : null;
+    }
+
+    static boolean fields(StringBuilder sb, Fields f) {
+      sb.append('{');
+      for (int i = 0; i < f.size; i++) {
+        if (i > 0) {
+          sb.append(',');
+        }
+        string(sb, f.keys[i]);
+        sb.append(':');
+        if (!value(sb, f.values[i])) {
+          return false;
+        }
+      }
+      sb.append('}');
+      return true;
+    }
+
+    static boolean value(StringBuilder sb, Object v) {
+      if (v == null) {
+        sb.append("null");
+      } else if (v instanceof String s) {
+        string(sb, ValueRefs.escape(s));
+      } else if (v instanceof Integer i) {
+        sb.append(i.intValue());
+      } else if (v instanceof Long l) {
+        sb.append(l.longValue());
+      } else if (v instanceof Boolean b) {
+        sb.append(b.booleanValue());
+      } else if (v instanceof Double d) {
+        if (!Double.isFinite(d)) {
+          return false; // the generator quotes NaN and the infinities
+        }
+        sb.append(Double.toString(d));
+      } else if (v instanceof Map<?, ?> m) {
+        sb.append('{');
+        boolean first = true;
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          if (!first) {
+            sb.append(',');
+          }
+          first = false;
+          string(sb, (String) e.getKey());
+          sb.append(':');
+          if (!value(sb, e.getValue())) {
+            return false;
+          }
+        }
+        sb.append('}');
+      } else if (v instanceof Collection<?> c) {
+        sb.append('[');
+        boolean first = true;
+        for (Object x : c) {
+          if (!first) {
+            sb.append(',');
+          }
+          first = false;
+          if (!value(sb, x)) {
+            return false;
+          }
+        }
+        sb.append(']');
+      } else if (v instanceof NodePosition.LoopFrame f) {
+        sb.append("{\"loopId\":");
+        if (f.loopId() == null) {
+          sb.append("null");
+        } else {
+          string(sb, f.loopId());
+        }
+        sb.append(",\"iteration\":").append(f.iteration()).append('}');
+      } else {
+        return false;
+      }
+      return true;
+    }
+
+    /** {@code s} quoted, escaped as the generator escapes it. */
+    static void string(StringBuilder sb, String s) {
+      sb.append('"');
+      int from = 0;
+      for (int i = 0, n = s.length(); i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x20 && c != '"' && c != '\\') {
+          continue;
+        }
+        sb.append(s, from, i);
+        from = i + 1;
+        switch (c) {
+          case '"' -> sb.append("\\\"");
+          case '\\' -> sb.append("\\\\");
+          case '\b' -> sb.append("\\b");
+          case '\t' -> sb.append("\\t");
+          case '\n' -> sb.append("\\n");
+          case '\f' -> sb.append("\\f");
+          case '\r' -> sb.append("\\r");
+          default -> sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+        }
+      }
+      sb.append(s, from, s.length()).append('"');
     }
   }
 
