@@ -82,7 +82,8 @@ public final class Events {
   /**
    * Hands {@code sink} the event's fields, in order, as {@link #toMap} holds them: {@code type}, then each record
    * component (a position as {@code node}, {@code path} and, when nested, {@code loops}; an instant as its ISO-8601
-   * text, {@link Instant#toString()}'s). The one place that decides what an event's JSON holds; writers stream from it without building a map.
+   * text, {@link Instant#toString()}'s). The one place that decides what an event's JSON holds; writers stream from
+   * it without building a map.
    */
   public static void fields(Event e, FieldSink sink) throws IOException {
     sink.field("type", e.type());

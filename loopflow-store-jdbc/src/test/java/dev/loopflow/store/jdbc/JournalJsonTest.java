@@ -308,7 +308,8 @@ class JournalJsonTest {
       String alphabet = "abc xyz\"\\\n\t\u0001é€\uD83D\uDE00<>&";
       if (r.nextInt(4) == 0) {
         // Every character the writers might escape differently: controls, DEL, separators, lone surrogates.
-        alphabet = "a\u0000\u0001\u0007\b\t\n\u000b\f\r\u000e\u001b\u001f \"/\\\u007f\u0080\u00a0\u2028\u2029\uD800\uDC00\uFFFF";
+        alphabet = "a\u0000\u0001\u0007\b\t\n\u000b\f\r\u000e\u001b\u001f \"/\\"
+            + "\u007f\u0080\u00a0\u2028\u2029\uD800\uDC00\uFFFF";
       }
       while (sb.length() < len) {
         sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
