@@ -82,7 +82,8 @@ public final class Events {
   /**
    * Hands {@code sink} the event's fields, in order, as {@link #toMap} holds them: {@code type}, then each record
    * component (a position as {@code node}, {@code path} and, when nested, {@code loops}; an instant as its ISO-8601
-   * text). The one place that decides what an event's JSON holds; writers stream from it without building a map.
+   * text, {@link Instant#toString()}'s). The one place that decides what an event's JSON holds; writers stream from
+   * it without building a map.
    */
   public static void fields(Event e, FieldSink sink) throws IOException {
     sink.field("type", e.type());
@@ -102,7 +103,7 @@ public final class Events {
           sink.field("loops", p.loops());
         }
       } else {
-        sink.field(c.key(), v instanceof Instant i ? i.toString() : v);
+        sink.field(c.key(), v instanceof Instant i ? InstantText.of(i) : v);
       }
     }
   }

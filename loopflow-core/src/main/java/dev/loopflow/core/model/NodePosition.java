@@ -21,8 +21,18 @@ public record NodePosition(List<LoopFrame> loops, String nodeId) {
 
   /** e.g. {@code fix_until_pass[2].implement}; a top-level node is just its id. */
   public String path() {
-    StringBuilder sb = new StringBuilder();
-    for (LoopFrame f : loops) {
+    int n = loops.size();
+    if (n == 0) {
+      return String.valueOf(nodeId);
+    }
+    // Sized up front (ids, brackets, dot and up to 11 characters of iteration per loop): built once, never grown.
+    int length = String.valueOf(nodeId).length();
+    for (int i = 0; i < n; i++) {
+      length += String.valueOf(loops.get(i).loopId()).length() + 14;
+    }
+    StringBuilder sb = new StringBuilder(length);
+    for (int i = 0; i < n; i++) {
+      LoopFrame f = loops.get(i);
       sb.append(f.loopId()).append('[').append(f.iteration()).append("].");
     }
     return sb.append(nodeId).toString();

@@ -47,6 +47,11 @@ import java.util.regex.Pattern;
  * <p>What must stay true: masking is a pure function of its input and of what the redactor knows, and knowledge
  * only grows, so a value masked once stays masked in everything written after; structures with nothing to mask
  * come back as the same instances. Thread-safe.
+ *
+ * <p>Because masking is such a function, a short text found to hold nothing to mask is remembered as clean together
+ * with the knowledge it was checked against, and asked again it is answered without a scan. The verdict holds only
+ * while that knowledge is current: learning a value replaces the knowledge, so every text is checked again against
+ * the new value (RedactorCleanCacheTest).
  */
 public final class Redactor {
   public static final String MASK = "[redacted]";
@@ -63,10 +68,24 @@ public final class Redactor {
   private static final Pattern INPUT_REFERENCE = Pattern.compile(
       "\\b(?:input|inputs|state)(?:\\.([A-Za-z_][A-Za-z0-9_]*)|\\[\\s*['\"]([^'\"]+)['\"]\\s*])");
 
+  /** Texts up to this long have their "nothing to mask" verdict remembered; longer ones are scanned every time. */
+  static final int CLEAN_MAX_LENGTH = 256;
+  private static final int CLEAN_SLOTS = 512;
+
   private final Set<String> keys;
   private final String source;
   private final SourceCredentials sourceCredentials;
+  /** What is known, replaced by a new list (never changed in place) whenever something is learned. */
   private volatile List<String> values = List.of();
+  /**
+   * Texts found to hold nothing to mask, each with the knowledge it was checked against (one slot per hash). The
+   * same node ids, kinds, run ids and keys reach {@link #text} many times a pass; a slot answers for its text only
+   * while the knowledge is that very list, so learning anything makes every remembered verdict stale at once.
+   */
+  private final Clean[] clean = new Clean[CLEAN_SLOTS];
+
+  /** A text found clean against {@code known}; immutable, so a slot can be read and replaced without a lock. */
+  private record Clean(String text, List<String> known) {}
 
   private Redactor(Set<String> keys, String source, SourceCredentials sourceCredentials) {
     this.keys = Set.copyOf(keys);
@@ -198,8 +217,36 @@ public final class Redactor {
     if (s == null || s.isEmpty()) {
       return s;
     }
-    String out = s;
     List<String> known = values;
+    if (s.length() > CLEAN_MAX_LENGTH) {
+      return maskText(s, known);
+    }
+    int slot = slot(s);
+    Clean c = clean[slot];
+    if (c != null && c.known == known && (c.text == s || c.text.equals(s))) {
+      return s;
+    }
+    String out = maskText(s, known);
+    if (out == s) {
+      clean[slot] = new Clean(s, known);
+    }
+    return out;
+  }
+
+  /** Whether {@code s} is remembered as holding nothing to mask under what is known now. */
+  boolean knownClean(String s) {
+    Clean c = clean[slot(s)];
+    return c != null && c.known == values && c.text.equals(s);
+  }
+
+  private static int slot(String s) {
+    int h = s.hashCode();
+    return (h ^ (h >>> 16)) & (CLEAN_SLOTS - 1);
+  }
+
+  /** {@code s} masked against {@code known}; the same instance when there is nothing to mask. */
+  private static String maskText(String s, List<String> known) {
+    String out = s;
     for (String v : known) {
       if (out.contains(v)) {
         out = out.replace(v, MASK);
@@ -312,8 +359,12 @@ public final class Redactor {
    * returned as is. Credentials found by name are learned first, so they are masked by value everywhere in it.
    */
   public Object value(Object value) {
-    learn(value, false);
-    return mask(value, false);
+    // One walk both learns and masks: it visits what learn() visits, in the same order. When it learned nothing,
+    // everything was known from the start and its answer is the one learning first gives; otherwise the value is
+    // masked again, now knowing all it holds.
+    List<String> before = values;
+    Object out = mask(value, false, true);
+    return values == before ? out : mask(value, false, false);
   }
 
   @SuppressWarnings("unchecked")
@@ -321,21 +372,27 @@ public final class Redactor {
     return m == null ? null : (Map<K, V>) value(m);
   }
 
-  private Object mask(Object value, boolean credential) {
-    if (credential && (value instanceof String s && !s.isEmpty() || value instanceof Number)) {
-      return MASK;
+  /** {@code learning}: also learn the values found under credential names, as {@link #learn} does. */
+  private Object mask(Object value, boolean credential, boolean learning) {
+    if (credential && (value instanceof String || value instanceof Number)) {
+      if (learning) {
+        learnValue(String.valueOf(value));
+      }
+      if (!(value instanceof String s && s.isEmpty())) {
+        return MASK;
+      }
     }
     if (value instanceof String s) {
       return text(s);
     }
     if (value instanceof Map<?, ?> m) {
-      return maskMap(m);
+      return maskMap(m, learning);
     }
     if (value instanceof List<?> l) {
       List<Object> out = null;
       for (int i = 0; i < l.size(); i++) {
         Object v = l.get(i);
-        Object r = mask(v, credential && !(v instanceof Map));
+        Object r = mask(v, credential && !(v instanceof Map), learning);
         if (r != v && out == null) {
           out = new ArrayList<>(l.subList(0, i));
         }
@@ -348,14 +405,14 @@ public final class Redactor {
     return value;
   }
 
-  private Object maskMap(Map<?, ?> m) {
+  private Object maskMap(Map<?, ?> m, boolean learning) {
     Map<String, Object> out = null;
     int i = 0;
     for (Map.Entry<?, ?> e : m.entrySet()) {
       String k = String.valueOf(e.getKey());
       String key = text(k);
       Object v = e.getValue();
-      Object r = mask(v, isKey(k));
+      Object r = mask(v, isKey(k), learning);
       if ((r != v || !key.equals(k) || !(e.getKey() instanceof String)) && out == null) {
         out = new LinkedHashMap<>();
         int j = 0;
@@ -445,11 +502,21 @@ public final class Redactor {
   }
 
   private boolean needsMasking(Event e) {
+    // The events of every loop pass first, by their class: cheaper than the switch's search through all types.
+    if (e instanceof Event.NodeStarted x) {
+      return dirtyIn(x);
+    }
+    if (e instanceof Event.NodeCompleted x) {
+      return dirtyIn(x);
+    }
+    if (e instanceof Event.LoopIteration x) {
+      return dirtyIn(x);
+    }
     return switch (e) {
       case Event.RunStarted x -> dirty(x.runId(), x.workflow()) || value(x.inputs()) != x.inputs();
       case Event.RunFinished x -> dirty(x.runId(), x.status(), x.errorCode(), x.message());
-      case Event.NodeStarted x -> dirty(x.node(), x.runId(), x.kind());
-      case Event.NodeCompleted x -> dirty(x.node(), x.runId(), x.kind(), x.outputPreview());
+      case Event.NodeStarted x -> dirtyIn(x);
+      case Event.NodeCompleted x -> dirtyIn(x);
       case Event.NodeFailed x -> dirty(x.node(), x.runId(), x.kind(), x.errorCode(), x.message());
       case Event.NodeSkipped x -> dirty(x.node(), x.runId(), x.kind(), x.reason());
       case Event.NodeCancelled x -> dirty(x.node(), x.runId(), x.kind());
@@ -458,7 +525,7 @@ public final class Redactor {
       case Event.LlmCalled x -> dirty(x.node(), x.runId(), x.provider(), x.model(), x.requestModel(),
           x.finishReason());
       case Event.LoopStarted x -> dirty(x.node(), x.runId(), x.construct());
-      case Event.LoopIteration x -> dirty(x.node(), x.runId(), x.construct(), x.inputPreview());
+      case Event.LoopIteration x -> dirtyIn(x);
       case Event.LoopIterate x -> dirty(x.node(), x.runId(), x.edgeFrom(), x.edgeTo());
       case Event.LoopCompleted x -> dirty(x.node(), x.runId(), x.construct(), x.exitReason());
       case Event.RunPaused x -> dirty(x.node(), x.runId(), x.message());
@@ -475,13 +542,27 @@ public final class Redactor {
     };
   }
 
+  private boolean dirtyIn(Event.NodeStarted x) {
+    return dirty(x.node(), x.runId(), x.kind());
+  }
+
+  private boolean dirtyIn(Event.NodeCompleted x) {
+    return dirty(x.node(), x.runId(), x.kind(), x.outputPreview());
+  }
+
+  private boolean dirtyIn(Event.LoopIteration x) {
+    return dirty(x.node(), x.runId(), x.construct(), x.inputPreview());
+  }
+
   private boolean dirty(NodePosition p, String... texts) {
     if (p != null) {
       if (!text(p.nodeId()).equals(p.nodeId())) {
         return true;
       }
-      for (NodePosition.LoopFrame f : p.loops()) {
-        if (!text(f.loopId()).equals(f.loopId())) {
+      List<NodePosition.LoopFrame> loops = p.loops();
+      for (int i = 0; i < loops.size(); i++) {
+        String id = loops.get(i).loopId();
+        if (!text(id).equals(id)) {
           return true;
         }
       }

@@ -10,6 +10,7 @@ import dev.loopflow.core.spi.Usage;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.util.Collection;
 import java.util.Map;
 
@@ -32,6 +33,8 @@ final class JournalJson {
   static final ObjectMapper JSON = JsonMapper.builder().build();
   /** What {@link #estimate} answers for a value that must take the general path whatever its size. */
   private static final long NOT_STREAMED = Long.MAX_VALUE;
+  /** The characters of a loop frame's text besides its id and iteration. */
+  private static final int LOOP_FRAME_TEXT = "LoopFrame[loopId=, iteration=]".length();
 
   private JournalJson() {}
 
@@ -41,38 +44,233 @@ final class JournalJson {
   }
 
   private static String text(Body body) {
-    StringWriter out = new StringWriter(128);
+    return text(body, 128);
+  }
+
+  /** {@code capacity}: the length expected, so that the text is not copied as it grows. */
+  private static String text(Body body, int capacity) {
+    TextWriter out = new TextWriter(capacity);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       body.write(g);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out.toString();
+    return out.text.toString();
+  }
+
+  /**
+   * A writer into a builder: {@link StringWriter} locks a {@link StringBuffer} for every write, and a document is
+   * only ever written by one thread.
+   */
+  private static final class TextWriter extends Writer {
+    final StringBuilder text;
+
+    TextWriter(int capacity) {
+      text = new StringBuilder(capacity);
+    }
+
+    @Override
+    public void write(char[] chars, int off, int len) {
+      text.append(chars, off, len);
+    }
+
+    @Override
+    public void write(String str, int off, int len) {
+      text.append(str, off, off + len);
+    }
+
+    @Override
+    public void write(int c) {
+      text.append((char) c);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
   }
 
   /** The document to write for {@code value} (not null), with its large parts moved out. */
   static Codec.Encoded document(Object value) {
-    if (estimate(value, ValueRefs.THRESHOLD) < ValueRefs.THRESHOLD) {
-      return new Codec.Encoded(text(g -> escaped(g, value)), Map.of());
+    long size = estimate(value, ValueRefs.THRESHOLD);
+    if (size < ValueRefs.THRESHOLD) {
+      StringBuilder sb = new StringBuilder((int) size + 16);
+      if (Plain.value(sb, value)) {
+        return new Codec.Encoded(sb.toString(), Map.of());
+      }
+      return new Codec.Encoded(text(g -> escaped(g, value), (int) size + 16), Map.of());
     }
     return split(value);
   }
 
+  /** The direct writer's text of {@code value} (see Plain), or null when it leaves the value to the generator. */
+  static String plainText(Object value) {
+    return Plain.text(value);
+  }
+
   /** An event's document: the JSON {@link Events#toMap} holds, with large parts moved out. */
   static Codec.Encoded event(Event e) {
-    long[] size = {2};
-    fields(e, (key, value) -> size[0] = add(size[0], key.length() + 4L, estimate(value, ValueRefs.THRESHOLD)));
-    if (size[0] >= ValueRefs.THRESHOLD) {
+    // The fields are taken once (positions' paths and times formatted once, numbers boxed once), then measured,
+    // then written.
+    Fields f = new Fields();
+    fields(e, f);
+    long size = 2;
+    for (int i = 0; i < f.size; i++) {
+      size = add(size, f.keys[i].length() + 4L, estimate(f.values[i], ValueRefs.THRESHOLD));
+    }
+    if (size >= ValueRefs.THRESHOLD) {
       return split(Events.toMap(e));
+    }
+    StringBuilder sb = new StringBuilder((int) size + 16);
+    if (Plain.fields(sb, f)) {
+      return new Codec.Encoded(sb.toString(), Map.of());
     }
     return new Codec.Encoded(text(g -> {
       g.writeStartObject();
-      Events.fields(e, (key, value) -> {
-        g.writeFieldName(key);
-        escaped(g, value);
-      });
+      for (int i = 0; i < f.size; i++) {
+        g.writeFieldName(f.keys[i]);
+        escaped(g, f.values[i]);
+      }
       g.writeEndObject();
-    }), Map.of());
+    }, (int) size + 16), Map.of());
+  }
+
+  /** An event's fields in order, as {@link Events#fields} hands them out. */
+  private static final class Fields implements Events.FieldSink {
+    String[] keys = new String[16];
+    Object[] values = new Object[16];
+    int size;
+
+    @Override
+    public void field(String key, Object value) {
+      if (size == keys.length) {
+        keys = java.util.Arrays.copyOf(keys, size * 2);
+        values = java.util.Arrays.copyOf(values, size * 2);
+      }
+      keys[size] = key;
+      values[size++] = value;
+    }
+  }
+
+  /**
+   * Writes the JSON the generator would write ({@link #escaped}) for the values most documents hold (strings,
+   * integers, longs, booleans, finite doubles, null, maps with string keys, collections, loop frames) straight into a
+   * builder: no generator, no buffers to take and give back, and text without escapes appended as it is rather than
+   * copied through a char buffer. Anything else makes it answer false, and the document is written by the generator
+   * instead. The escapes are the generator's defaults: quote, backslash and the characters below U+0020 (backspace,
+   * tab, line feed, form feed and carriage return by their short forms, the rest as a Unicode escape with capital
+   * hex digits), nothing else.
+   */
+  private static final class Plain {
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private Plain() {}
+
+    /** The text of {@code value}, or null when the generator must write it. */
+    static String text(Object value) {
+      StringBuilder sb = new StringBuilder();
+      return value(sb, value) ? sb.toString() : null;
+    }
+
+    static boolean fields(StringBuilder sb, Fields f) {
+      sb.append('{');
+      for (int i = 0; i < f.size; i++) {
+        if (i > 0) {
+          sb.append(',');
+        }
+        string(sb, f.keys[i]);
+        sb.append(':');
+        if (!value(sb, f.values[i])) {
+          return false;
+        }
+      }
+      sb.append('}');
+      return true;
+    }
+
+    static boolean value(StringBuilder sb, Object v) {
+      if (v == null) {
+        sb.append("null");
+      } else if (v instanceof String s) {
+        string(sb, ValueRefs.escape(s));
+      } else if (v instanceof Integer i) {
+        sb.append(i.intValue());
+      } else if (v instanceof Long l) {
+        sb.append(l.longValue());
+      } else if (v instanceof Boolean b) {
+        sb.append(b.booleanValue());
+      } else if (v instanceof Double d) {
+        if (!Double.isFinite(d)) {
+          return false; // the generator quotes NaN and the infinities
+        }
+        sb.append(Double.toString(d));
+      } else if (v instanceof Map<?, ?> m) {
+        sb.append('{');
+        boolean first = true;
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+          if (!first) {
+            sb.append(',');
+          }
+          first = false;
+          string(sb, (String) e.getKey());
+          sb.append(':');
+          if (!value(sb, e.getValue())) {
+            return false;
+          }
+        }
+        sb.append('}');
+      } else if (v instanceof Collection<?> c) {
+        sb.append('[');
+        boolean first = true;
+        for (Object x : c) {
+          if (!first) {
+            sb.append(',');
+          }
+          first = false;
+          if (!value(sb, x)) {
+            return false;
+          }
+        }
+        sb.append(']');
+      } else if (v instanceof NodePosition.LoopFrame f) {
+        sb.append("{\"loopId\":");
+        if (f.loopId() == null) {
+          sb.append("null");
+        } else {
+          string(sb, f.loopId());
+        }
+        sb.append(",\"iteration\":").append(f.iteration()).append('}');
+      } else {
+        return false;
+      }
+      return true;
+    }
+
+    /** {@code s} quoted, escaped as the generator escapes it. */
+    static void string(StringBuilder sb, String s) {
+      sb.append('"');
+      int from = 0;
+      for (int i = 0, n = s.length(); i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x20 && c != '"' && c != '\\') {
+          continue;
+        }
+        sb.append(s, from, i);
+        from = i + 1;
+        switch (c) {
+          case '"' -> sb.append("\\\"");
+          case '\\' -> sb.append("\\\\");
+          case '\b' -> sb.append("\\b");
+          case '\t' -> sb.append("\\t");
+          case '\n' -> sb.append("\\n");
+          case '\f' -> sb.append("\\f");
+          case '\r' -> sb.append("\\r");
+          default -> sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+        }
+      }
+      sb.append(s, from, s.length()).append('"');
+    }
   }
 
   private static void fields(Event e, Events.FieldSink sink) {
@@ -91,8 +289,14 @@ final class JournalJson {
     return new Codec.Encoded(Codec.plainJson(split.document()), parts);
   }
 
-  /** A node's or run's LLM usage. */
+  /** A node's or run's LLM usage; the text of no usage (most nodes' rows) is written once. */
   static String usage(Usage u) {
+    return u.equals(Usage.NONE) ? NO_USAGE : usageText(u);
+  }
+
+  private static final String NO_USAGE = usageText(Usage.NONE);
+
+  private static String usageText(Usage u) {
     return text(g -> {
       g.writeStartObject();
       g.writeNumberField("input_tokens", u.inputTokens());
@@ -150,6 +354,18 @@ final class JournalJson {
       g.writeBoolean(b);
     } else if (v instanceof Double d) {
       g.writeNumber(d.doubleValue());
+    } else if (v instanceof NodePosition.LoopFrame f) {
+      // As the mapper writes the record: its components in declaration order, the id as it is (ValueRefs copies
+      // only maps and lists, so a frame's id is never escaped).
+      g.writeStartObject();
+      g.writeFieldName("loopId");
+      if (f.loopId() == null) {
+        g.writeNull();
+      } else {
+        g.writeString(f.loopId());
+      }
+      g.writeNumberField("iteration", f.iteration());
+      g.writeEndObject();
     } else {
       g.writeObject(v);
     }
@@ -197,6 +413,10 @@ final class JournalJson {
     }
     if (v instanceof Boolean b) {
       return b ? 4 : 5;
+    }
+    if (v instanceof NodePosition.LoopFrame f) {
+      // The length of the record's text, LoopFrame[loopId=ID, iteration=N], without making it.
+      return LOOP_FRAME_TEXT + String.valueOf(f.loopId()).length() + digits(f.iteration());
     }
     return String.valueOf(v).length();
   }

@@ -92,6 +92,54 @@ class JournalJsonTest {
     }
   }
 
+  /**
+   * The direct writer (no generator) writes what the generator writes wherever it answers, and it answers for what a
+   * loop pass journals: its events and its row's documents.
+   */
+  @Test
+  void theDirectWriterWritesWhatTheGeneratorWritesAndTakesEveryPassDocument() throws Exception {
+    Random r = new Random(13);
+    Values v = new Values(r);
+    int answered = 0;
+    for (int i = 0; i < 2_000; i++) {
+      Object doc = i % 2 == 0 ? v.map(4, 0) : v.value(0);
+      if (JournalJson.estimate(doc, ValueRefs.THRESHOLD) >= ValueRefs.THRESHOLD) {
+        continue; // large parts are moved out first; these go the general way
+      }
+      String plain = JournalJson.plainText(doc);
+      if (plain != null) {
+        answered++;
+        assertThat(plain).as("%s", doc).isEqualTo(Codec.plainJson(ValueRefs.split(doc).document()));
+      }
+    }
+    assertThat(answered).isGreaterThan(1_000);
+
+    NodePosition pos = new NodePosition(List.of(new NodePosition.LoopFrame("outer", 3),
+        new NodePosition.LoopFrame("inner", 41)), "increment");
+    Instant at = Instant.parse("2026-11-24T12:00:00.123456Z");
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("count", 241L);
+    result.put("status", "completed");
+    for (Object doc : List.of(Map.of("count", 241L), result, Map.of(), List.of(pos.loops()),
+        Events.toMap(new Event.NodeStarted("run_1", 7, at, pos, "script", 1)),
+        Events.toMap(new Event.NodeCompleted("run_1", 8, at, pos, "script", 0, "{\"count\":241}", 0, 0, null, 15)),
+        Events.toMap(new Event.LoopIteration("run_1", 6, at, pos, "while_loop", 41, 40, 100, 100, "", true)))) {
+      assertThat(JournalJson.plainText(doc)).as("%s", doc).isNotNull()
+          .isEqualTo(Codec.plainJson(ValueRefs.split(doc).document()));
+    }
+  }
+
+  @Test
+  void theEstimateOfALoopFrameIsTheLengthOfItsText() {
+    Random r = new Random(5);
+    Values v = new Values(r);
+    for (int i = 0; i < 300; i++) {
+      for (NodePosition.LoopFrame f : v.nestedPosition().loops()) {
+        assertThat(JournalJson.estimate(f, Long.MAX_VALUE - 1)).isEqualTo(reference(f));
+      }
+    }
+  }
+
   /** ValueRefs' size estimate as its Sizes class computes it. */
   private static long reference(Object v) {
     if (v instanceof String s) {
@@ -118,8 +166,9 @@ class JournalJsonTest {
   void usageIsWrittenAsItsMapWas() {
     Random r = new Random(3);
     for (int i = 0; i < 200; i++) {
-      Usage u = new Usage(r.nextLong(), r.nextInt(1_000_000), r.nextBoolean() ? null : r.nextDouble() * 10,
-          r.nextInt(100), r.nextInt(5));
+      Usage u = i == 0 ? Usage.NONE : i == 1 ? new Usage(0, 0, null, 0, 0)
+          : new Usage(r.nextLong(), r.nextInt(1_000_000), r.nextBoolean() ? null : r.nextDouble() * 10,
+              r.nextInt(100), r.nextInt(5));
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("input_tokens", u.inputTokens());
       m.put("output_tokens", u.outputTokens());
@@ -128,6 +177,8 @@ class JournalJsonTest {
       m.put("unpriced_calls", u.unpricedCalls());
       assertThat(JournalJson.usage(u)).isEqualTo(Codec.plainJson(m));
     }
+    // No usage, what most rows hold, is written once.
+    assertThat(JournalJson.usage(new Usage(0, 0, null, 0, 0))).isSameAs(JournalJson.usage(Usage.NONE));
   }
 
   /**
@@ -191,7 +242,26 @@ class JournalJsonTest {
     }
 
     private String key() {
+      if (r.nextInt(6) == 0) {
+        String hostile = "k\u0000\u0001\b\t\n\u000b\f\r\u001f\"\\/\u007f\u2028\uD800é";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0, n = 1 + r.nextInt(6); i < n; i++) {
+          sb.append(hostile.charAt(r.nextInt(hostile.length())));
+        }
+        return sb.toString();
+      }
       return r.nextInt(10) == 0 ? "\u0000k" + r.nextInt(5) : "key" + r.nextInt(20) + (r.nextBoolean() ? "é\"\\" : "");
+    }
+
+    /** Doubles whose text differs in form: exponents, negative zero, extremes, the non-finite ones. */
+    private Object number() {
+      double[] awkward = {0.0, -0.0, 1.0, 100.0, 1e7, 1e-3, 1e-7, 1e21, 1e22, 123456789.125, Double.MIN_VALUE,
+          Double.MAX_VALUE, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 0.1 + 0.2};
+      return switch (r.nextInt(4)) {
+        case 0 -> awkward[r.nextInt(awkward.length)];
+        case 1 -> r.nextBoolean() ? Integer.MIN_VALUE : Long.MIN_VALUE;
+        default -> r.nextDouble() * 1e6;
+      };
     }
 
     Object value(int depth) {
@@ -201,7 +271,7 @@ class JournalJsonTest {
         case 1 -> r.nextInt();
         case 2 -> r.nextLong();
         case 3 -> r.nextBoolean();
-        case 4 -> r.nextDouble() * 1e6;
+        case 4 -> number();
         case 5, 6 -> string();
         case 7 -> new NodePosition.LoopFrame("loop" + r.nextInt(3), r.nextInt(100));
         case 8 -> switch (r.nextInt(5)) {
@@ -236,6 +306,11 @@ class JournalJsonTest {
         sb.append(r.nextBoolean() ? "\u0000" : "\u0000\u0000");
       }
       String alphabet = "abc xyz\"\\\n\t\u0001é€\uD83D\uDE00<>&";
+      if (r.nextInt(4) == 0) {
+        // Every character the writers might escape differently: controls, DEL, separators, lone surrogates.
+        alphabet = "a\u0000\u0001\u0007\b\t\n\u000b\f\r\u000e\u001b\u001f \"/\\"
+            + "\u007f\u0080\u00a0\u2028\u2029\uD800\uDC00\uFFFF";
+      }
       while (sb.length() < len) {
         sb.append(alphabet.charAt(r.nextInt(alphabet.length())));
       }
@@ -245,7 +320,12 @@ class JournalJsonTest {
     NodePosition nestedPosition() {
       List<NodePosition.LoopFrame> frames = new ArrayList<>();
       for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
-        frames.add(new NodePosition.LoopFrame(r.nextBoolean() ? "outer" : "in\"ner", r.nextInt(1000)));
+        String id = switch (r.nextInt(4)) {
+          case 0 -> "outer";
+          case 1 -> "in\"ner";
+          default -> string(); // long ids, ids starting with NUL, escapes
+        };
+        frames.add(new NodePosition.LoopFrame(id, r.nextBoolean() ? r.nextInt(1000) : r.nextInt()));
       }
       return new NodePosition(frames, "node" + r.nextInt(9));
     }

@@ -289,7 +289,8 @@ final class GraphRun {
       ArrayDeque<String> ready) {
     String id = unit.id();
     NodePosition pos = frame.position(id);
-    ctx.running.put(pos.path(), pos);
+    String path = pos.path();
+    ctx.running.put(path, pos);
     Outcome o;
     try {
       o = execute(unit);
@@ -297,7 +298,7 @@ final class GraphRun {
       if (slot) {
         ctx.slots.release();
       }
-      ctx.running.remove(pos.path());
+      ctx.running.remove(path);
     }
     return onOutcome(id, o, remaining, ready);
   }
