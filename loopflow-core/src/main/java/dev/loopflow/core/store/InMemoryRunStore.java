@@ -71,7 +71,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public void recordNodeExecution(NodeExecution execution) {
-    executions.computeIfAbsent(execution.runId(), k -> new Rows()).add(execution);
+    executions.computeIfAbsent(execution.runId(), Rows::new).add(execution);
   }
 
   @Override
@@ -281,36 +281,42 @@ final class InMemoryRunStore implements RunStore {
   }
 
   /**
-   * A run's node executions in journal order. What must stay true: {@link #loopPasses} answers what
-   * {@link dev.loopflow.core.run.RunSummary#iterations} answers for every row the run ever journaled, whatever was
-   * dropped since.
+   * A run's node executions in journal order, held encoded ({@link EncodedRows}). What must stay true:
+   * {@link #loopPasses} answers what {@link dev.loopflow.core.run.RunSummary#iterations} answers for every row the
+   * run ever journaled, whatever was dropped since.
    */
   private static final class Rows {
-    private ArrayList<NodeExecution> list = new ArrayList<>();
+    private final String runId;
+    private EncodedRows rows = new EncodedRows();
     /** The run's loop passes, counted from every row just before the first was dropped; -1 while none was. */
     private int passesCounted = -1;
 
+    Rows(String runId) {
+      this.runId = runId;
+    }
+
     synchronized void add(NodeExecution execution) {
-      list.add(execution);
+      rows.add(execution);
     }
 
     synchronized List<NodeExecution> copy() {
-      return List.copyOf(list);
+      return List.copyOf(rows.view(runId));
     }
 
     synchronized int loopPasses() {
-      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.run.RunSummary.iterations(list);
+      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
     }
 
     /**
      * Keeps the rows outside any loop (one per node and attempt, however long the loops ran) and the last
-     * {@value InMemoryRunStore#LOOP_EXECUTIONS_KEPT_WHEN_FINISHED} inside loops, in journal order. Only called once the run is finished: the engine
-     * journals no row for a run after its final record, so the count taken here stays the run's count.
+     * {@value InMemoryRunStore#LOOP_EXECUTIONS_KEPT_WHEN_FINISHED} inside loops, in journal order. Only called once
+     * the run is finished: the engine journals no row for a run after its final record, so the count taken here
+     * stays the run's count. Rows are made one at a time, so that what this leaves behind dies young.
      */
     synchronized void forgetOldLoopRows() {
       int inLoops = 0;
-      for (NodeExecution e : list) {
-        if (!e.position().loops().isEmpty()) {
+      for (int i = 0; i < rows.size(); i++) {
+        if (rows.inLoop(i)) {
           inLoops++;
         }
       }
@@ -319,17 +325,17 @@ final class InMemoryRunStore implements RunStore {
         return;
       }
       if (passesCounted < 0) {
-        passesCounted = dev.loopflow.core.run.RunSummary.iterations(list);
+        passesCounted = dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
       }
-      ArrayList<NodeExecution> kept = new ArrayList<>(list.size() - drop);
-      for (NodeExecution e : list) {
-        if (drop > 0 && !e.position().loops().isEmpty()) {
+      EncodedRows kept = new EncodedRows();
+      for (int i = 0; i < rows.size(); i++) {
+        if (drop > 0 && rows.inLoop(i)) {
           drop--;
         } else {
-          kept.add(e);
+          kept.add(rows.row(runId, i));
         }
       }
-      list = kept;
+      rows = kept;
     }
   }
 
