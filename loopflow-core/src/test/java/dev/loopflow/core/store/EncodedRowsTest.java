@@ -176,6 +176,24 @@ class EncodedRowsTest {
   }
 
   @Test
+  void aLoopPassRowTakesTensOfBytes() {
+    EncodedRows rows = new EncodedRows();
+    Instant t = Instant.parse("2026-11-24T12:00:00.123456789Z");
+    for (int i = 0; i < 10_000; i++) {
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("output", new LinkedHashMap<>(Map.of("count", (long) i)));
+      result.put("stdout", "");
+      result.put("status", "completed");
+      rows.add(new NodeExecution(RUN, new NodePosition(List.of(new NodePosition.LoopFrame("outer", i / 100 + 1),
+          new NodePosition.LoopFrame("inner", i % 100 + 1)), "increment"), "script", NodeStatus.COMPLETED, 1,
+          t.plusNanos(i * 1_000L), t.plusNanos(i * 1_000L + 500), null, result, Usage.NONE, null, null,
+          new LinkedHashMap<>(Map.of("count", (long) i)), null));
+    }
+    // As objects such a row took about 1.3 KB (four maps, two instants, a position).
+    assertThat(rows.bytes() / rows.size()).isLessThanOrEqualTo(80);
+  }
+
+  @Test
   void aRowReadsAsItWasWhenWrittenAsADurableStoresDoes() {
     EncodedRows rows = new EncodedRows();
     Map<String, Object> result = new LinkedHashMap<>(Map.of("drafts", new ArrayList<>(List.of("one"))));

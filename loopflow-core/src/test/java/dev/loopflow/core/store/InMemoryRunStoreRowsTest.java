@@ -104,6 +104,32 @@ class InMemoryRunStoreRowsTest {
     assertThat(store.loopPasses(id)).isEqualTo(passes);
   }
 
+  @org.junit.jupiter.api.Test
+  void aRunsRowsAreKeptAsCopiesNotAsTheObjectsHandedIn() {
+    RunStore store = RunStore.inMemory();
+    store.createRun(running("r"));
+    List<NodeExecution> written = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      Map<String, Object> result = new java.util.LinkedHashMap<>();
+      result.put("output", new java.util.LinkedHashMap<>(Map.of("count", (long) i)));
+      result.put("status", "completed");
+      NodeExecution e = new NodeExecution("r", new NodePosition(List.of(new NodePosition.LoopFrame("loop", i + 1)),
+          "increment"), "script", NodeStatus.COMPLETED, 1, T0, T0.plusMillis(i), null, result, Usage.NONE, null,
+          null, new java.util.LinkedHashMap<>(Map.of("count", (long) i)), null);
+      written.add(e);
+      store.recordNodeExecution(e);
+    }
+    written.getFirst().result().put("status", "changed afterwards");
+    List<NodeExecution> read = store.nodeExecutions("r");
+    assertThat(read.getFirst().result()).containsEntry("status", "completed");
+    assertThat(read.subList(1, read.size())).containsExactlyElementsOf(written.subList(1, written.size()));
+    for (int i = 1; i < read.size(); i++) {
+      assertThat(read.get(i)).isNotSameAs(written.get(i));
+      assertThat(read.get(i).result()).isNotSameAs(written.get(i).result());
+      assertThat(read.get(i).statePatch()).isNotSameAs(written.get(i).statePatch());
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(value = RunStatus.class, names = {"RUNNING", "PAUSED", "FAILED"})
   void aRunThatCanStillBeResumedKeepsEveryRow(RunStatus status) {
