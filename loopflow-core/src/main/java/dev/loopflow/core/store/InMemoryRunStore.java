@@ -16,9 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * can be resumed), the run keeps its last {@value #EVENTS_KEPT_WHEN_FINISHED} events, plus those appended afterwards
  * (its {@code run.finished}), and of its node executions those outside any loop and the last
  * {@value #LOOP_EXECUTIONS_KEPT_WHEN_FINISHED} inside loops, in journal order; before any row is dropped its loop
- * passes are counted, so a run list shows the same count as before. Rows and events describe what the record
- * already holds (its result, state and node reports); without this bound an engine embedded in a long-lived
- * process would keep a row and three or more events per loop pass of every run it ever finished.
+ * passes are counted, so a run list counts every pass. Rows and events describe what the record already holds
+ * (its result, state and node reports); without this bound an engine embedded in a long-lived process would keep a
+ * row and three or more events per loop pass of every run it ever finished. Rows are held encoded
+ * ({@link EncodedRows}), so that those of a run in flight are not promoted as objects.
  */
 final class InMemoryRunStore implements RunStore {
   /** How many of its latest events a completed or cancelled run keeps. */
