@@ -63,17 +63,23 @@ public final class RunSummary {
       if (workflow != null && !r.workflow().contains(workflow) && (r.file() == null || !r.file().contains(workflow))) {
         continue;
       }
-      rows.add(of(r, store.nodeExecutions(r.runId())));
+      // Counted by the store: one that forgets old rows of finished runs counted their passes before it did.
+      rows.add(new RunSummary(r, store.loopPasses(r.runId())));
     }
     return List.copyOf(rows);
   }
 
   /** Loop passes that journaled anything: each distinct (loop path, iteration) counts once, nested ones too. */
   public static int iterations(List<NodeExecution> executions) {
+    return loopPasses(() -> executions.stream().map(NodeExecution::position).iterator());
+  }
+
+  /** The rule of {@link #iterations}, over the positions of the executions. */
+  public static int loopPasses(Iterable<NodePosition> positions) {
     Set<String> passes = new HashSet<>();
-    for (NodeExecution e : executions) {
+    for (NodePosition p : positions) {
       StringBuilder sb = new StringBuilder();
-      for (NodePosition.LoopFrame f : e.position().loops()) {
+      for (NodePosition.LoopFrame f : p.loops()) {
         sb.append(f.loopId()).append('[').append(f.iteration()).append("].");
         passes.add(sb.toString());
       }

@@ -10,19 +10,25 @@ import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The journal kept in the engine's own heap. A run's node executions are all kept (a failed or paused run resumes
- * from them, and a run list counts its loop passes from them). Its events are all kept while the run can still be
- * resumed; once its record says {@code completed} or {@code cancelled} (neither can be resumed), only its last
- * {@value #EVENTS_KEPT_WHEN_FINISHED} events are kept, plus those appended afterwards (its {@code run.finished}).
- * Events describe what the rows and the record already hold; without this bound an engine embedded in a long-lived
- * process would keep three or more events per loop pass of every run it ever finished.
+ * The journal kept in the engine's own heap. Everything of a run is kept while the run can still be resumed
+ * (running, paused, failed): a resume restores its completed executions and durable steps from its rows and events,
+ * and numbers its events after the last one. Once its record says {@code completed} or {@code cancelled} (neither
+ * can be resumed), the run keeps its last {@value #EVENTS_KEPT_WHEN_FINISHED} events, plus those appended afterwards
+ * (its {@code run.finished}), and of its node executions those outside any loop and the last
+ * {@value #LOOP_EXECUTIONS_KEPT_WHEN_FINISHED} inside loops, in journal order; before any row is dropped its loop
+ * passes are counted, so a run list counts every pass. Rows and events describe what the record already holds
+ * (its result, state and node reports); without this bound an engine embedded in a long-lived process would keep a
+ * row and three or more events per loop pass of every run it ever finished. Rows are held encoded
+ * ({@link EncodedRows}), so that those of a run in flight are not promoted as objects.
  */
 final class InMemoryRunStore implements RunStore {
   /** How many of its latest events a completed or cancelled run keeps. */
   static final int EVENTS_KEPT_WHEN_FINISHED = 1_000;
+  /** How many of its latest node executions inside loops a completed or cancelled run keeps. */
+  static final int LOOP_EXECUTIONS_KEPT_WHEN_FINISHED = 1_000;
 
   private final Map<String, RunRecord> runs = new ConcurrentHashMap<>();
-  private final Map<String, List<NodeExecution>> executions = new ConcurrentHashMap<>();
+  private final Map<String, Rows> executions = new ConcurrentHashMap<>();
   private final Map<String, List<Event>> events = new ConcurrentHashMap<>();
   private final Map<String, Lease> leases = new ConcurrentHashMap<>();
   private final Map<String, String> cancels = new ConcurrentHashMap<>();
@@ -43,14 +49,22 @@ final class InMemoryRunStore implements RunStore {
     runs.put(run.runId(), run);
     if (run.status() == dev.loopflow.core.run.RunStatus.COMPLETED
         || run.status() == dev.loopflow.core.run.RunStatus.CANCELLED) {
-      List<Event> list = events.get(run.runId());
-      if (list != null) {
-        synchronized (list) {
-          if (list.size() > EVENTS_KEPT_WHEN_FINISHED) {
-            // Dropped from the front, so sequence order and the last sequence number stay as they were.
-            list.subList(0, list.size() - EVENTS_KEPT_WHEN_FINISHED).clear();
-            ((ArrayList<Event>) list).trimToSize();
-          }
+      forgetOldEvents(run.runId());
+      Rows rows = executions.get(run.runId());
+      if (rows != null) {
+        rows.forgetOldLoopRows();
+      }
+    }
+  }
+
+  private void forgetOldEvents(String runId) {
+    List<Event> list = events.get(runId);
+    if (list != null) {
+      synchronized (list) {
+        if (list.size() > EVENTS_KEPT_WHEN_FINISHED) {
+          // Dropped from the front, so sequence order and the last sequence number stay as they were.
+          list.subList(0, list.size() - EVENTS_KEPT_WHEN_FINISHED).clear();
+          ((ArrayList<Event>) list).trimToSize();
         }
       }
     }
@@ -58,10 +72,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public void recordNodeExecution(NodeExecution execution) {
-    List<NodeExecution> list = executions.computeIfAbsent(execution.runId(), k -> new ArrayList<>());
-    synchronized (list) {
-      list.add(execution);
-    }
+    executions.computeIfAbsent(execution.runId(), Rows::new).add(execution);
   }
 
   @Override
@@ -86,10 +97,14 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public List<NodeExecution> nodeExecutions(String runId) {
-    List<NodeExecution> list = executions.getOrDefault(runId, List.of());
-    synchronized (list) {
-      return List.copyOf(list);
-    }
+    Rows rows = executions.get(runId);
+    return rows == null ? List.of() : rows.copy();
+  }
+
+  @Override
+  public int loopPasses(String runId) {
+    Rows rows = executions.get(runId);
+    return rows == null ? 0 : rows.loopPasses();
   }
 
   @Override
@@ -264,6 +279,65 @@ final class InMemoryRunStore implements RunStore {
       }
     }
     return n;
+  }
+
+  /**
+   * A run's node executions in journal order, held encoded ({@link EncodedRows}). What must stay true:
+   * {@link #loopPasses} answers what {@link dev.loopflow.core.run.RunSummary#iterations} answers for every row the
+   * run ever journaled, whatever was dropped since.
+   */
+  private static final class Rows {
+    private final String runId;
+    private EncodedRows rows = new EncodedRows();
+    /** The run's loop passes, counted from every row just before the first was dropped; -1 while none was. */
+    private int passesCounted = -1;
+
+    Rows(String runId) {
+      this.runId = runId;
+    }
+
+    synchronized void add(NodeExecution execution) {
+      rows.add(execution);
+    }
+
+    synchronized List<NodeExecution> copy() {
+      return List.copyOf(rows.view(runId));
+    }
+
+    synchronized int loopPasses() {
+      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
+    }
+
+    /**
+     * Keeps the rows outside any loop (one per node and attempt, however long the loops ran) and the last
+     * {@value InMemoryRunStore#LOOP_EXECUTIONS_KEPT_WHEN_FINISHED} inside loops, in journal order. Only called once
+     * the run is finished: the engine journals no row for a run after its final record, so the count taken here
+     * stays the run's count. Rows are made one at a time, so that what this leaves behind dies young.
+     */
+    synchronized void forgetOldLoopRows() {
+      int inLoops = 0;
+      for (int i = 0; i < rows.size(); i++) {
+        if (rows.inLoop(i)) {
+          inLoops++;
+        }
+      }
+      int drop = inLoops - LOOP_EXECUTIONS_KEPT_WHEN_FINISHED;
+      if (drop <= 0) {
+        return;
+      }
+      if (passesCounted < 0) {
+        passesCounted = dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
+      }
+      EncodedRows kept = new EncodedRows();
+      for (int i = 0; i < rows.size(); i++) {
+        if (drop > 0 && rows.inLoop(i)) {
+          drop--;
+        } else {
+          kept.add(rows.row(runId, i));
+        }
+      }
+      rows = kept;
+    }
   }
 
   /**

@@ -33,6 +33,16 @@ public interface RunStore extends AutoCloseable {
   /** In the order they were journaled. */
   List<NodeExecution> nodeExecutions(String runId);
 
+  /**
+   * The run's loop passes that journaled a node execution, each distinct (loop path, iteration) once, nested ones
+   * too: what a run list shows as its {@code iterations} ({@link dev.loopflow.core.run.RunSummary#iterations} of
+   * every row the run journaled). A store that no longer keeps all of a finished run's rows answers it from a count
+   * taken before it dropped them; a store wrapping another must pass this on rather than count the rows it reads.
+   */
+  default int loopPasses(String runId) {
+    return dev.loopflow.core.run.RunSummary.iterations(nodeExecutions(runId));
+  }
+
   /** In sequence order. */
   List<Event> events(String runId);
 
@@ -115,8 +125,9 @@ public interface RunStore extends AutoCloseable {
   default void close() {}
 
   /**
-   * A store that keeps runs in memory for the life of the object: every run record and node execution, and every
-   * event of a run until it is completed or cancelled, after which its last 1,000 events are kept.
+   * A store that keeps runs in memory for the life of the object: every run record, and every node execution and
+   * event of a run until it is completed or cancelled, after which it keeps its last 1,000 events, its node
+   * executions outside loops and the last 1,000 inside loops ({@link #loopPasses} still counts every pass).
    */
   static RunStore inMemory() {
     return new InMemoryRunStore();

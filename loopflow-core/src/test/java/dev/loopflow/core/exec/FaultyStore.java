@@ -86,6 +86,11 @@ final class FaultyStore implements RunStore {
   }
 
   @Override
+  public int loopPasses(String runId) {
+    return journal.loopPasses(runId);
+  }
+
+  @Override
   public List<Event> events(String runId) {
     return journal.events(runId);
   }

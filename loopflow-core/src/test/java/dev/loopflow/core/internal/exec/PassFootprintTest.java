@@ -13,6 +13,7 @@ import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a loop pass leaves behind in an engine that lives long: the in-memory store keeps a bounded tail of the
- * events of runs that can no longer be resumed and everything of runs that can, and a pass that records no durable
- * step makes no execution id.
+ * events and node executions of runs that can no longer be resumed (and their loop pass count) and everything of
+ * runs that can, and a pass that records no durable step makes no execution id.
  */
 class PassFootprintTest {
   private static final int PASSES = 600; // 3 events a pass: well over the 1,000 events a finished run keeps
@@ -83,7 +84,7 @@ class PassFootprintTest {
   }
 
   @Test
-  void aCompletedRunKeepsItsLastThousandEventsAndEveryNodeExecution() throws Exception {
+  void aCompletedRunKeepsItsLastThousandEventsAndEveryNodeExecutionUpToAThousandInLoops() throws Exception {
     RunStore store = RunStore.inMemory();
     Loopflow engine = engine(store, -1, new AtomicBoolean());
     List<Event> seen = new CopyOnWriteArrayList<>();
@@ -98,6 +99,120 @@ class PassFootprintTest {
     assertThat(kept.getLast().type()).isEqualTo("run.finished");
     assertThat(store.events(r.runId(), kept.getLast().seq() - 2)).hasSize(2);
     assertThat(store.nodeExecutions(r.runId())).hasSize(PASSES + 1); // every pass's row and the loop's
+  }
+
+  /** A store that also hands every row it is given to {@code rows}: what the run journaled, before any was dropped. */
+  private static RunStore recording(RunStore store, List<NodeExecution> rows) {
+    return (RunStore) java.lang.reflect.Proxy.newProxyInstance(RunStore.class.getClassLoader(),
+        new Class<?>[] {RunStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("recordNodeExecution")) {
+            rows.add((NodeExecution) args[0]);
+          }
+          try {
+            return method.invoke(store, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+  }
+
+  /**
+   * A node before and after nested loops ({@code passes} increments: inner loops of up to 100 passes inside an
+   * outer loop), each pass journaling two rows; {@code last} asks a person when {@code asks}.
+   */
+  private static String nested(int passes, boolean asks) {
+    return """
+        name: nested
+        input:
+          count: {type: integer, default: 0}
+        nodes:
+          - {name: first, type: test.note}
+          - name: outer
+            type: while_loop
+            max_iterations: 1000
+            condition: "state.count < %1$d"
+            depends_on: [first]
+            body:
+              - name: inner
+                type: while_loop
+                max_iterations: 100
+                on_exhausted: continue
+                condition: "state.count < %1$d"
+                body:
+                  - {name: increment, type: test.increment}
+                  - {name: note, type: test.note, depends_on: [increment]}
+          - %2$s
+        """.formatted(passes, asks ? "{name: last, approval: \"Ship it?\", depends_on: [outer]}"
+        : "{name: last, type: test.note, depends_on: [outer]}");
+  }
+
+  private static Loopflow nestedEngine(RunStore store, int failAt, AtomicBoolean failed) {
+    return Loopflow.builder().store(store).handler(handler("test.increment", NodeProgram.inline(ctx -> {
+      long count = ((Number) ((Map<?, ?>) ctx.scope().get("state")).get("count")).longValue();
+      if (count == failAt && failed.compareAndSet(false, true)) {
+        throw new IllegalStateException("failing once at " + count);
+      }
+      return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
+    }))).handler(handler("test.note", NodeProgram.inline(ctx -> NodeOutcome.of("noted")))).build();
+  }
+
+  private static boolean inLoop(NodeExecution e) {
+    return !e.position().loops().isEmpty();
+  }
+
+  @Test
+  void aCompletedRunKeepsItsRowsOutsideLoopsAndTheLastThousandInsideAndListsEveryPass() throws Exception {
+    List<NodeExecution> journaled = new CopyOnWriteArrayList<>();
+    RunStore store = recording(RunStore.inMemory(), journaled);
+    Loopflow engine = nestedEngine(store, -1, new AtomicBoolean());
+    RunResult r = engine.start(engine.parse(nested(PASSES, false), "n.yaml"), RunOptions.defaults()).await();
+    assertThat(r.status()).as("%s", r.error()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.state()).containsEntry("count", (long) PASSES);
+    // Two rows a pass, one per inner loop: well over the thousand rows in loops a finished run keeps.
+    long inLoops = journaled.stream().filter(PassFootprintTest::inLoop).count();
+    assertThat(inLoops).isEqualTo(2L * PASSES + PASSES / 100);
+
+    List<NodeExecution> kept = store.nodeExecutions(r.runId());
+    List<NodeExecution> inLoopsKept = kept.stream().filter(PassFootprintTest::inLoop).toList();
+    List<NodeExecution> allInLoops = journaled.stream().filter(PassFootprintTest::inLoop).toList();
+    assertThat(inLoopsKept).containsExactlyElementsOf(allInLoops.subList(allInLoops.size() - 1_000,
+        allInLoops.size()));
+    assertThat(kept.stream().filter(e -> !inLoop(e)).map(e -> e.position().nodeId()))
+        .containsExactly("first", "outer", "last");
+    assertThat(kept).isSubsetOf(journaled).isSortedAccordingTo(java.util.Comparator.comparingInt(journaled::indexOf));
+
+    // The run list counts every pass (600 inner, 6 outer), as it did from every row.
+    int passes = dev.loopflow.core.run.RunSummary.iterations(journaled);
+    assertThat(passes).isEqualTo(PASSES + PASSES / 100);
+    assertThat(store.loopPasses(r.runId())).isEqualTo(passes);
+    assertThat(dev.loopflow.core.run.RunSummary.list(store, Set.of(), null, 5).getFirst().toJson())
+        .containsEntry("run_id", r.runId()).containsEntry("iterations", passes);
+    // The result is the record's, whole: every pass of the loops is in it.
+    assertThat(engine.result(r.runId()).orElseThrow().toJson()).isEqualTo(r.toJson());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"failed", "paused"})
+  void aRunThatCanStillBeResumedKeepsEveryNodeExecutionAndResumesFromThem(String how) throws Exception {
+    List<NodeExecution> journaled = new CopyOnWriteArrayList<>();
+    RunStore store = recording(RunStore.inMemory(), journaled);
+    Loopflow engine = nestedEngine(store, how.equals("failed") ? PASSES - 5 : -1, new AtomicBoolean());
+    Workflow wf = engine.parse(nested(PASSES, how.equals("paused")), "n.yaml");
+    RunResult first = engine.start(wf, RunOptions.defaults()).await();
+    assertThat(first.status().json()).as("%s", first.error()).isEqualTo(how);
+    assertThat(journaled.stream().filter(PassFootprintTest::inLoop).count()).isGreaterThan(1_000);
+    assertThat(store.nodeExecutions(first.runId())).containsExactlyElementsOf(journaled);
+
+    List<Event> more = new ArrayList<>();
+    RunResult done = engine.resume(wf, first.runId(), how.equals("paused") ? ResumeInput.approve(null)
+        : ResumeInput.none(), listening(more), false).await();
+    assertThat(done.status()).as("%s", done.error()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.state()).containsEntry("count", (long) PASSES);
+    long restarted = more.stream().filter(e -> e instanceof Event.NodeStarted s
+        && s.node().nodeId().equals("increment")).count();
+    assertThat(restarted).isEqualTo(how.equals("failed") ? 5 : 0);
+    assertThat(store.nodeExecutions(done.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
+    assertThat(store.loopPasses(done.runId())).isEqualTo(dev.loopflow.core.run.RunSummary.iterations(journaled));
   }
 
   @ParameterizedTest
@@ -150,6 +265,35 @@ class PassFootprintTest {
     assertThat(seen.size()).isGreaterThan(3 * (PASSES - 1));
     List<Event> kept = store.events(r.runId());
     assertThat(kept).hasSize(1_001).containsExactlyElementsOf(seen.subList(seen.size() - 1_001, seen.size()));
+  }
+
+  @Test
+  void aCancelledRunKeepsTheLastThousandNodeExecutionsInLoopsAndListsEveryPass() throws Exception {
+    List<NodeExecution> journaled = new CopyOnWriteArrayList<>();
+    RunStore store = recording(RunStore.inMemory(), journaled);
+    java.util.concurrent.atomic.AtomicReference<dev.loopflow.core.run.RunHandle> handle =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+    Loopflow engine = Loopflow.builder().store(store).handler(handler("test.increment", NodeProgram.inline(ctx -> {
+      ready.await();
+      long count = ((Number) ((Map<?, ?>) ctx.scope().get("state")).get("count")).longValue();
+      if (count == PASSES - 1) {
+        handle.get().cancel("enough");
+      }
+      return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
+    }))).handler(handler("test.note", NodeProgram.inline(ctx -> NodeOutcome.of("noted")))).build();
+    dev.loopflow.core.run.RunHandle h = engine.start(engine.parse(nested(PASSES * 2, false), "n.yaml"),
+        RunOptions.defaults());
+    handle.set(h);
+    ready.countDown();
+    RunResult r = h.await();
+    assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
+    assertThat(journaled.stream().filter(PassFootprintTest::inLoop).count()).isGreaterThan(1_000);
+    assertThat(store.nodeExecutions(r.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
+    int passes = dev.loopflow.core.run.RunSummary.iterations(journaled);
+    assertThat(passes).isGreaterThanOrEqualTo(PASSES);
+    assertThat(dev.loopflow.core.run.RunSummary.list(store, Set.of(RunStatus.CANCELLED), null, 5).getFirst()
+        .iterations()).isEqualTo(passes);
   }
 
   @Test
