@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
+import dev.loopflow.core.event.InstantText;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.MemoryEntry;
@@ -265,8 +266,8 @@ final class JdbcRunStore implements RunStore, Transactions {
     Codec.Encoded sessions = codec.encode(e.sessions());
     if (logDirectory != null) {
       String[] row = {e.runId(), e.position().path(), e.position().nodeId(), loops, e.kind(), e.status().name(),
-          Integer.toString(e.attempts()), e.startedAt() == null ? null : e.startedAt().toString(),
-          e.finishedAt() == null ? null : e.finishedAt().toString(), input.json(), result.json(), usage,
+          Integer.toString(e.attempts()), e.startedAt() == null ? null : InstantText.of(e.startedAt()),
+          e.finishedAt() == null ? null : InstantText.of(e.finishedAt()), input.json(), result.json(), usage,
           e.errorCode(), e.errorMessage(), patch.json(), sessions.json()};
       java.util.concurrent.atomic.AtomicLong seqs = executionSeqs.computeIfAbsent(e.runId(), this::lastExecutionSeq);
       boolean large = !input.parts().isEmpty() || !result.parts().isEmpty() || !patch.parts().isEmpty()
@@ -329,7 +330,8 @@ final class JdbcRunStore implements RunStore, Transactions {
           putBack(taken);
           return false;
         }
-        events.add(new CompletionRecord.EventRow(ev.runId(), ev.seq(), ev.type(), ev.at().toString(), enc.json()));
+        events.add(new CompletionRecord.EventRow(ev.runId(), ev.seq(), ev.type(), InstantText.of(ev.at()),
+            enc.json()));
       }
       CompletionRecord record = new CompletionRecord(row, seqs.get() + 1, events);
       try {
