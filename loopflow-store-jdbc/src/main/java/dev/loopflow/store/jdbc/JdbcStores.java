@@ -231,13 +231,25 @@ public final class JdbcStores {
   }
 
   private static void migrate(DataSource ds, String display) {
-    if (current(ds)) {
+    if (current(ds) || createdWithoutFlyway(ds, display)) {
       return;
     }
     try {
       Flyway.configure(JdbcStores.class.getClassLoader()).dataSource(ds).locations("classpath:db/loopflow")
           .table("lf_schema_history").loggers("slf4j").load().migrate();
     } catch (RuntimeException e) {
+      throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
+    }
+  }
+
+  /** A new SQLite store gets the schema Flyway would make, without starting Flyway (see NewSqliteSchema). */
+  private static boolean createdWithoutFlyway(DataSource ds, String display) {
+    if (!(ds instanceof SQLiteDataSource)) {
+      return false;
+    }
+    try {
+      return NewSqliteSchema.createIfEmpty(ds);
+    } catch (java.sql.SQLException | RuntimeException e) {
       throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
     }
   }
