@@ -19,7 +19,8 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * Opens durable run stores. The schema is created or upgraded by Flyway when a store opens (history table
- * {@code lf_schema_history}), so a store file written by an older version opens with a newer one.
+ * {@code lf_schema_history}), so a store file written by an older version opens with a newer one; a new, empty SQLite
+ * file gets the same schema and history without starting Flyway (see NewSqliteSchema).
  *
  * <p>Store URLs, as given to {@code --store} or {@code LOOPFLOW_STORE}:
  * <ul>
