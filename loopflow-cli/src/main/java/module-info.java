@@ -6,6 +6,7 @@ module dev.loopflow.cli {
   requires dev.loopflow.core;
   requires dev.loopflow.llm;
   requires dev.loopflow.store.jdbc;
+  requires org.xerial.sqlitejdbc; // to point its driver at a verified copy of its native library
   requires dev.loopflow.server;
   requires dev.loopflow.observability;
   requires com.fasterxml.jackson.databind;

@@ -40,6 +40,7 @@ final class Stores {
    */
   static RunStore open(String flag) {
     String url = url(flag);
+    SqliteNativeLibrary.prepare();
     try {
       return JdbcStores.open(url);
     } catch (IllegalArgumentException e) {

@@ -20,7 +20,7 @@ class CliTest {
     java.io.StringWriter out = new java.io.StringWriter();
     java.io.StringWriter err = new java.io.StringWriter();
     // The real command line, error handling included, so tests see exactly what a user sees.
-    CommandLine cl = Main.commandLine();
+    CommandLine cl = Main.commandLine(args);
     cl.setOut(new java.io.PrintWriter(out));
     cl.setErr(new java.io.PrintWriter(err));
     int status = cl.execute(args);

@@ -121,11 +121,29 @@ class LauncherArchiveTest {
     assertThat(launcher(Map.of("LOOPFLOW_AOT_TRAINING", "1"), "x").exit).isZero();
     writeJar("v2-rebuilt");
     Files.setLastModifiedTime(jar(), FileTime.from(Instant.parse("2031-01-01T00:00:00Z")));
-    Result run = launcher(Map.of(), "again");
+    Result run = launcher(Map.of(), "run", "again");
     assertThat(run.exit).isZero();
-    assertThat(run.out).isEqualTo("probe again archive=SharedArchiveFile\n");
+    assertThat(run.out).isEqualTo("probe run again archive=SharedArchiveFile\n");
     assertThat(run.err).isEmpty();
     assertThat(archives(".aot")).as("the stale cache is removed").isEmpty();
+  }
+
+  @Test
+  void onlyACommandThatRunsAWorkflowWritesTheClassDataArchive() throws Exception {
+    for (String[] other : List.of(new String[] {"--version"}, new String[] {"validate", "run"},
+        new String[] {"--debug", "show", "x"}, new String[0])) {
+      Result r = launcher(Map.of(), other);
+      assertThat(r.exit).as(r.err).isZero();
+      assertThat(r.out).endsWith("archive=none\n");
+      assertThat(archives(".jsa")).as(String.join(" ", other)).isEmpty();
+    }
+    Result run = launcher(Map.of(), "--debug", "run", "flow.yaml");
+    assertThat(run.out).isEqualTo("probe --debug run flow.yaml archive=SharedArchiveFile\n");
+    assertThat(archives(".jsa")).hasSize(1);
+    // Once written, every command maps it.
+    Result version = launcher(Map.of(), "--version");
+    assertThat(version.out).isEqualTo("probe --version archive=SharedArchiveFile\n");
+    assertThat(version.err).isEmpty();
   }
 
   @Test
@@ -135,8 +153,8 @@ class LauncherArchiveTest {
     assertThat(training.exit).isNotZero();
     assertThat(archives(".aot")).isEmpty();
     assertThat(leftovers()).isEmpty();
-    Result run = launcher(Map.of(), "after");
-    assertThat(run.out).isEqualTo("probe after archive=SharedArchiveFile\n");
+    Result run = launcher(Map.of(), "run", "after");
+    assertThat(run.out).isEqualTo("probe run after archive=SharedArchiveFile\n");
     assertThat(run.err).isEmpty();
   }
 

@@ -31,7 +31,7 @@ class StartupClassLoadingTest {
   Path dir;
 
   @Test
-  void luaRunOnACurrentStoreLoadsNeitherFlywayNorTemplatesNorLlmClasses() throws Exception {
+  void luaRunOnANewOrCurrentStoreLoadsNeitherFlywayNorTemplatesNorLlmClasses() throws Exception {
     Path flow = dir.resolve("three.yaml");
     Files.writeString(flow, """
         name: three
@@ -46,14 +46,16 @@ class StartupClassLoadingTest {
           - {from: c, to: __end__}
         """);
     String store = "sqlite:" + dir.resolve("runs.db");
+    List<String> notNeeded = new ArrayList<>(NOT_FOR_LUA_RUNS);
+    notNeeded.add("org.flywaydb.");
+    // A new store's schema is created without Flyway (the store module's NewSqliteSchema), a current one is only
+    // checked: neither starts it.
     List<String> first = loadedClasses("first", "run", flow.toString(), "--store", store, "--quiet");
-    assertThat(first).as("a new store's schema is created by Flyway").anyMatch(c -> c.startsWith("org.flywaydb."));
-    assertNoneFrom(first, NOT_FOR_LUA_RUNS);
+    assertThat(first).as("the store was created").anyMatch(c -> c.startsWith("org.sqlite."));
+    assertNoneFrom(first, notNeeded);
 
     List<String> second = loadedClasses("second", "run", flow.toString(), "--store", store, "--quiet");
     assertThat(second).as("the run itself").anyMatch(c -> c.startsWith("org.luaj."));
-    List<String> notNeeded = new ArrayList<>(NOT_FOR_LUA_RUNS);
-    notNeeded.add("org.flywaydb.");
     assertNoneFrom(second, notNeeded);
   }
 
@@ -65,6 +67,41 @@ class StartupClassLoadingTest {
         "org.yaml.snakeyaml.", "com.hubspot.jinjava.", "dev.langchain4j.", "io.javalin.", "org.eclipse.jetty."));
   }
 
+  @Test
+  void aRunLoadsSqlitesLibraryFromTheVerifiedCopyAndExtractsNothing() throws Exception {
+    Path flow = dir.resolve("one.yaml");
+    Files.writeString(flow, """
+        name: one
+        nodes:
+          - {name: a, run: "return { a = 1 }"}
+        edges:
+          - {from: __start__, to: a}
+          - {from: a, to: __end__}
+        """);
+    Path cache = dir.resolve("native");
+    // The temporary directory does not exist: the driver's own extraction (there) would fail, so these runs work only
+    // by loading the copy in the cache.
+    List<String> jvm = List.of("-D" + SqliteNativeLibrary.DIR_PROPERTY + "=" + cache,
+        "-Djava.io.tmpdir=" + dir.resolve("no-such-dir"));
+    String store = "sqlite:" + dir.resolve("runs.db");
+    loadedClasses("extract", jvm, "run", flow.toString(), "--store", store, "--quiet");
+    List<Path> copies;
+    try (var files = Files.list(cache)) {
+      copies = files.toList();
+    }
+    assertThat(copies).hasSize(1);
+    Path lib = copies.get(0);
+    Object inode = Files.readAttributes(lib, "unix:ino").get("ino");
+    java.nio.file.attribute.FileTime written = Files.getLastModifiedTime(lib);
+
+    loadedClasses("reuse", jvm, "run", flow.toString(), "--store", store, "--quiet");
+    try (var files = Files.list(cache)) {
+      assertThat(files.toList()).containsExactly(lib);
+    }
+    assertThat(Files.readAttributes(lib, "unix:ino").get("ino")).as("not written again").isEqualTo(inode);
+    assertThat(Files.getLastModifiedTime(lib)).isEqualTo(written);
+  }
+
   private static void assertNoneFrom(List<String> loaded, List<String> prefixes) {
     for (String prefix : prefixes) {
       assertThat(loaded).as("classes loaded from %s", prefix).noneMatch(c -> c.startsWith(prefix));
@@ -73,10 +110,17 @@ class StartupClassLoadingTest {
 
   /** Runs the CLI with {@code args} in a new JVM and returns the names of the classes it loaded. */
   private List<String> loadedClasses(String name, String... args) throws IOException, InterruptedException {
+    return loadedClasses(name, List.of(), args);
+  }
+
+  private List<String> loadedClasses(String name, List<String> jvmOptions, String... args)
+      throws IOException, InterruptedException {
     Path log = dir.resolve(name + "-classes.log");
     List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
         "-XX:TieredStopAtLevel=1", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED",
-        "-Xlog:class+load=info:file=" + log, "-cp", TestJvm.classPathOption(), "dev.loopflow.cli.Main"));
+        "-Xlog:class+load=info:file=" + log));
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", TestJvm.classPathOption(), "dev.loopflow.cli.Main"));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile())
         .redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile());

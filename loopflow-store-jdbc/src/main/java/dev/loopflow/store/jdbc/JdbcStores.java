@@ -19,7 +19,8 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * Opens durable run stores. The schema is created or upgraded by Flyway when a store opens (history table
- * {@code lf_schema_history}), so a store file written by an older version opens with a newer one.
+ * {@code lf_schema_history}), so a store file written by an older version opens with a newer one; a new, empty SQLite
+ * file gets the same schema and history without starting Flyway (see NewSqliteSchema).
  *
  * <p>Store URLs, as given to {@code --store} or {@code LOOPFLOW_STORE}:
  * <ul>
@@ -233,13 +234,25 @@ public final class JdbcStores {
   }
 
   private static void migrate(DataSource ds, String display) {
-    if (current(ds)) {
+    if (current(ds) || createdWithoutFlyway(ds, display)) {
       return;
     }
     try {
       Flyway.configure(JdbcStores.class.getClassLoader()).dataSource(ds).locations("classpath:db/loopflow")
           .table("lf_schema_history").loggers("slf4j").load().migrate();
     } catch (RuntimeException e) {
+      throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
+    }
+  }
+
+  /** A new SQLite store gets the schema Flyway would make, without starting Flyway (see NewSqliteSchema). */
+  private static boolean createdWithoutFlyway(DataSource ds, String display) {
+    if (!(ds instanceof SQLiteDataSource)) {
+      return false;
+    }
+    try {
+      return NewSqliteSchema.createIfEmpty(ds);
+    } catch (java.sql.SQLException | RuntimeException e) {
       throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
     }
   }
