@@ -181,6 +181,25 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
   }
 
   @Test
+  void aRunsLoopPassesAreCountedAsFromItsRows() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    List<NodeExecution> written = new ArrayList<>();
+    java.util.Random random = new java.util.Random(id.hashCode());
+    for (int i = 0; i < 300; i++) {
+      NodePosition pos = switch (random.nextInt(3)) {
+        case 0 -> NodePosition.top("n" + random.nextInt(4));
+        case 1 -> new NodePosition(List.of(new NodePosition.LoopFrame("outer", 1 + random.nextInt(5))), "body");
+        default -> nested("inner", 1 + random.nextInt(5), 1 + random.nextInt(7));
+      };
+      written.add(execution(id, pos, "x" + i));
+    }
+    written.forEach(store::recordNodeExecution);
+    assertThat(store.loopPasses(id)).isEqualTo(dev.loopflow.core.run.RunSummary.iterations(written)).isPositive();
+    assertThat(store.loopPasses("run_other")).isZero();
+  }
+
+  @Test
   void eventsComeBackInSequenceOrder() {
     String id = newId();
     store.createRun(run(id, T0));

@@ -230,26 +230,30 @@ public final class Compare {
   /**
    * W3 through the CLI (bench/PROTOCOL.md): `loopflow run` of the counter at n = 0 and at n = N, one process each,
    * back to back; µs per iteration is the difference of their wall times over N, so that JVM start-up, opening the
-   * store and the run's fixed rows are not spread over the iterations. The first time, one untimed run lets the
-   * launcher write its class-data archive.
+   * store and the run's fixed rows are not spread over the iterations. One sample per pair, {@code reps} pairs, so
+   * that the median and the spread say how much one pair can be trusted. The first time, one untimed run at n = N
+   * lets the launcher write its class-data archive from a run that loads what the timed runs load (an archive
+   * written by a run at n = 0 lacks the loop's and Lua's classes, and the archive is written only once per build).
    */
   private void cliCounter(Engine e, Case c) throws IOException, InterruptedException {
     if (cliWarmed.add(c.workload() + "|" + c.n())) {
-      cliRun(e, c, 0);
+      cliRun(e, c, c.n());
     }
-    double[] base = cliRun(e, c, 0);
-    double[] full = cliRun(e, c, c.n());
-    if (base == null || full == null) {
-      return;
+    for (int rep = 0; rep < c.reps(); rep++) {
+      double[] base = cliRun(e, c, 0);
+      double[] full = cliRun(e, c, c.n());
+      if (base == null || full == null) {
+        return;
+      }
+      Map<String, Object> line = new LinkedHashMap<>();
+      line.put("wall_ms", full[0]);
+      line.put("iterations", c.n());
+      line.put("us_per_iter", (full[0] - base[0]) * 1000 / c.n());
+      line.put("process_us_per_iter", full[0] * 1000 / c.n());
+      line.put("bytes", full[1]);
+      line.put("bytes_per_iter", full[1] / c.n());
+      samples.add(new Sample(e.name(), c, line));
     }
-    Map<String, Object> line = new LinkedHashMap<>();
-    line.put("wall_ms", full[0]);
-    line.put("iterations", c.n());
-    line.put("us_per_iter", (full[0] - base[0]) * 1000 / c.n());
-    line.put("process_us_per_iter", full[0] * 1000 / c.n());
-    line.put("bytes", full[1]);
-    line.put("bytes_per_iter", full[1] / c.n());
-    samples.add(new Sample(e.name(), c, line));
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.event.InstantText;
+import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.MemoryEntry;
@@ -1068,6 +1069,24 @@ final class JdbcRunStore implements RunStore, Transactions {
       out.add(readBack(() -> r.execution(parts)));
     }
     return out;
+  }
+
+  /**
+   * Counted from the rows' positions alone: a run list asks this for every run it shows, and decoding every row's
+   * documents (as {@link #nodeExecutions} does) cost as much as the run's journal is long.
+   */
+  @Override
+  public int loopPasses(String runId) {
+    caughtUp();
+    List<NodePosition> positions = query("SELECT node_id, loops_json FROM lf_node_executions WHERE run_id = ? "
+        + "ORDER BY seq", runId, rs -> {
+          List<NodePosition> out = new ArrayList<>();
+          while (rs.next()) {
+            out.add(Codec.position(rs.getString(1), rs.getString(2)));
+          }
+          return out;
+        });
+    return readBack(() -> dev.loopflow.core.run.RunSummary.loopPasses(positions));
   }
 
   @Override
