@@ -190,17 +190,18 @@ final class CompletionLog implements AutoCloseable {
   }
 
   /**
-   * The logs in {@code dir} left behind by processes that have ended (their lock can be taken), each locked here
-   * with its records, until the caller {@linkplain Left#discard discards} or {@linkplain Left#release releases} it.
-   * Logs of live processes and of this JVM are left alone; anything in the directory that is not a regular file
-   * named like a log is ignored. Run it on a thread nothing interrupts (see the design notes).
+   * Whether {@code dir} holds a log this JVM does not have open: only then can {@link #findLeft} find something, and
+   * a store checks this first instead of taking its writer for nothing (a run list asks on every call).
    */
-  static List<Left> findLeft(Path dir) throws IOException {
-    List<Left> out = new ArrayList<>();
-    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return out;
-    }
+  static boolean mayHoldLeft(Path dir) throws IOException {
+    return !candidates(dir).isEmpty();
+  }
+
+  private static List<Path> candidates(Path dir) throws IOException {
     List<Path> candidates = new ArrayList<>();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return candidates;
+    }
     try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.log")) {
       for (Path p : ds) {
         Path abs = p.toAbsolutePath();
@@ -209,8 +210,19 @@ final class CompletionLog implements AutoCloseable {
         }
       }
     }
+    return candidates;
+  }
+
+  /**
+   * The logs in {@code dir} left behind by processes that have ended (their lock can be taken), each locked here
+   * with its records, until the caller {@linkplain Left#discard discards} or {@linkplain Left#release releases} it.
+   * Logs of live processes and of this JVM are left alone; anything in the directory that is not a regular file
+   * named like a log is ignored. Run it on a thread nothing interrupts (see the design notes).
+   */
+  static List<Left> findLeft(Path dir) throws IOException {
+    List<Left> out = new ArrayList<>();
     try {
-      for (Path p : candidates) {
+      for (Path p : candidates(dir)) {
         FileChannel ch;
         try {
           ch = FileChannel.open(p, Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,

@@ -108,16 +108,7 @@ final class GroupCommit {
    */
   void write(String runId, Transactions.Work work, java.util.function.Supplier<RuntimeException> closed) {
     Request r = new Request(runId, work);
-    lock.lock();
-    try {
-      if (stopping) {
-        throw closed.get();
-      }
-      queue.add(r);
-      queued.signal();
-    } finally {
-      lock.unlock();
-    }
+    enqueue(r, closed);
     r.await();
   }
 
@@ -127,7 +118,10 @@ final class GroupCommit {
    */
   void submit(String runId, Transactions.Work work, Consumer<RuntimeException> outcome,
       java.util.function.Supplier<RuntimeException> closed) {
-    Request r = new Request(runId, work, outcome);
+    enqueue(new Request(runId, work, outcome), closed);
+  }
+
+  private void enqueue(Request r, java.util.function.Supplier<RuntimeException> closed) {
     lock.lock();
     try {
       if (stopping) {

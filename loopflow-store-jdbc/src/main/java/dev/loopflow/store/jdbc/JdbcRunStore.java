@@ -413,6 +413,13 @@ final class JdbcRunStore implements RunStore, Transactions {
     if (logDirectory == null) {
       return;
     }
+    try {
+      if (!CompletionLog.mayHoldLeft(logDirectory)) {
+        return;
+      }
+    } catch (IOException ex) {
+      throw StoreFailures.of("cannot list the completion logs in " + logDirectory + ": " + ex.getMessage(), ex);
+    }
     List<CompletionLog.Left> found = new ArrayList<>();
     try {
       write(null, c -> {

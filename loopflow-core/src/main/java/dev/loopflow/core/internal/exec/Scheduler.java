@@ -426,16 +426,17 @@ final class Scheduler implements RunHandle {
     store.updateRun(record);
     RunRecord ended = record;
     answerLeftovers(status);
-    clearWorkflowMemory();
     bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
     // Written now rather than with the store's next batch: a process that ends (or is killed) right after its run
     // finished must not leave an ended run without its run.finished. A failure here is the store's to report on its
-    // next write; the run's end is already journaled.
+    // next write; the run's end is already journaled. Clearing shared memory (a write of its own) comes after, so
+    // that the gap between the final record and run.finished holds no other write.
     try {
       store.flush();
     } catch (RuntimeException e) {
       // the event stays buffered for the store's next write
     }
+    clearWorkflowMemory();
     return RunReports.result(record);
   }
 }
