@@ -47,6 +47,13 @@ final class Stores {
       throw CliError.usage(source(flag) + ": " + Errors.describe(e), e);
     } catch (RuntimeException e) {
       throw CliError.failure("cannot open the run store '" + url + "': " + Errors.describe(e), e);
+    } catch (LinkageError e) {
+      // SQLite's driver could not load its native library (no writable directory to extract it to, a foreign
+      // platform): an Error, which would otherwise end the process with a stack trace.
+      throw CliError.failure("cannot open the run store '" + url + "': SQLite's native library could not be "
+          + "loaded (" + e.getClass().getSimpleName() + ": " + e.getMessage() + "); it is extracted next to the "
+          + "CLI's jar (native/), under LOOPFLOW_HOME/native or into java.io.tmpdir, one of which must be writable",
+          e);
     }
   }
 
