@@ -82,7 +82,7 @@ class SignalCliTest {
     assertThat(signal.waitFor(60, TimeUnit.SECONDS)).isTrue();
     String answer = new String(signal.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     String signalErr = new String(signal.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(signal.exitValue()).as(signalErr).isZero();
+    assertThat(signal.exitValue()).as("stdout: %s stderr: %s", answer, signalErr).isZero();
     JsonNode response = JSON.readTree(answer);
     assertThat(response.get("success").asBoolean()).isTrue();
     assertThat(response.get("target_stage_id").asText()).isEqualTo("a");
