@@ -30,6 +30,17 @@ public interface RunStore extends AutoCloseable {
   /** Most recent first. */
   List<RunRecord> listRuns();
 
+  /**
+   * A run's final record and its {@code run.finished}, durable when this returns. A durable store writes both in
+   * one transaction, so that a process killed meanwhile leaves both or neither; this default writes the record, then
+   * the event. A store wrapping another must pass this on.
+   */
+  default void finishRun(RunRecord ended, dev.loopflow.core.event.Event.RunFinished finished) {
+    updateRun(ended);
+    appendEvent(finished);
+    flush();
+  }
+
   /** In the order they were journaled. */
   List<NodeExecution> nodeExecutions(String runId);
 

@@ -197,13 +197,11 @@ public final class Engine {
     RunError error = new RunError(ErrorCode.CANCELLED, "run cancelled: " + why, null);
     RunRecord ended = RunReports.endRecord(redactor, run, RunStatus.CANCELLED, now, report.usage(), null, error,
         report.state(), report.nodes(), report.pipeline());
-    store.updateRun(ended);
     long seq = 0;
     for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
       seq = Math.max(seq, e.seq());
     }
-    store.appendEvent(RunReports.finishedEvent(ended, seq + 1, now));
-    store.flush();
+    store.finishRun(ended, RunReports.finishedEvent(ended, seq + 1, now)); // both or neither
   }
 
   /** The result object of a journaled run; see {@link RunReports}. */

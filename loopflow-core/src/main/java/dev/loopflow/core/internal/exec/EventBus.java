@@ -82,6 +82,31 @@ final class EventBus {
     }
   }
 
+  /**
+   * Publishes a durable event that {@code journalWith} journals, instead of the journal's listener, together with a
+   * write of its own (a run's final record with its run.finished, in one transaction): the event takes the next
+   * number, {@code journalWith} runs, and only once it has returned do the other listeners see the event, so none
+   * sees it before it is durable. When {@code journalWith} throws, nothing is delivered and the number is not used.
+   * Returns false, calling nothing, once the bus is closed.
+   */
+  synchronized boolean publishJournaled(Factory factory, Consumer<Event> journalWith) {
+    if (closed) {
+      return false;
+    }
+    Event e = redactor.event(factory.make(seq + 1, clock.instant()));
+    journalWith.accept(e);
+    seq++;
+    List<Event> failures = deliverToListeners(e);
+    while (!failures.isEmpty()) {
+      List<Event> next = new ArrayList<>();
+      for (Event f : failures) {
+        next.addAll(deliver(f));
+      }
+      failures = next;
+    }
+    return true;
+  }
+
   /** Calls every listener; returns the {@code listener.failed} events for those that threw (now detached). */
   private List<Event> deliver(Event e) {
     if (journal != null && !e.ephemeral()) {
@@ -93,6 +118,11 @@ final class EventBus {
         onJournalFailure.accept(ex);
       }
     }
+    return deliverToListeners(e);
+  }
+
+  /** {@link #deliver} without the journal. */
+  private List<Event> deliverToListeners(Event e) {
     List<Event> failed = List.of();
     for (int i = 0; i < listeners.size(); i++) {
       EventListener l = listeners.get(i);

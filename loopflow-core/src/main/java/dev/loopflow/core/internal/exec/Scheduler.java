@@ -423,19 +423,15 @@ final class Scheduler implements RunHandle {
     }
     record = RunReports.endRecord(redactor, record, status, clock.instant(), budgets.used(), output, error,
         runState.stateCopy(), runState.nodeReports(), pipeline());
-    store.updateRun(record);
     RunRecord ended = record;
-    answerLeftovers(status);
-    bus.publish((seq, at) -> RunReports.finishedEvent(ended, seq, at));
-    // Written now rather than with the store's next batch: a process that ends (or is killed) right after its run
-    // finished must not leave an ended run without its run.finished. A failure here is the store's to report on its
-    // next write; the run's end is already journaled. Clearing shared memory (a write of its own) comes after, so
-    // that the gap between the final record and run.finished holds no other write.
-    try {
-      store.flush();
-    } catch (RuntimeException e) {
-      // the event stays buffered for the store's next write
+    // The final record and its run.finished are journaled in one write: a process killed at any moment leaves both
+    // or neither (it used to be two commits, and a worker killed between them left a completed run without its
+    // run.finished). Listeners see run.finished once that write is durable.
+    if (!bus.publishJournaled((seq, at) -> RunReports.finishedEvent(ended, seq, at),
+        e -> store.finishRun(ended, (dev.loopflow.core.event.Event.RunFinished) e))) {
+      store.updateRun(ended);
     }
+    answerLeftovers(status);
     clearWorkflowMemory();
     return RunReports.result(record);
   }
