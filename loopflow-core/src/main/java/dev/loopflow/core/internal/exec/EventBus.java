@@ -71,8 +71,11 @@ final class EventBus {
       seq++;
     }
     e = redactor.event(e);
-    List<Event> failures = deliver(e);
-    // A failure is reported after the event that caused it; reporting one may detach another listener in turn.
+    report(deliver(e));
+  }
+
+  /** A failure is reported after the event that caused it; reporting one may detach another listener in turn. */
+  private void report(List<Event> failures) {
     while (!failures.isEmpty()) {
       List<Event> next = new ArrayList<>();
       for (Event f : failures) {
@@ -96,14 +99,7 @@ final class EventBus {
     Event e = redactor.event(factory.make(seq + 1, clock.instant()));
     journalWith.accept(e);
     seq++;
-    List<Event> failures = deliverToListeners(e);
-    while (!failures.isEmpty()) {
-      List<Event> next = new ArrayList<>();
-      for (Event f : failures) {
-        next.addAll(deliver(f));
-      }
-      failures = next;
-    }
+    report(deliverToListeners(e));
     return true;
   }
 
