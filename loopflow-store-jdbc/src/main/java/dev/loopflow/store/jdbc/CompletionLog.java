@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +31,8 @@ import java.util.zip.CRC32C;
  * ones. A store opened with synchronous=FULL does not use a log.
  *
  * One log per open store, in the directory <database file>-log, named <random>.log, 0600, locked (an fcntl lock on
- * the whole file) for as long as the store is open. A log whose lock can be taken belongs to a process that ended
+ * the whole file) for as long as the store is open. A log is created as <random>.new and renamed once it is locked,
+ * so a recovery never sees a log that is not locked yet. A log whose lock can be taken belongs to a process that ended
  * before its writer caught up: whoever finds it (a store being opened, a lease being claimed, a run list) applies its
  * records and deletes it. Records are idempotent inserts (events and node executions by their run and sequence
  * number, which journal rows never change), so applying a record twice, or applying one that was applied already,
@@ -56,6 +58,11 @@ final class CompletionLog implements AutoCloseable {
   static final int MAX_RECORD = 64 << 20;
   /** Bytes before a record's payload: its length and its checksum. */
   static final int HEADER = 8;
+  /**
+   * The name a log has while it is being created, before it is locked. Recovery ignores such files: a process killed
+   * in that instant leaves an empty one behind, which holds nothing.
+   */
+  static final String MAKING = ".new";
 
   private final Path file;
   private final RandomAccessFile out;
@@ -72,25 +79,32 @@ final class CompletionLog implements AutoCloseable {
     return database.resolveSibling(database.getFileName() + "-log");
   }
 
-  /** A new log of this store in {@code dir} (created 0700 when missing), locked until {@link #close}. */
+  /**
+   * A new log of this store in {@code dir} (created 0700 when missing), locked until {@link #close}. The file is
+   * created under a name recovery does not look at, locked, and only then renamed to its {@code .log} name: a log a
+   * recovery can see is always locked by its owner, so no recovery takes a log being created for one left behind.
+   */
   static CompletionLog create(Path dir) throws IOException {
     PrivateFiles.createDirectories(dir);
-    Path file = dir.resolve(UUID.randomUUID() + ".log").toAbsolutePath();
-    if (!PrivateFiles.createFile(file)) {
-      throw new IOException("a completion log named " + file + " exists already");
+    String name = UUID.randomUUID().toString();
+    Path making = dir.resolve(name + MAKING).toAbsolutePath();
+    Path file = dir.resolve(name + ".log").toAbsolutePath();
+    if (!PrivateFiles.createFile(making)) {
+      throw new IOException("a completion log named " + making + " exists already");
     }
     OWN.add(file);
     RandomAccessFile raf = null;
     try {
-      raf = new RandomAccessFile(file.toFile(), "rw");
-      raf.getChannel().lock(); // released when the file is closed
+      raf = new RandomAccessFile(making.toFile(), "rw");
+      raf.getChannel().lock(); // released when the file is closed; a rename keeps it (it is the file's, not the name's)
+      Files.move(making, file, StandardCopyOption.ATOMIC_MOVE);
       return new CompletionLog(file, raf);
     } catch (IOException | RuntimeException e) {
       OWN.remove(file);
       if (raf != null) {
         raf.close();
       }
-      Files.deleteIfExists(file);
+      Files.deleteIfExists(making);
       throw e;
     }
   }

@@ -351,6 +351,49 @@ class CompletionLogTest {
     assertThat(logDir.resolve("notes.txt")).exists();
   }
 
+  /**
+   * A recovery that lists the directory while another store is creating its log must not take that new log for one
+   * left behind: before the fix, the log existed unlocked for a moment, a recovery locked it, found it empty and
+   * deleted it, and the store being opened failed ("cannot open the completion log", seen with four processes
+   * opening one new database at once) or wrote to a deleted file.
+   */
+  @Test
+  void aLogBeingCreatedIsNeverRecoveredByAConcurrentRecovery_bugRecoveryDeletedANewLogBeforeItWasLocked()
+      throws Exception {
+    Path logDir = CompletionLog.directory(db());
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    List<Throwable> recoveryFailures = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread recovery = new Thread(() -> {
+      while (!done.get()) {
+        try {
+          for (CompletionLog.Left left : CompletionLog.findLeft(logDir)) {
+            left.discard();
+          }
+        } catch (IOException | RuntimeException e) {
+          recoveryFailures.add(e);
+        }
+      }
+    });
+    recovery.start();
+    try {
+      for (int i = 0; i < 3_000; i++) {
+        CompletionLog log = CompletionLog.create(logDir);
+        try {
+          assertThat(log.file()).as("log %d", i).isRegularFile();
+          byte[] frame = new byte[CompletionLog.HEADER + 1];
+          log.append(frame, frame.length);
+          assertThat(log.file()).as("log %d after an append", i).isRegularFile();
+        } finally {
+          log.close();
+        }
+      }
+    } finally {
+      done.set(true);
+      recovery.join();
+    }
+    assertThat(recoveryFailures).isEmpty();
+  }
+
   @Test
   void theLogAndItsDirectoryAreReadableByTheirOwnerOnly() throws Exception {
     try (JdbcRunStore store = open()) {
