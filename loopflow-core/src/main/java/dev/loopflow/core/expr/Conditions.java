@@ -81,7 +81,7 @@ final class Conditions {
         if (!(arg instanceof String s)) {
           throw new TemplateSyntaxException("'expr' takes a Jinja expression string", 0);
         }
-        yield Jinja.compileCondition(s);
+        yield Expressions.condition(s);
       }
       case "exists" -> {
         String var = arg instanceof String s ? s : operand(arg, op).var;
@@ -102,7 +102,7 @@ final class Conditions {
       return compile(map);
     }
     if (arg instanceof String s) {
-      return Jinja.compileCondition(s);
+      return Expressions.condition(s);
     }
     if (arg instanceof Boolean b) {
       return b ? ALWAYS : node("false", List.of(), s -> false);

@@ -17,7 +17,8 @@ public final class Expressions {
 
   /** Compiles a bare Jinja expression used as a condition ({@code state.count < 3}). */
   public static Condition condition(String expression) {
-    return Jinja.compileCondition(expression);
+    Condition fast = JinjaCondition.ofFastSubset(expression);
+    return fast != null ? fast : Jinja.compileCondition(expression);
   }
 
   /**

@@ -84,11 +84,7 @@ final class Jinja {
     if (expression == null || expression.isBlank()) {
       throw new TemplateSyntaxException("condition is empty", 0);
     }
-    String expr = expression.trim();
-    if (expr.startsWith("{{") && expr.endsWith("}}")) {
-      // Tolerate a condition written as a template; it means the same expression.
-      expr = expr.substring(2, expr.length() - 2).trim();
-    }
+    String expr = JinjaCondition.expressionOf(expression);
     RootScanner.Result scan = RootScanner.scan("{{ " + expr + " }}");
     for (String filter : scan.filters()) {
       if (JINJAVA.getGlobalContext().getFilter(filter) == null) {

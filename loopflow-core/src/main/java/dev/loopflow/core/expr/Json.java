@@ -26,12 +26,24 @@ public final class Json {
     return MAPPER;
   }
 
+  /** Compact JSON of {@code value}; plain values are written directly, with exactly the text the mapper writes. */
   public static String compact(Object value) {
+    String plain = PlainJson.text(value);
+    return plain != null ? plain : jackson(value);
+  }
+
+  /** The mapper's own compact text of {@code value}; what {@link #compact} must always equal. */
+  static String jackson(Object value) {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {
       return String.valueOf(value);
     }
+  }
+
+  /** Appends {@code s} as a JSON string, escaped exactly as the mapper escapes it. */
+  public static void quote(StringBuilder sb, String s) {
+    PlainJson.quote(sb, s);
   }
 
   /** Compact JSON with map keys sorted, so equal values always give equal text. */

@@ -112,4 +112,41 @@ class FastExprTest {
     assertThat(FastExpr.compile("state.big < 3").test(scope)).isSameAs(FastExpr.UNKNOWN);
     assertThat(FastExpr.compile("state.list").test(scope)).isSameAs(FastExpr.UNKNOWN);
   }
+
+  /**
+   * A condition in the subset is compiled without Jinjava's syntax check (so a run with only such conditions never
+   * loads Jinjava); that is right only if every expression the subset accepts is one Jinjava accepts, with the same
+   * roots and references.
+   */
+  @Test
+  void everyExpressionTheSubsetAcceptsIsOneJinjavaAcceptsWithTheSameRoots() {
+    List<String> corpus = new ArrayList<>(List.of("state.count < input.n", "not not state.ok", "((state.x))",
+        "-1 < state.n", "- 1 < state.n", "1.5 >= -0.0", "state.caf\u00e9 == 'x'", "\u00e9t\u00e9.x",
+        "state._private.x1 != \"\"", "a.b.c.d.e.f == 'deep'", "x", "true", "false and x", "'it'", "\"a b\" == 'a b'",
+        "state.n == 10000000000000000000000", "1. < 2", "0.5.5 < 1", "1..2 < 3", "state.1 < 2", "state..x",
+        "state.x.", ".x", "(x", "x)", "x == == y", "x <", "not", "x and", "a.b == 'x\\'", "{{ state.n < 3 }}",
+        "  {{state.ok}}  ", "state.n <> 3", "state.\u0661 == 1", "\u0661 == 1", "\u2167 < 1", "x\u200b == 1",
+        "state.n<3", "state.n>=-3", "(((((((((state.ok)))))))))", "not(state.ok)", "state.ok==true",
+        "x == 'a' or y == \"b\" and not z"));
+    Random r = new Random(11);
+    for (int i = 0; i < 5_000; i++) {
+      corpus.add(expr(r, 0));
+    }
+    List<String> wrong = new ArrayList<>();
+    for (String e : corpus) {
+      Condition fast = JinjaCondition.ofFastSubset(e);
+      if (fast == null) {
+        continue;
+      }
+      try {
+        Condition jinja = Jinja.compileCondition(e);
+        if (!jinja.roots().equals(fast.roots()) || !jinja.references().equals(fast.references())) {
+          wrong.add(e + ": roots " + fast.roots() + " vs " + jinja.roots());
+        }
+      } catch (RuntimeException ex) {
+        wrong.add(e + ": Jinjava refuses it: " + ex.getMessage());
+      }
+    }
+    assertThat(wrong).isEmpty();
+  }
 }

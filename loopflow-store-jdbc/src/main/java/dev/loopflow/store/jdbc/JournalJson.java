@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
+import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.NodePosition;
 import dev.loopflow.core.spi.Usage;
 import java.io.IOException;
@@ -163,8 +164,6 @@ final class JournalJson {
    * hex digits), nothing else.
    */
   private static final class Plain {
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
-
     private Plain() {}
 
     /** The text of {@code value}, or null when the generator must write it. */
@@ -249,27 +248,7 @@ final class JournalJson {
 
     /** {@code s} quoted, escaped as the generator escapes it. */
     static void string(StringBuilder sb, String s) {
-      sb.append('"');
-      int from = 0;
-      for (int i = 0, n = s.length(); i < n; i++) {
-        char c = s.charAt(i);
-        if (c >= 0x20 && c != '"' && c != '\\') {
-          continue;
-        }
-        sb.append(s, from, i);
-        from = i + 1;
-        switch (c) {
-          case '"' -> sb.append("\\\"");
-          case '\\' -> sb.append("\\\\");
-          case '\b' -> sb.append("\\b");
-          case '\t' -> sb.append("\\t");
-          case '\n' -> sb.append("\\n");
-          case '\f' -> sb.append("\\f");
-          case '\r' -> sb.append("\\r");
-          default -> sb.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
-        }
-      }
-      sb.append(s, from, s.length()).append('"');
+      Json.quote(sb, s);
     }
   }
 
@@ -315,16 +294,24 @@ final class JournalJson {
 
   /** The loop frames of a position, outermost first, as {@code [{"loop": id, "iteration": n}, ...]}. */
   static String loops(NodePosition p) {
-    return text(g -> {
-      g.writeStartArray();
-      for (NodePosition.LoopFrame f : p.loops()) {
-        g.writeStartObject();
-        g.writeStringField("loop", f.loopId());
-        g.writeNumberField("iteration", f.iteration());
-        g.writeEndObject();
+    // Written directly (a row and an event per pass carry it): exactly the generator's text for these fields.
+    StringBuilder sb = new StringBuilder(32 * p.loops().size() + 2);
+    sb.append('[');
+    boolean first = true;
+    for (NodePosition.LoopFrame f : p.loops()) {
+      if (!first) {
+        sb.append(',');
       }
-      g.writeEndArray();
-    });
+      first = false;
+      sb.append("{\"loop\":");
+      if (f.loopId() == null) {
+        sb.append("null");
+      } else {
+        Json.quote(sb, f.loopId());
+      }
+      sb.append(",\"iteration\":").append(f.iteration()).append('}');
+    }
+    return sb.append(']').toString();
   }
 
   /** Writes what ValueRefs' escaped copy of {@code v} would serialize to, without the copy. */
