@@ -37,15 +37,26 @@ import java.util.function.Function;
  * must stay the exact inverse of {@link #toMap} and {@link #toJson} for every permitted {@link Event} record. The
  * readers are derived from {@link Class#getPermittedSubclasses()} and the record components, never listed by hand,
  * so a new event is readable as soon as it is declared; one with a component type this class cannot read, or whose
- * keys would clash, fails when this class is initialised rather than when its first row is read. {@code path} is
+ * keys would clash, fails when the readers are built (on the first read, and in this module's tests). {@code path} is
  * derived from {@code node} and {@code loops} and is not read. Keys a reader does not know are ignored, so rows
  * written by a newer version stay readable.
  */
 public final class Events {
-  private static final ObjectMapper MAPPER = JsonMapper.builder().addModule(new JavaTimeModule())
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
-  private static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
-  private static final Map<String, Reader> READERS = readers();
+  /** The mapper of toJson and fromJson, made on first use: the journal writes events through fields(). */
+  private static final class Mapper {
+    static final ObjectMapper MAPPER = JsonMapper.builder().addModule(new JavaTimeModule())
+        .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS).build();
+    static final TypeReference<Map<String, Object>> JSON_OBJECT = new TypeReference<>() {};
+  }
+
+  /**
+   * The readers, built when an event is first read back. Building them constructs every event class once by
+   * reflection, which a process that only writes events (most commands) never needs; a test builds them all, so an
+   * event class whose components cannot be read fails the build rather than a first read.
+   */
+  private static final class Readers {
+    static final Map<String, Reader> BY_TYPE = readers();
+  }
 
   private Events() {}
 
@@ -139,7 +150,7 @@ public final class Events {
   /** {@link #toMap}'s JSON, written field by field without the map. */
   public static String toJson(Event e) {
     StringWriter out = new StringWriter(256);
-    try (JsonGenerator g = MAPPER.createGenerator(out)) {
+    try (JsonGenerator g = Mapper.MAPPER.createGenerator(out)) {
       g.writeStartObject();
       fields(e, (key, value) -> {
         g.writeFieldName(key);
@@ -162,7 +173,7 @@ public final class Events {
     if (!(m.get("type") instanceof String type)) {
       throw new IllegalArgumentException("event has no type: " + m);
     }
-    Reader reader = READERS.get(type);
+    Reader reader = Readers.BY_TYPE.get(type);
     if (reader == null) {
       throw new IllegalArgumentException("unknown event type: " + type);
     }
@@ -177,7 +188,7 @@ public final class Events {
   public static Event fromJson(String json) {
     Map<String, Object> m;
     try {
-      m = MAPPER.readValue(json, JSON_OBJECT);
+      m = Mapper.MAPPER.readValue(json, Mapper.JSON_OBJECT);
     } catch (JsonProcessingException ex) {
       throw new IllegalArgumentException("not an event JSON object: " + ex.getOriginalMessage(), ex);
     }
