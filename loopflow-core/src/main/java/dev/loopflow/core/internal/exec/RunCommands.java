@@ -33,7 +33,8 @@ final class RunCommands {
   private final dev.loopflow.core.secrets.Redactor redactor;
   private final Set<Long> seen = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<RunCommand> inbox = new ConcurrentLinkedQueue<>();
-  private volatile long version = Long.MIN_VALUE;
+  /** The store's token as of the last completed poll. Guarded by this. */
+  private long version = Long.MIN_VALUE;
 
   RunCommands(RunStore store, String runId, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
     this.store = store;
@@ -63,7 +64,7 @@ final class RunCommands {
    * handed out again; a pending request that a node published from an execution that did not complete is answered
    * as superseded, since that node runs again and asks again if it still wants to; the rest is queued.
    */
-  void prepareResume(Set<Long> decided, java.util.function.Predicate<String> completed, int iteration) {
+  synchronized void prepareResume(Set<Long> decided, java.util.function.Predicate<String> completed, int iteration) {
     seen.addAll(decided);
     for (RunCommand c : store.pendingCommands(runId)) {
       if (seen.contains(c.seq())) {
@@ -82,18 +83,23 @@ final class RunCommands {
     version = store.commandsVersion();
   }
 
-  /** Picks up commands other processes appended; cheap when nothing changed. */
-  void poll() {
+  /**
+   * Picks up commands other processes appended; cheap when nothing changed. Serialized: a poll that finds the token
+   * unchanged must not return while another poll (the lease thread's) that moved it is still reading, or a request
+   * sent before a node completed would be missed by the decision after that node. The token is taken as seen only
+   * once its commands are queued.
+   */
+  synchronized void poll() {
     long v = store.commandsVersion();
     if (v == version) {
       return;
     }
-    version = v;
     for (RunCommand c : store.pendingCommands(runId)) {
       if (seen.add(c.seq())) {
         inbox.add(c);
       }
     }
+    version = v;
   }
 
   /** Marks a command as decided by an earlier attempt of the run, so it is not handed out again. */
