@@ -228,7 +228,13 @@ final class Jinja {
 
   private static void checkNode(Node node, ELContext el) {
     if (node instanceof ExpressionNode e) {
-      checkSyntax(((ExpressionToken) e.getMaster()).getExpr(), node.getLineNumber(), el);
+      ExpressionToken token = (ExpressionToken) e.getMaster();
+      if (token.getImage() != null && MINUS_AFTER_SPACE.matcher(token.getImage()).lookingAt()) {
+        throw new TemplateSyntaxException("a '-' after '{{ ' is read as whitespace control, not as a minus sign, "
+            + "so the value would lose its sign: write (-x) or 0 - x for a negative, {{- x }} to trim",
+            node.getLineNumber());
+      }
+      checkSyntax(token.getExpr(), node.getLineNumber(), el);
     } else if (node instanceof TagNode t) {
       checkSyntax(tagExpression(t), node.getLineNumber(), el);
     }
@@ -338,6 +344,15 @@ final class Jinja {
       "Cannot find method (\\S+) with (\\d+) parameters in class (\\S+)");
   private static final Pattern NO_COERCION = Pattern.compile(
       "Cannot coerce '(.*)' of class (\\S+) to class (\\S+) \\((?:incompatible (?:value|type))\\)", Pattern.DOTALL);
+  /**
+   * {@code {{ -x }}}: Jinja reads it as minus x, Jinjava as x with the whitespace before it trimmed (it takes a
+   * leading '-' for the trim marker even after spaces), so it would render the value without its sign.
+   */
+  private static final Pattern MINUS_AFTER_SPACE = Pattern.compile("\\{\\{\\s+-");
+  /** {@code /}, {@code //} and {@code %} by zero, as Jinjava reports them (Java's and BigDecimal's wordings). */
+  private static final Pattern BY_ZERO = Pattern.compile(
+      "ArithmeticException when resolving expression \\[(.*)\\]: ArithmeticException: "
+          + "(?:/ by zero|Division by zero|Division undefined|BigInteger divide by zero)", Pattern.DOTALL);
   // Only the packages Jinjava's values come from: a user's own dotted path (state.items.Count) is never touched.
   private static final Pattern JAVA_TYPE = Pattern.compile(
       "(?:class )?\\b(?:java|javax|com\\.hubspot|jinjava|dev\\.loopflow)\\.(?:[a-z_][a-z0-9_]*\\.)*[A-Z][A-Za-z0-9_$]*");
@@ -348,6 +363,10 @@ final class Jinja {
    * map...). A map or list's value is not quoted back, since Java prints it in a form the template never used.
    */
   static String withoutJavaTypes(String m) {
+    Matcher zero = BY_ZERO.matcher(m);
+    if (zero.find()) {
+      m = zero.replaceFirst(Matcher.quoteReplacement("division by zero in '" + zero.group(1) + "'"));
+    }
     Matcher method = NO_METHOD.matcher(m);
     if (method.find()) {
       m = method.replaceFirst(Matcher.quoteReplacement("'" + method.group(1) + "' is not a function of "

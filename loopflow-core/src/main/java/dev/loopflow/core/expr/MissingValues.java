@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import jinjava.de.odysseus.el.ExpressionFactoryImpl;
+import jinjava.de.odysseus.el.misc.NumberOperations;
 import jinjava.de.odysseus.el.misc.TypeConverter;
 import jinjava.de.odysseus.el.tree.TreeStore;
 import jinjava.de.odysseus.el.tree.impl.Cache;
@@ -139,7 +140,30 @@ final class MissingValues {
     }
   }
 
-  /** Jinjava's expression syntax, with {@link Addition} in place of its {@code +}. */
+  /**
+   * {@code /}: as Jinjava divides, except by zero. Jinjava divides numbers as doubles, so {@code n / 0} gave
+   * Infinity and {@code 0 / 0} NaN, rendered as those words: a wrong value, silently. Dividing by zero (or by a
+   * missing value, which counts as zero) is an error instead, as {@code //} and {@code %} by zero already are.
+   */
+  static final class Division extends AstBinary.SimpleOperator {
+    static final Division OP = new Division();
+
+    @Override
+    protected Object apply(TypeConverter converter, Object o1, Object o2) {
+      Number quotient = NumberOperations.div(converter, o1, o2);
+      if (quotient instanceof Double d && !Double.isFinite(d) && converter.convert(o2, Double.class) == 0.0) {
+        throw new ArithmeticException("/ by zero");
+      }
+      return quotient;
+    }
+
+    @Override
+    public String toString() {
+      return "/";
+    }
+  }
+
+  /** Jinjava's expression syntax, with {@link Addition} in place of its {@code +} and {@link Division} of {@code /}. */
   static final class Builder extends ExtendedSyntaxBuilder {
     private static final long serialVersionUID = 1L;
 
@@ -152,7 +176,9 @@ final class MissingValues {
       return new ExtendedParser(this, expression) {
         @Override
         protected AstBinary createAstBinary(AstNode left, AstNode right, AstBinary.Operator operator) {
-          return super.createAstBinary(left, right, operator == AdditionOperator.OP ? Addition.OP : operator);
+          AstBinary.Operator op = operator == AdditionOperator.OP ? Addition.OP
+              : operator == AstBinary.DIV ? Division.OP : operator;
+          return super.createAstBinary(left, right, op);
         }
       };
     }

@@ -49,6 +49,27 @@ class LuaSandboxTest {
         + " (the sandbox offers the base functions, string, table, math and bit32)");
   }
 
+  /** JSON has no inf or nan: a script returning one used to put the words Infinity and NaN into the run's values. */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"return { x = 1/0 }", "return { x = -1/0 }",
+      "return { x = 0/0 }", "return { x = math.huge }", "return { list = { 1, 2, 0/0 } }",
+      "return { deep = { deeper = { x = -math.huge } } }", "local n = 10 return { x = n / (n - 10) }",
+      "return { x = 2^1024 }", "return { x = math.fmod(1, 0) }", "return { [1] = 1/0 }"})
+  void aScriptReturningInfOrNanFailsSayingSo_bugInfinityAndNanBecameText(String script) {
+    RunResult r = runLua(script, Map.of());
+    assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(r.error().message()).containsPattern("holds -?(inf|nan)").contains("not a number a workflow can carry")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void finiteNumbersAtTheEdgesStillReturn() {
+    RunResult r = runLua("return { big = 1.7976931348623157e308, tiny = 4.9e-324, neg = -0.5, i = 2^53 }", Map.of());
+    assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(r.state()).containsEntry("big", Double.MAX_VALUE).containsEntry("tiny", Double.MIN_VALUE)
+        .containsEntry("neg", -0.5);
+  }
+
   @Test
   void theSharedStringMetatableIsHiddenFromScripts() {
     RunResult r = runLua("""

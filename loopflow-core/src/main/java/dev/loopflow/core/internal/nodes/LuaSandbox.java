@@ -416,7 +416,10 @@ final class LuaSandbox {
     }
   }
 
-  /** Tables with keys 1..n become lists; other tables become maps; integral numbers become Long. */
+  /**
+   * Tables with keys 1..n become lists; other tables become maps; integral numbers become Long; inf and nan are an
+   * error.
+   */
   private static Object toJava(LuaValue v, Conversion conversion, int depth) {
     conversion.count();
     if (v.isnil()) {
@@ -427,6 +430,12 @@ final class LuaSandbox {
     }
     if (v.type() == LuaValue.TNUMBER) {
       double d = v.todouble();
+      if (!Double.isFinite(d)) {
+        // JSON has no infinity or NaN: the journal, events and every consumer would get text or an error instead.
+        throw new LuaError("the returned value holds " + (Double.isNaN(d) ? "nan (0/0)" : d > 0 ? "inf (a division "
+            + "by zero or math.huge)" : "-inf (a division by zero or -math.huge)")
+            + ", which is not a number a workflow can carry");
+      }
       return d == Math.rint(d) && Math.abs(d) < 9.007199254740992E15 ? (Object) (long) d : (Object) d;
     }
     if (v.isstring()) {
