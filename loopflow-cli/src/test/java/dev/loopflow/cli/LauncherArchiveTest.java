@@ -77,6 +77,45 @@ class LauncherArchiveTest {
     writeJar("v1");
   }
 
+  /** A stand-in Maven first on the PATH: a build the launcher starts is seen, and fails at once. */
+  private Map<String, String> fakeMaven() throws IOException {
+    Path bin = Files.createDirectories(root.resolve("fake-bin"));
+    Path mvn = bin.resolve("mvn");
+    Files.writeString(mvn, "#!/bin/sh\necho fake-mvn >&2\nexit 1\n");
+    mvn.toFile().setExecutable(true);
+    return Map.of("PATH", bin + ":" + System.getenv("PATH"));
+  }
+
+  private void newerThanTheJar(String path) throws IOException {
+    Path p = root.resolve(path);
+    Files.createDirectories(p.getParent());
+    Files.writeString(p, "changed");
+    Files.setLastModifiedTime(p, FileTime.from(Instant.parse("2040-01-01T00:00:00Z")));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"loopflow-core/src/main/java/dev/X.java", "pom.xml", "loopflow-core/pom.xml",
+      "loopflow-ui/src/App.tsx", "loopflow-ui/index.html", "loopflow-ui/package-lock.json",
+      "loopflow-cli/src/main/aot/training.yaml"})
+  void aSourceNewerThanTheJarStartsABuild(String path) throws Exception {
+    newerThanTheJar(path);
+    Result run = launcher(fakeMaven(), "hello");
+    assertThat(run.err).contains("building the CLI").contains("fake-mvn");
+    assertThat(run.exit).isEqualTo(2);
+  }
+
+  /** The launcher does not walk these (tens of thousands of files); nothing in them is a source of the jar. */
+  @ParameterizedTest
+  @ValueSource(strings = {".git/objects/ab/cdef", "loopflow-core/target/classes/dev/X.class",
+      "loopflow-core/target/generated-sources/src/main/X.java", "target/x", "loopflow-ui/node_modules/p/src/main/x.js",
+      "loopflow-ui/src/App.test.ts", "bench/src/main/java/X.java", "loopflow-core/src/test/java/XTest.java"})
+  void filesThatAreNotSourcesOfTheJarNeverStartABuild(String path) throws Exception {
+    newerThanTheJar(path);
+    Result run = launcher(fakeMaven(), "hello");
+    assertThat(run.err).doesNotContain("building").doesNotContain("fake-mvn");
+    assertThat(run.out).startsWith("probe hello");
+  }
+
   @Test
   void trainingWritesOneCacheForTheJarAndLaterRunsMapIt() throws Exception {
     assumeAotJdk();

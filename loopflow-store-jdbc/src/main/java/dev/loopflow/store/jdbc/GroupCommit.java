@@ -26,10 +26,18 @@ import java.util.function.Consumer;
  * store's completion log) and the transaction only brings the tables up to date. Such a write takes its place in
  * the same queue, so every write queued after it is committed in its transaction or a later one; its outcome goes
  * to a callback on the writer thread.
+ *
+ * Submitted writes are not waited for, so the writer may wait for company before committing them: when every write
+ * it took is a submitted one, it waits up to LINGER_NANOS for more (a sequential loop logs a pass every few dozen
+ * microseconds), and commits as soon as a waited write arrives, the batch is full or the writer stops. A transaction
+ * then holds many passes, whose rows share the same pages, instead of one or two. No caller waits longer for this:
+ * a waited write ends the linger the moment it is queued.
  */
 final class GroupCommit {
   /** The most writes one transaction takes; the rest wait for the next. */
   static final int MAX_BATCH = 256;
+  /** The longest the writer waits for more company when it holds only submitted writes. */
+  static final long LINGER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
 
   /** One queued write: the run it is for (null: no run's engine), its work, and the caller waiting for it. */
   static final class Request {
@@ -90,12 +98,21 @@ final class GroupCommit {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition queued = lock.newCondition();
   private final ArrayDeque<Request> queue = new ArrayDeque<>();
+  /** Queued writes with a caller waiting for them. Guarded by lock. */
+  private int waitedInQueue;
   private final Consumer<List<Request>> commit;
+  private final long lingerNanos;
   private final Thread thread;
   private boolean stopping;
 
   /** {@code commit} runs a batch in one transaction and must {@linkplain Request#finish finish} each request. */
   GroupCommit(String name, Consumer<List<Request>> commit) {
+    this(name, commit, LINGER_NANOS);
+  }
+
+  /** With another linger; for tests. */
+  GroupCommit(String name, Consumer<List<Request>> commit, long lingerNanos) {
+    this.lingerNanos = lingerNanos;
     this.commit = commit;
     this.thread = new Thread(this::loop, name);
     thread.setDaemon(true);
@@ -128,6 +145,9 @@ final class GroupCommit {
         throw closed.get();
       }
       queue.add(r);
+      if (r.waiter != null) {
+        waitedInQueue++;
+      }
       queued.signal();
     } finally {
       lock.unlock();
@@ -160,6 +180,26 @@ final class GroupCommit {
     }
   }
 
+  /** Moves queued writes into {@code batch}, up to MAX_BATCH; called holding the lock. */
+  private void take(List<Request> batch) {
+    while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+      Request r = queue.poll();
+      if (r.waiter != null) {
+        waitedInQueue--;
+      }
+      batch.add(r);
+    }
+  }
+
+  private static boolean allSubmitted(List<Request> batch) {
+    for (Request r : batch) {
+      if (r.waiter != null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void loop() {
     List<Request> batch = new ArrayList<>();
     while (true) {
@@ -171,8 +211,17 @@ final class GroupCommit {
         if (queue.isEmpty()) {
           return;
         }
-        while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
-          batch.add(queue.poll());
+        take(batch);
+        if (waitedInQueue == 0 && allSubmitted(batch)) {
+          long left = lingerNanos;
+          while (!stopping && waitedInQueue == 0 && batch.size() + queue.size() < MAX_BATCH && left > 0) {
+            try {
+              left = queued.awaitNanos(left);
+            } catch (InterruptedException e) {
+              break; // nothing interrupts the writer; if something did, commit what is here
+            }
+          }
+          take(batch);
         }
       } finally {
         lock.unlock();
