@@ -240,6 +240,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     store.createRun(run(id, T0));
     store.appendEvent(new Event.NodeStarted(id, 1, T0, NodePosition.top("plan"), "llm", 1));
     store.recordNodeExecution(execution(id, NodePosition.top("plan"), "p"));
+    store.flush(); // another store sees what this one wrote once it has flushed (or closed)
     RunStore again = reopen();
     if (again == null) {
       return;

@@ -41,6 +41,17 @@ public final class Json {
     }
   }
 
+  /**
+   * Appends {@code value} as compact JSON when it is plain (maps with string keys, collections, strings, int and long
+   * numbers, finite doubles, booleans, null), exactly as the mapper writes it, and answers true; answers false when
+   * it is not (the builder then holds part of it, to be discarded). {@code strings} (or null) rewrites each string
+   * value before it is written; {@code other} (or null) may write a value of another type and answer true.
+   */
+  public static boolean appendPlain(StringBuilder sb, Object value, java.util.function.UnaryOperator<String> strings,
+      java.util.function.BiPredicate<StringBuilder, Object> other) {
+    return PlainJson.value(sb, value, 0, strings, other);
+  }
+
   /** Appends {@code s} as a JSON string, escaped exactly as the mapper escapes it. */
   public static void quote(StringBuilder sb, String s) {
     PlainJson.quote(sb, s);

@@ -1,7 +1,9 @@
 package dev.loopflow.core.expr;
 
-import java.util.List;
+import java.util.Collection;
 import java.util.Map;
+import java.util.function.BiPredicate;
+import java.util.function.UnaryOperator;
 
 /*
  * Design notes.
@@ -15,6 +17,9 @@ import java.util.Map;
  * compares the two over a generated corpus). Anything this class does not know how to write exactly as Jackson
  * does (other number types, non-finite doubles, keys that are not strings, arrays, other objects, and nesting
  * deeper than MAX_DEPTH, where Jackson's own limits apply) makes it answer null, and the caller uses Jackson.
+ *
+ * The journal writes its documents with the same writer (Json.appendPlain), giving each string to its own escape
+ * first and writing its own record types (loop frames): one place decides how a plain value is written.
  */
 final class PlainJson {
   /** Deeper values go to Jackson, so its nesting limit and its error stay what they were. */
@@ -26,14 +31,20 @@ final class PlainJson {
   /** The compact JSON of {@code value}, or null when the value is not plain (see the design notes). */
   static String text(Object value) {
     StringBuilder sb = new StringBuilder(64);
-    return value(sb, value, 0) ? sb.toString() : null;
+    return value(sb, value, 0, null, null) ? sb.toString() : null;
   }
 
-  private static boolean value(StringBuilder sb, Object v, int depth) {
+  /**
+   * Appends {@code v}; false when it is not plain (the builder then holds part of it). {@code strings}, when not
+   * null, is applied to every string value (not to keys) before it is written; {@code other}, when not null, may
+   * write a value of another type and answer true.
+   */
+  static boolean value(StringBuilder sb, Object v, int depth, UnaryOperator<String> strings,
+      BiPredicate<StringBuilder, Object> other) {
     if (v == null) {
       sb.append("null");
     } else if (v instanceof String s) {
-      quote(sb, s);
+      quote(sb, strings == null ? s : strings.apply(s));
     } else if (v instanceof Integer i) {
       sb.append(i.intValue());
     } else if (v instanceof Long l) {
@@ -60,12 +71,12 @@ final class PlainJson {
         first = false;
         quote(sb, k);
         sb.append(':');
-        if (!value(sb, e.getValue(), depth + 1)) {
+        if (!value(sb, e.getValue(), depth + 1, strings, other)) {
           return false;
         }
       }
       sb.append('}');
-    } else if (v instanceof List<?> c) {
+    } else if (v instanceof Collection<?> c) {
       sb.append('[');
       boolean first = true;
       for (Object x : c) {
@@ -73,13 +84,13 @@ final class PlainJson {
           sb.append(',');
         }
         first = false;
-        if (!value(sb, x, depth + 1)) {
+        if (!value(sb, x, depth + 1, strings, other)) {
           return false;
         }
       }
       sb.append(']');
     } else {
-      return false;
+      return other != null && other.test(sb, v);
     }
     return true;
   }

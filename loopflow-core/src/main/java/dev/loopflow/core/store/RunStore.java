@@ -129,7 +129,10 @@ public interface RunStore extends AutoCloseable {
   /** Deletes the entries whose key starts with {@code keyPrefix} ("" for all); returns how many. */
   int deleteMemory(String scope, String namespace, String keyPrefix);
 
-  /** Makes buffered events durable. */
+  /**
+   * Makes buffered events durable, and everything written so far visible to other stores on the same database (a
+   * store may journal completions to a log first and insert them into its tables a moment later).
+   */
   default void flush() {}
 
   @Override

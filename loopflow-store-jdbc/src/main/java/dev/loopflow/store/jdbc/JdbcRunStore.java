@@ -526,12 +526,15 @@ final class JdbcRunStore implements RunStore, Transactions {
    */
   @Override
   public void flush() {
+    boolean any;
     synchronized (pending) {
-      if (pending.isEmpty()) {
-        return;
-      }
+      any = !pending.isEmpty();
     }
-    write(c -> {});
+    if (any) {
+      write(c -> {}); // commits after every logged completion queued before it
+      return;
+    }
+    caughtUp();
   }
 
   private void flushQuietly() {

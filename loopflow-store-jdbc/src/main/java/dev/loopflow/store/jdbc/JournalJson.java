@@ -189,60 +189,20 @@ final class JournalJson {
     }
 
     static boolean value(StringBuilder sb, Object v) {
-      if (v == null) {
-        sb.append("null");
-      } else if (v instanceof String s) {
-        string(sb, ValueRefs.escape(s));
-      } else if (v instanceof Integer i) {
-        sb.append(i.intValue());
-      } else if (v instanceof Long l) {
-        sb.append(l.longValue());
-      } else if (v instanceof Boolean b) {
-        sb.append(b.booleanValue());
-      } else if (v instanceof Double d) {
-        if (!Double.isFinite(d)) {
-          return false; // the generator quotes NaN and the infinities
-        }
-        sb.append(Double.toString(d));
-      } else if (v instanceof Map<?, ?> m) {
-        sb.append('{');
-        boolean first = true;
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-          if (!first) {
-            sb.append(',');
-          }
-          first = false;
-          string(sb, (String) e.getKey());
-          sb.append(':');
-          if (!value(sb, e.getValue())) {
-            return false;
-          }
-        }
-        sb.append('}');
-      } else if (v instanceof Collection<?> c) {
-        sb.append('[');
-        boolean first = true;
-        for (Object x : c) {
-          if (!first) {
-            sb.append(',');
-          }
-          first = false;
-          if (!value(sb, x)) {
-            return false;
-          }
-        }
-        sb.append(']');
-      } else if (v instanceof NodePosition.LoopFrame f) {
-        sb.append("{\"loopId\":");
-        if (f.loopId() == null) {
-          sb.append("null");
-        } else {
-          string(sb, f.loopId());
-        }
-        sb.append(",\"iteration\":").append(f.iteration()).append('}');
-      } else {
+      return Json.appendPlain(sb, v, ValueRefs::escape, Plain::loopFrame);
+    }
+
+    private static boolean loopFrame(StringBuilder sb, Object v) {
+      if (!(v instanceof NodePosition.LoopFrame f)) {
         return false;
       }
+      sb.append("{\"loopId\":");
+      if (f.loopId() == null) {
+        sb.append("null");
+      } else {
+        string(sb, f.loopId());
+      }
+      sb.append(",\"iteration\":").append(f.iteration()).append('}');
       return true;
     }
 
