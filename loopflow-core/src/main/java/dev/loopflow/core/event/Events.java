@@ -94,7 +94,8 @@ public final class Events {
    * Hands {@code sink} the event's fields, in order, as {@link #toMap} holds them: {@code type}, then each record
    * component (a position as {@code node}, {@code path} and, when nested, {@code loops}; an instant as its ISO-8601
    * text, {@link Instant#toString()}'s). The one place that decides what an event's JSON holds; writers stream from
-   * it without building a map.
+   * it without building a map. Every key is a Java identifier (letters, digits and underscores): writers may put it
+   * into JSON without escaping it.
    */
   public static void fields(Event e, FieldSink sink) throws IOException {
     sink.field("type", e.type());

@@ -82,6 +82,16 @@ class EventsJsonTest {
     assertThat(sampled).containsExactlyInAnyOrder(Event.class.getPermittedSubclasses());
   }
 
+  /** The journal writes event keys without escaping them; that is right only while every key is an identifier. */
+  @Test
+  void everyKeyOfEveryEventIsAnIdentifierThatNeedsNoEscaping() throws Exception {
+    for (Event e : samples()) {
+      java.util.List<String> keys = new java.util.ArrayList<>();
+      Events.fields(e, (key, value) -> keys.add(key));
+      assertThat(keys).as(e.type()).isNotEmpty().allMatch(k -> k.matches("[A-Za-z_][A-Za-z0-9_]*"));
+    }
+  }
+
   @Test
   void samplesSetEveryFieldSoTheRoundTripCanSeeIt() throws ReflectiveOperationException {
     for (Event e : samples()) {
