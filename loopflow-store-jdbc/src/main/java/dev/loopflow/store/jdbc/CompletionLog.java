@@ -59,8 +59,8 @@ final class CompletionLog implements AutoCloseable {
   /** Bytes before a record's payload: its length and its checksum. */
   static final int HEADER = 8;
   /**
-   * The name a log has while it is being created, before it is locked. Recovery ignores such files: a process killed
-   * in that instant leaves an empty one behind, which holds nothing.
+   * The name a log has while it is being created, before it is locked. Recovery ignores such files; one a process
+   * killed in that instant left behind (empty) is deleted by a later store after a minute.
    */
   static final String MAKING = ".new";
 
@@ -98,6 +98,7 @@ final class CompletionLog implements AutoCloseable {
       raf = new RandomAccessFile(making.toFile(), "rw");
       raf.getChannel().lock(); // released when the file is closed; a rename keeps it (it is the file's, not the name's)
       Files.move(making, file, StandardCopyOption.ATOMIC_MOVE);
+      sweepStaleCreations(dir, making);
       return new CompletionLog(file, raf);
     } catch (IOException | RuntimeException e) {
       OWN.remove(file);
@@ -106,6 +107,33 @@ final class CompletionLog implements AutoCloseable {
       }
       Files.deleteIfExists(making);
       throw e;
+    }
+  }
+
+  /** A log is renamed microseconds after it is created; one still unnamed after this was left by a killed process. */
+  static final long STALE_CREATION_MILLIS = 60_000;
+
+  /**
+   * Deletes the {@code .new} files of creations that never finished (a process killed between creating its log and
+   * naming it): empty, unlocked and older than a minute. Best effort; anything that is not such a regular file is
+   * left alone.
+   */
+  private static void sweepStaleCreations(Path dir, Path own) {
+    long before = System.currentTimeMillis() - STALE_CREATION_MILLIS;
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + MAKING)) {
+      for (Path p : ds) {
+        Path abs = p.toAbsolutePath();
+        if (abs.equals(own) || !Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
+          continue;
+        }
+        java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(abs,
+            java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (a.size() == 0 && a.lastModifiedTime().toMillis() < before) {
+          Files.deleteIfExists(abs);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Left for the next store opened here: an empty file holds nothing.
     }
   }
 

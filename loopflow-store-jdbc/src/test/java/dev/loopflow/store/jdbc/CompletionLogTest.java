@@ -395,6 +395,33 @@ class CompletionLogTest {
   }
 
   @Test
+  void anUnfinishedCreationLeftByAKilledProcessIsDeletedOnceStaleAndNothingElseIs() throws Exception {
+    Path logDir = CompletionLog.directory(db());
+    Files.createDirectories(logDir);
+    java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(Instant.now().minusSeconds(3600));
+    Path stale = Files.createFile(logDir.resolve("0b1e-stale" + CompletionLog.MAKING));
+    Files.setLastModifiedTime(stale, old);
+    Path fresh = Files.createFile(logDir.resolve("0b1e-fresh" + CompletionLog.MAKING));
+    Path notEmpty = logDir.resolve("0b1e-full" + CompletionLog.MAKING);
+    Files.writeString(notEmpty, "x");
+    Files.setLastModifiedTime(notEmpty, old);
+    Path target = dir.resolve("precious.txt");
+    Files.writeString(target, "");
+    Path link = Files.createSymbolicLink(logDir.resolve("link" + CompletionLog.MAKING), target);
+    Path folder = Files.createDirectories(logDir.resolve("folder" + CompletionLog.MAKING));
+    Files.setLastModifiedTime(folder, old);
+    try (JdbcRunStore store = open()) {
+      assertThat(store.completionLog().file()).isRegularFile();
+    }
+    assertThat(stale).doesNotExist();
+    assertThat(fresh).exists();
+    assertThat(notEmpty).exists();
+    assertThat(link).isSymbolicLink();
+    assertThat(target).exists();
+    assertThat(folder).isDirectory();
+  }
+
+  @Test
   void theLogAndItsDirectoryAreReadableByTheirOwnerOnly() throws Exception {
     try (JdbcRunStore store = open()) {
       assertThat(Files.getPosixFilePermissions(store.completionLog().file()))
