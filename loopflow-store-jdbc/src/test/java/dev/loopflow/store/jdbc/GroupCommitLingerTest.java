@@ -29,7 +29,8 @@ class GroupCommitLingerTest {
   @Test
   @Timeout(30)
   void submittedWritesArrivingOneByOneShareTransactions() throws Exception {
-    GroupCommit w = writer(GroupCommit.LINGER_NANOS);
+    // A linger far longer than the spacing, so that a loaded machine pausing this thread now and then still groups.
+    GroupCommit w = writer(TimeUnit.MILLISECONDS.toNanos(50));
     AtomicInteger done = new AtomicInteger();
     for (int i = 0; i < 100; i++) {
       w.submit("r", c -> {}, failure -> done.incrementAndGet(), GroupCommitLingerTest::closed);
