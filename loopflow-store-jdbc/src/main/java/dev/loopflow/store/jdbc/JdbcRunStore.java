@@ -228,7 +228,6 @@ final class JdbcRunStore implements RunStore, Transactions {
     });
   }
 
-  /** The columns from finished_at on, in the order both statements list them. */
   /**
    * The record's write takes the buffered events, run.finished last among them, into its transaction. If it fails,
    * run.finished is taken back out of the buffer: it must not be written later without the record it reports.
@@ -246,6 +245,7 @@ final class JdbcRunStore implements RunStore, Transactions {
     }
   }
 
+  /** The columns from finished_at on, in the order both statements list them. */
   private void setRest(Connection c, PreparedStatement ps, int i, RunRecord r) throws SQLException {
     ps.setString(i, r.finishedAt() == null ? null : r.finishedAt().toString());
     ps.setString(i + 1, codec.usage(r.usage()));
