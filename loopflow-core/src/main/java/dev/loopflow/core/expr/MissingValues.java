@@ -150,6 +150,9 @@ final class MissingValues {
 
     @Override
     protected Object apply(TypeConverter converter, Object o1, Object o2) {
+      if (o2 == null) {
+        throw new ArithmeticException("/ by zero"); // EL makes missing / missing 0 without dividing
+      }
       Number quotient = NumberOperations.div(converter, o1, o2);
       if (quotient instanceof Double d && !Double.isFinite(d) && converter.convert(o2, Double.class) == 0.0) {
         throw new ArithmeticException("/ by zero");

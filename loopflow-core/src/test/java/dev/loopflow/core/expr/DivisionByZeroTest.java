@@ -33,7 +33,7 @@ class DivisionByZeroTest {
     return Stream.of("{{ input.n / 0 }}", "{{ input.n / input.zero }}", "{{ input.zero / input.zero }}",
         "{{ (-input.n) / input.zero }}", "{{ 1.5 / 0.0 }}", "{{ input.n / input.fzero }}", "{{ input.n / input.negzero }}",
         "{{ input.big / input.bigzero }}", "{{ input.n / input.bigzero }}", "{{ input.n / input.text0 }}",
-        "{{ input.n / input.missing }}", "{{ input.inf / 0 }}", "{{ input.n // 0 }}", "{{ input.n % 0 }}",
+        "{{ input.n / input.missing }}", "{{ input.missing / input.other_missing }}", "{{ input.inf / 0 }}", "{{ input.n // 0 }}", "{{ input.n % 0 }}",
         "a {{ (input.n + 1) / (input.n - 5) }} b", "{% if input.n / 0 > 1 %}big{% endif %}",
         "{% set r = input.n / input.zero %}{{ r }}", "{{ [1, 2] | map('int') | sum / 0 }}");
   }
