@@ -50,10 +50,21 @@ final class FastExpr {
     this.root = root;
   }
 
+  /**
+   * The most tokens an expression in the subset has. Parsing and evaluating recurse once per level of nesting, and
+   * a chain of `and`/`or` nests: a longer expression (written by an attacker to exhaust the stack) is left to
+   * Jinjava and its limits. Real conditions have a few dozen tokens.
+   */
+  static final int MAX_TOKENS = 256;
+
   /** The compiled expression, or null when it uses anything outside the subset. */
   static FastExpr compile(String expression) {
     try {
-      Parser p = new Parser(tokenize(expression));
+      List<String> tokens = tokenize(expression);
+      if (tokens.size() > MAX_TOKENS) {
+        return null;
+      }
+      Parser p = new Parser(tokens);
       Ex e = p.or();
       if (p.pos != p.tokens.size()) {
         return null;

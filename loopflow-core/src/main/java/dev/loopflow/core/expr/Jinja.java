@@ -273,6 +273,11 @@ final class Jinja {
       JINJAVA.getExpressionFactory().createValueExpression(el, "#{" + e + "}", Object.class);
     } catch (TreeBuilderException t) {
       throw new TemplateSyntaxException(explainExpression(e, t), Math.max(0, line));
+    } catch (StackOverflowError deep) {
+      // The expression parser recurses once per level of nesting ('((((...', 'not not not ...'): a workflow must
+      // not be able to end the loading process with it, and its author gets the line instead.
+      throw new TemplateSyntaxException("the expression nests too deeply to be read ('" + abbreviate(e) + "')",
+          Math.max(0, line));
     } catch (RuntimeException bindLater) {
       // It parsed; binding its function names (macros are defined while rendering) is left to run time.
     }
