@@ -83,6 +83,54 @@ class OwnRunsTest {
     assertThat(done.status()).isEqualTo(RunStatus.COMPLETED);
   }
 
+  /**
+   * A run's record says paused a moment before the run has finished here (it still flushes its store and gives up
+   * its lease). A cancel in that moment stopped the finishing run, found it paused, and answered "paused": the
+   * server's cancel of a paused run failed now and then. It is now cancelled as the paused run it is.
+   */
+  @Test
+  void cancellingARunThatPausesAsTheCancelArrivesCancelsIt_bugAnsweredPaused() throws Exception {
+    dev.loopflow.core.store.RunStore inner = dev.loopflow.core.store.RunStore.inMemory();
+    CountDownLatch flushing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean(true);
+    dev.loopflow.core.store.RunStore store = (dev.loopflow.core.store.RunStore) java.lang.reflect.Proxy
+        .newProxyInstance(getClass().getClassLoader(), new Class<?>[] {dev.loopflow.core.store.RunStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("flush") && hold.get() && inner.listRuns().stream()
+                  .anyMatch(r -> r.status() == RunStatus.PAUSED)) {
+                hold.set(false);
+                flushing.countDown();
+                release.await();
+              }
+              try {
+                return method.invoke(inner, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+    Loopflow lf = Loopflow.builder().store(store).build();
+    Workflow wf = lf.parse("""
+        name: asks
+        nodes:
+          - id: ask
+            approval: "Go?"
+        """, null);
+    RunHandle h = lf.start(wf, RunOptions.defaults());
+    assertThat(flushing.await(30, TimeUnit.SECONDS)).isTrue();
+    java.util.concurrent.atomic.AtomicReference<RunStatus> answer = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread cancel = new Thread(() -> answer.set(lf.cancel(h.runId(), "enough", Duration.ofSeconds(30))));
+    cancel.start();
+    while (cancel.getState() != Thread.State.TIMED_WAITING && cancel.getState() != Thread.State.WAITING
+        && cancel.isAlive()) {
+      Thread.sleep(5);
+    }
+    release.countDown();
+    cancel.join();
+    assertThat(answer.get()).isEqualTo(RunStatus.CANCELLED);
+    assertThat(store.findRun(h.runId()).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+  }
+
   @Test
   void aRunStartedWithAnIdAlreadyInTheStoreFailsWithoutTouchingTheOtherRun_bugTakenIdOverwroteTheRecord()
       throws Exception {

@@ -152,7 +152,13 @@ public final class Engine {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      return store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
+      RunStatus now = store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
+      if (now != RunStatus.PAUSED || !here.ended()) {
+        return now;
+      }
+      // It had paused before the cancel reached it (its record said paused while it was still finishing): it is now
+      // a paused run nobody executes, cancelled as such below.
+      run = store.findRun(runId).orElse(run);
     }
     RunLease lease = new RunLease(store, runId, ownerId, clock);
     if (lease.acquire().isEmpty()) {
