@@ -174,16 +174,38 @@ class CliErrorsTest {
   }
 
   @Test
-  void inputNestedDeeperThanTheStackIsOneLine() throws Exception {
+  void anExpressionNestedDeeperThanTheStackIsALoadErrorAtItsPosition() throws Exception {
     // A 512 KiB stack overflows after a few hundred levels in seconds; with the default stack the template parser
-    // needs thousands of levels and minutes to get there (the outcome is the same).
+    // needs thousands of levels to get there (the outcome is the same).
     Run[] r = new Run[1];
     Thread t = new Thread(null, () -> r[0] = cli("validate", dir.resolve("deep.yaml").toString()), "small-stack",
         512 * 1024);
     t.start();
     t.join();
-    assertThat(r[0].status()).isEqualTo(1);
-    assertOneLine(r[0].err(), "loopflow: error: stack overflow: the workflow or its input is nested too deeply");
+    assertThat(r[0].status()).isEqualTo(2);
+    List<String> lines = r[0].err().lines().toList();
+    assertThat(lines).as(r[0].err()).hasSize(2);
+    assertThat(lines.get(0)).startsWith(dir.resolve("deep.yaml") + ":4:15: nodes.a.template: ")
+        .contains("nests too deeply");
+    assertThat(r[0].err()).doesNotContain("\tat ").doesNotContain("Exception").doesNotContain("java.");
+  }
+
+  @CommandLine.Command(name = "deep")
+  static final class Deep implements Runnable {
+    @Override
+    public void run() {
+      throw new StackOverflowError();
+    }
+  }
+
+  @Test
+  void aStackOverflowAnywhereElseIsOneLine() {
+    CommandLine cl = new CommandLine(new Deep());
+    StringWriter err = new StringWriter();
+    cl.setErr(new PrintWriter(err));
+    Errors.install(cl);
+    assertThat(cl.execute()).isEqualTo(1);
+    assertOneLine(err.toString(), "loopflow: error: stack overflow: the workflow or its input is nested too deeply");
   }
 
   @CommandLine.Command(name = "greedy")
