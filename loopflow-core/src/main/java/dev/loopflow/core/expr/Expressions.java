@@ -22,11 +22,6 @@ public final class Expressions {
   }
 
   /**
-   * Compiles a condition written as a mapping: a map with one operator key among {@code not}, {@code and}, {@code or},
-   * {@code equals}, {@code exists}, {@code gt}, {@code lt}, {@code gte}, {@code lte}, {@code in},
-   * {@code expr}; operands are {@code {var: path, value: literal}}.
-   */
-  /**
    * The operators of the structured condition form ({@code not}, {@code and}, {@code or}, {@code equals}, ...): a
    * structured condition is a mapping with exactly one of them.
    */
@@ -34,6 +29,11 @@ public final class Expressions {
     return Conditions.OPERATORS;
   }
 
+  /**
+   * Compiles a condition written as a mapping: a map with one operator key among {@code not}, {@code and}, {@code or},
+   * {@code equals}, {@code exists}, {@code gt}, {@code lt}, {@code gte}, {@code lte}, {@code in},
+   * {@code expr}; operands are {@code {var: path, value: literal}}.
+   */
   public static Condition structured(Map<String, ?> form) {
     return Conditions.compile(form);
   }

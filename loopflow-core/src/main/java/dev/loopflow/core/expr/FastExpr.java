@@ -61,8 +61,8 @@ final class FastExpr {
   static FastExpr compile(String expression) {
     try {
       List<String> tokens = tokenize(expression);
-      if (tokens.size() > MAX_TOKENS) {
-        return null;
+      if (tokens.size() > MAX_TOKENS || Jinja.bracketDepth(expression) > JinjaLimits.MAX_BRACKETS) {
+        return null; // Jinja's compile refuses what nests too deeply, with its message: one rule, one place
       }
       Parser p = new Parser(tokens);
       Ex e = p.or();

@@ -204,7 +204,7 @@ final class Jinja {
     try {
       Node tree = interpreter.parse(source);
       syntaxErrors(interpreter.getErrors());
-      checkNode(tree, elContext(interpreter));
+      checkNode(tree, elContext(interpreter), 0);
       return tree;
     } finally {
       JinjavaInterpreter.popCurrent();
@@ -226,7 +226,11 @@ final class Jinja {
     return new JinjavaELContext(interpreter, new JinjavaInterpreterResolver(interpreter));
   }
 
-  private static void checkNode(Node node, ELContext el) {
+  private static void checkNode(Node node, ELContext el, int depth) {
+    if (depth > JinjaLimits.MAX_TAG_NESTING) {
+      throw new TemplateSyntaxException("tags nest more than " + JinjaLimits.MAX_TAG_NESTING
+          + " levels deep here; split the template", Math.max(0, node.getLineNumber()));
+    }
     if (node instanceof ExpressionNode e) {
       ExpressionToken token = (ExpressionToken) e.getMaster();
       if (token.getImage() != null && MINUS_AFTER_SPACE.matcher(token.getImage()).lookingAt()) {
@@ -239,7 +243,7 @@ final class Jinja {
       checkSyntax(tagExpression(t), node.getLineNumber(), el);
     }
     for (Node child : node.getChildren()) {
-      checkNode(child, el);
+      checkNode(child, el, node instanceof TagNode ? depth + 1 : depth);
     }
   }
 
@@ -269,6 +273,10 @@ final class Jinja {
       return;
     }
     String e = expr.trim();
+    if (bracketDepth(e) > JinjaLimits.MAX_BRACKETS) {
+      throw new TemplateSyntaxException("the expression nests brackets more than " + JinjaLimits.MAX_BRACKETS
+          + " levels deep ('" + abbreviate(e) + "')", Math.max(0, line));
+    }
     try {
       JINJAVA.getExpressionFactory().createValueExpression(el, "#{" + e + "}", Object.class);
     } catch (TreeBuilderException t) {
@@ -281,6 +289,33 @@ final class Jinja {
     } catch (RuntimeException bindLater) {
       // It parsed; binding its function names (macros are defined while rendering) is left to run time.
     }
+  }
+
+  /**
+   * The deepest nesting of (), [] and {} in an expression, outside string literals. Unbalanced brackets are left to
+   * the parser, which names them.
+   */
+  static int bracketDepth(String e) {
+    int depth = 0;
+    int max = 0;
+    char quote = 0;
+    for (int i = 0; i < e.length(); i++) {
+      char c = e.charAt(i);
+      if (quote != 0) {
+        if (c == '\\') {
+          i++;
+        } else if (c == quote) {
+          quote = 0;
+        }
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        max = Math.max(max, ++depth);
+      } else if (c == ')' || c == ']' || c == '}') {
+        depth = Math.max(0, depth - 1);
+      }
+    }
+    return max;
   }
 
   /**

@@ -60,6 +60,14 @@ final class JinjaLimits {
   static final int MAX_NESTING = 500;
   /** How deep templates and macros may nest calls. */
   static final int MAX_DEPTH = 10;
+  /**
+   * How deep brackets may nest in one expression. Jinjava's expression parser looks ahead through a linked list of
+   * tokens once per level, so its time grows with the square of the depth (20,000 parentheses took nine minutes), and
+   * it recurses once per level; no hand-written expression comes near this.
+   */
+  static final int MAX_BRACKETS = 100;
+  /** How deep tags ({% if %}, {% for %}, ...) may nest in one template; rendering recurses once per level. */
+  static final int MAX_TAG_NESTING = 100;
 
   private JinjaLimits() {}
 
