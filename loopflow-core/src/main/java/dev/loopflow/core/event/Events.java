@@ -99,6 +99,53 @@ public final class Events {
    */
   public static void fields(Event e, FieldSink sink) throws IOException {
     sink.field("type", e.type());
+    // The three events of every loop pass are written by hand: a method handle call runs as a chain of interpreted
+    // frames until the JIT compiles it, and short runs are mostly interpreted. What they write must stay what the
+    // record components give (EventsJsonTest compares the two on every shape of these events).
+    if (e instanceof Event.NodeCompleted c) {
+      head(sink, c.runId(), c.seq(), c.at(), c.node());
+      sink.field("kind", c.kind());
+      sink.field("duration_millis", c.durationMillis());
+      sink.field("output_preview", c.outputPreview());
+      sink.field("input_tokens", c.inputTokens());
+      sink.field("output_tokens", c.outputTokens());
+      sink.field("cost_usd", c.costUsd());
+      sink.field("output_bytes", c.outputBytes());
+    } else if (e instanceof Event.NodeStarted s) {
+      head(sink, s.runId(), s.seq(), s.at(), s.node());
+      sink.field("kind", s.kind());
+      sink.field("attempt", s.attempt());
+    } else if (e instanceof Event.LoopIteration i) {
+      head(sink, i.runId(), i.seq(), i.at(), i.node());
+      sink.field("construct", i.construct());
+      sink.field("iteration", i.iteration());
+      sink.field("index", i.index());
+      sink.field("max", i.max());
+      sink.field("total", i.total());
+      sink.field("input_preview", i.inputPreview());
+      sink.field("condition_result", i.conditionResult());
+    } else {
+      components(e, sink);
+    }
+  }
+
+  private static void head(FieldSink sink, String runId, long seq, Instant at, NodePosition node) throws IOException {
+    sink.field("run_id", runId);
+    sink.field("seq", seq);
+    sink.field("at", at == null ? null : InstantText.of(at));
+    position(sink, node);
+  }
+
+  private static void position(FieldSink sink, NodePosition p) throws IOException {
+    sink.field("node", p.nodeId());
+    sink.field("path", p.path());
+    if (!p.loops().isEmpty()) {
+      sink.field("loops", p.loops());
+    }
+  }
+
+  /** The fields after {@code type}, read from the record's components: every event class but the three above. */
+  static void components(Event e, FieldSink sink) throws IOException {
     for (Component c : COMPONENTS.get(e.getClass())) {
       Object v;
       try {
@@ -109,11 +156,7 @@ public final class Events {
         throw new IllegalStateException(ex);
       }
       if (v instanceof NodePosition p) {
-        sink.field("node", p.nodeId());
-        sink.field("path", p.path());
-        if (!p.loops().isEmpty()) {
-          sink.field("loops", p.loops());
-        }
+        position(sink, p);
       } else {
         sink.field(c.key(), v instanceof Instant i ? InstantText.of(i) : v);
       }

@@ -11,6 +11,26 @@ public record Usage(long inputTokens, long outputTokens, Double costUsd, int llm
     return new Usage(inputTokens, outputTokens, costUsd, 1, costUsd == null ? 1 : 0);
   }
 
+  /*
+   * equals and hashCode are written out, with a record's meaning (component by component, the cost compared as
+   * Double.equals does): the generated ones go through method handles, which run interpreted in short runs, and
+   * every journaled node compares its usage with NONE.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return this == o || o instanceof Usage u && inputTokens == u.inputTokens && outputTokens == u.outputTokens
+        && java.util.Objects.equals(costUsd, u.costUsd) && llmCalls == u.llmCalls && unpricedCalls == u.unpricedCalls;
+  }
+
+  @Override
+  public int hashCode() {
+    int h = Long.hashCode(inputTokens);
+    h = 31 * h + Long.hashCode(outputTokens);
+    h = 31 * h + java.util.Objects.hashCode(costUsd);
+    h = 31 * h + llmCalls;
+    return 31 * h + unpricedCalls;
+  }
+
   public long totalTokens() {
     return inputTokens + outputTokens;
   }

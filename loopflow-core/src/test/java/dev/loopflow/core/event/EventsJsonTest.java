@@ -83,6 +83,47 @@ class EventsJsonTest {
   }
 
   /** The journal writes event keys without escaping them; that is right only while every key is an identifier. */
+  /** The per-pass events in every shape: nested and top-level, null and non-null previews, costs and results. */
+  static List<Event> perPassShapes() {
+    List<Event> out = new java.util.ArrayList<>();
+    for (NodePosition pos : List.of(TOP, NESTED)) {
+      for (Instant at : java.util.Arrays.asList(AT, null, Instant.EPOCH)) {
+        out.add(new Event.NodeStarted(RUN, 7, at, pos, "lua", 1));
+        out.add(new Event.NodeStarted(null, Long.MAX_VALUE, at, pos, null, Integer.MIN_VALUE));
+        for (Double cost : java.util.Arrays.asList(null, 0.0, -0.0, 0.125, Double.NaN)) {
+          out.add(new Event.NodeCompleted(RUN, 8, at, pos, "lua", 3, "{\"count\":1}", 10, 20, cost, 11));
+          out.add(new Event.NodeCompleted(RUN, -1, at, pos, null, Long.MIN_VALUE, null, 0, 0, cost, 0));
+        }
+        for (Boolean cond : java.util.Arrays.asList(null, true, false)) {
+          out.add(new Event.LoopIteration(RUN, 9, at, pos, "while_loop", 2, 1, 100, 100, "\u0000\"x\"", cond));
+          out.add(new Event.LoopIteration(RUN, 9, at, pos, null, 0, -1, 0, 0, null, cond));
+        }
+      }
+    }
+    return out;
+  }
+
+  @ParameterizedTest
+  @MethodSource("perPassShapes")
+  void thePerPassEventsWrittenByHandGiveWhatTheirRecordComponentsGive(Event e) throws Exception {
+    List<Object> direct = new java.util.ArrayList<>();
+    Events.fields(e, (k, v) -> {
+      direct.add(k);
+      direct.add(v);
+    });
+    List<Object> generic = new java.util.ArrayList<>(List.of("type", e.type()));
+    Events.components(e, (k, v) -> {
+      generic.add(k);
+      generic.add(v);
+    });
+    assertThat(direct).isEqualTo(generic);
+    for (int i = 1; i < direct.size(); i += 2) {
+      Object d = direct.get(i);
+      assertThat(d == null ? null : d.getClass()).as("type of %s", direct.get(i - 1))
+          .isEqualTo(generic.get(i) == null ? null : generic.get(i).getClass());
+    }
+  }
+
   @Test
   void everyKeyOfEveryEventIsAnIdentifierThatNeedsNoEscaping() throws Exception {
     for (Event e : samples()) {
