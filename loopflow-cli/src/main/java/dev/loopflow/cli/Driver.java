@@ -85,6 +85,23 @@ final class Driver {
     // Streamed text only feeds what watches the run: progress (on stderr, so also with --json) and the events file.
     // Always set, so that a resume decides for itself rather than taking the journaled value.
     opts.option(dev.loopflow.llm.LlmHandler.STREAM_OPTION, !noStream && (progress != null || eventsFile != null));
+    // Ctrl-C is caught from before the run starts: a SIGINT arriving while the run is being started (or while the
+    // first nodes run and this thread has not got here yet) would otherwise end the JVM with status 130, without
+    // cancelling the run or saying anything. One that arrives before the handle exists cancels the run as soon as
+    // it does.
+    RunHandle[] current = {null};
+    boolean[] early = {false};
+    Interrupts.onInterrupt(() -> {
+      RunHandle h;
+      synchronized (current) {
+        h = current[0];
+        if (h == null) {
+          early[0] = true;
+          return;
+        }
+      }
+      cancelOnInterrupt(h);
+    });
     RunHandle handle;
     try {
       handle = start.apply(opts.build());
@@ -95,17 +112,14 @@ final class Driver {
       err.println(Errors.oneLine("loopflow: " + e.getMessage()));
       return Main.USAGE;
     }
-    RunHandle[] current = {handle};
-    Interrupts.onInterrupt(() -> {
-      RunHandle h = current[0];
-      List<String> runningNow = h.runningNodes();
-      err.println();
-      err.println("loopflow: interrupted; cancelling run " + h.runId()
-          + (runningNow.isEmpty() ? "" : " (running: " + String.join(", ", runningNow) + ")"));
-      err.flush();
-      h.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
-          : "; running: " + String.join(", ", runningNow)));
-    });
+    boolean interruptedAlready;
+    synchronized (current) {
+      current[0] = handle;
+      interruptedAlready = early[0];
+    }
+    if (interruptedAlready) {
+      cancelOnInterrupt(handle);
+    }
     RunResult result = handle.await();
     Iterator<String> next = answers.iterator();
     boolean badAnswer = false;
@@ -116,7 +130,10 @@ final class Driver {
         break;
       }
       try {
-        current[0] = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+        RunHandle resumed = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+        synchronized (current) {
+          current[0] = resumed;
+        }
       } catch (LoopflowException e) {
         if (!Errors.usage(e.code())) {
           throw e;
@@ -162,6 +179,16 @@ final class Driver {
           : exitStatus(result.status());
     }
     return badAnswer ? Main.USAGE : exitStatus(result.status());
+  }
+
+  private void cancelOnInterrupt(RunHandle h) {
+    List<String> runningNow = h.runningNodes();
+    err.println();
+    err.println("loopflow: interrupted; cancelling run " + h.runId()
+        + (runningNow.isEmpty() ? "" : " (running: " + String.join(", ", runningNow) + ")"));
+    err.flush();
+    h.cancel("interrupted by the user (Ctrl-C)" + (runningNow.isEmpty() ? ""
+        : "; running: " + String.join(", ", runningNow)));
   }
 
   /** Opens (creates or truncates) the events file before the run starts; an unwritable path is a usage error. */

@@ -13,6 +13,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,5 +102,22 @@ class TerminalBehaviourTest {
     String all = String.join("\n", err);
     assertThat(all).contains("interrupted; cancelling run").contains("running: slow");
     assertThat(all).contains("run cancelled");
+  }
+
+  @Test
+  void ctrlCWhileTheRunIsBeingStartedCancelsItOnceItExists_bugTheJvmDiedWith130() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
+        "dev.loopflow.cli.EarlyInterruptMain");
+    pb.environment().put("LOOPFLOW_HOME", dir.resolve("home-early").toString());
+    pb.redirectErrorStream(true);
+    long started = System.nanoTime();
+    Process p = pb.start();
+    String all = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(20, TimeUnit.SECONDS)).as(all).isTrue();
+    assertThat(p.exitValue()).as(all).isEqualTo(1);
+    assertThat(all).contains("interrupted; cancelling run").contains("cancelled");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the node's sleep 30 was stopped")
+        .isLessThan(Duration.ofSeconds(25));
   }
 }
