@@ -78,6 +78,11 @@ final class GroupCommit {
       return done;
     }
 
+    /** Whether this write was submitted, not waited for: a logged completion brought into the tables. */
+    boolean submitted() {
+      return waiter == null;
+    }
+
     private void await() {
       boolean interrupted = false;
       while (!done) {

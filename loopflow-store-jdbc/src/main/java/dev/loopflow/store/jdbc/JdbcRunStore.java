@@ -526,15 +526,16 @@ final class JdbcRunStore implements RunStore, Transactions {
    */
   @Override
   public void flush() {
+    // Logged completions first: until they are in, no transaction inserts the buffered events (see takeEvents).
+    caughtUp();
     boolean any;
     synchronized (pending) {
       any = !pending.isEmpty();
     }
     if (any) {
-      write(c -> {}); // commits after every logged completion queued before it
-      return;
+      write(c -> {}); // inserts the buffered events, unless a completion logged meanwhile took them with it
+      caughtUp();
     }
-    caughtUp();
   }
 
   private void flushQuietly() {
@@ -597,12 +598,7 @@ final class JdbcRunStore implements RunStore, Transactions {
       if (live.isEmpty()) {
         return;
       }
-      List<Event> events;
-      synchronized (pending) {
-        pending.removeIf(e -> fenced.containsKey(e.runId()));
-        events = new ArrayList<>(pending);
-        pending.clear();
-      }
+      List<Event> events = takeEvents(live);
       String movedRun;
       try {
         movedRun = transactionHere(live, events);
@@ -645,6 +641,34 @@ final class JdbcRunStore implements RunStore, Transactions {
       fenced.put(movedRun, gone == null ? "" : gone.owner());
       synchronized (pending) {
         pending.addAll(0, events);
+      }
+    }
+  }
+
+  /**
+   * The buffered events a transaction of {@code batch} inserts: all of them, or none while a logged completion outside
+   * the batch is still to be inserted. A logged completion carries the events appended before it, so every buffered
+   * event is newer than every logged completion; inserting the buffered ones first would leave a hole in the journal
+   * until that completion is inserted, and a reader of the journal (a live event stream replaying what a viewer
+   * missed) takes the events after the hole for the next ones. Events left buffered are inserted by a later
+   * transaction; none of them is lost, and none that a completion needs: those are in its log record.
+   */
+  private List<Event> takeEvents(List<GroupCommit.Request> batch) {
+    int logged = 0;
+    for (GroupCommit.Request r : batch) {
+      if (r.submitted()) {
+        logged++;
+      }
+    }
+    synchronized (appendLock) {
+      synchronized (pending) {
+        pending.removeIf(e -> fenced.containsKey(e.runId()));
+        if (appended - applied != logged) {
+          return List.of();
+        }
+        List<Event> events = new ArrayList<>(pending);
+        pending.clear();
+        return events;
       }
     }
   }
