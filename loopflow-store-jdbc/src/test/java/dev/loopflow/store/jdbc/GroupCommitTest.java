@@ -76,7 +76,7 @@ class GroupCommitTest {
   }
 
   /** Holds the writer thread inside a transaction until {@code release} opens. */
-  private static Thread holdWriter(JdbcRunStore store, CountDownLatch release) throws InterruptedException {
+  static Thread holdWriter(JdbcRunStore store, CountDownLatch release) throws InterruptedException {
     CountDownLatch held = new CountDownLatch(1);
     Thread t = Thread.ofPlatform().start(() -> store.write(c -> {
       held.countDown();
@@ -90,7 +90,7 @@ class GroupCommitTest {
     return t;
   }
 
-  private static void awaitQueued(JdbcRunStore store, int n) throws InterruptedException {
+  static void awaitQueued(JdbcRunStore store, int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (store.queuedWrites() < n) {
       assertThat(System.nanoTime()).as("writes queued").isLessThan(deadline);

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,16 +60,7 @@ class JournalWithoutHolesTest {
       store.flush();
 
       CountDownLatch release = new CountDownLatch(1);
-      CountDownLatch held = new CountDownLatch(1);
-      Thread holder = Thread.ofPlatform().start(() -> store.write(c -> {
-        held.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }));
-      assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+      Thread holder = GroupCommitTest.holdWriter(store, release);
       // While the writer is held: logged completions fill the next transaction but one place, a waited write takes
       // that place and reads the events as its transaction sees them, more completions queue behind it, and a last
       // event stays buffered, newer than all of them.
@@ -89,11 +79,7 @@ class JournalWithoutHolesTest {
           }
         }
       }));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while (store.queuedWrites() < inFirstBatch + 1) {
-        assertThat(System.nanoTime()).as("writes queued").isLessThan(deadline);
-        Thread.sleep(5);
-      }
+      GroupCommitTest.awaitQueued(store, inFirstBatch + 1);
       for (int i = 0; i < 40; i++) {
         store.appendEvent(started("r1", ++seq));
         store.recordNodeExecution(execution("r1", "b" + i));
