@@ -49,7 +49,9 @@ import java.util.concurrent.TimeUnit;
  * two processes never deadlock upgrading a read lock); on PostgreSQL the single writer keeps "events appended before
  * a completion are durable with it" simple to reason about. A write returns only once the transaction holding it
  * committed; the buffered events are taken after the batch's writes, so every event appended before a write was
- * queued rides in that write's transaction or an earlier one.
+ * queued rides in that write's transaction or an earlier one, or, with a completion log, in a logged completion:
+ * buffered events are held back while a logged completion outside the transaction is still to be inserted, so that
+ * the journal's events are always a prefix of what was appended (takeEvents).
  *
  * Journal rows are deltas: an execution row holds only what that execution produced, so the bytes written per
  * loop pass do not depend on how many passes came before.
