@@ -351,7 +351,20 @@ final class Jinja {
     }
     String want = expected.contains("<IDENTIFIER>") ? ", expected a value"
         : expected.isEmpty() || expected.equals("'}'") ? "" : ", expected " + expected.replace("|", " or ");
-    return "syntax error in '" + expr + "': " + what + want;
+    return "syntax error in '" + around(expr, t.getPosition() - 2) + "': " + what + want; // 2: the "#{"
+  }
+
+  /**
+   * The expression as an error quotes it: whole up to 80 characters, else the 80 around {@code at} (where the parser
+   * stopped), so that an expression of any length gives a message of bounded length that still shows the spot.
+   */
+  static String around(String expr, int at) {
+    String one = expr.replace('\n', ' ');
+    if (one.length() <= 80) {
+      return one;
+    }
+    int from = Math.clamp(at - 40L, 0, one.length() - 80);
+    return (from > 0 ? "..." : "") + one.substring(from, from + 80) + (from + 80 < one.length() ? "..." : "");
   }
 
   /** A syntax error of the template's structure, as the parser recorded it. */

@@ -70,4 +70,19 @@ class DeepExpressionsTest {
     assertThat(c.test(Map.of("state", Map.of("x", 1)))).isTrue();
     assertThat(c.test(Map.of("state", Map.of("x", 5)))).isFalse();
   }
+
+  @Test
+  void aLongExpressionIsQuotedAroundTheErrorInAMessageOfBoundedLength_bugTheMessageQuotedAll60000Characters() {
+    String longOne = "1 + ".repeat(20_000) + "+ 2";
+    assertThatThrownBy(() -> Expressions.template("{{ " + longOne + " }}"))
+        .isInstanceOf(TemplateSyntaxException.class)
+        .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(250)
+            .contains("syntax error in '...").contains("1 + 1 + + 2'").contains("unexpected '+'"));
+    String closers = ")".repeat(5_000);
+    assertThatThrownBy(() -> Expressions.condition(closers))
+        .isInstanceOf(TemplateSyntaxException.class)
+        .satisfies(e -> assertThat(e.getMessage()).hasSizeLessThan(250));
+    assertThatThrownBy(() -> Expressions.condition("state.x <"))
+        .hasMessageContaining("syntax error in 'state.x <'");
+  }
 }
