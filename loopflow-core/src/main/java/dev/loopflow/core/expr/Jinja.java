@@ -351,8 +351,14 @@ final class Jinja {
     }
     String want = expected.contains("<IDENTIFIER>") ? ", expected a value"
         : expected.isEmpty() || expected.equals("'}'") ? "" : ", expected " + expected.replace("|", " or ");
+    if (found.equals("'+'") && PLUS_WITHOUT_SPACE.matcher(expr).find()) {
+      // Jinjava's scanner takes '+1' right after a value for a signed number, a second value: 'n+1' does not parse.
+      want += "; write a space after '+' ('n + 1')";
+    }
     return "syntax error in '" + around(expr, t.getPosition() - 2) + "': " + what + want; // 2: the "#{"
   }
+
+  private static final Pattern PLUS_WITHOUT_SPACE = Pattern.compile("[^\\s+(\\[{,]\\+[0-9.]");
 
   /**
    * The expression as an error quotes it: whole up to 80 characters, else the 80 around {@code at} (where the parser
