@@ -89,6 +89,17 @@ describe('run state from events', () => {
     expect(a.execs['analyst']!.steps.filter((s) => s.step.type === 'tool')).toHaveLength(3);
   });
 
+  it('theWhileCheckThatEndsALoopIsNoPass_conditionFalseAddsNoPass', () => {
+    const run = applyEvents(emptyRun(), [
+      { type: 'loop.started', seq: 1, at: '2026-01-01T00:00:00Z', node: 'w', path: 'w', construct: 'while_loop', max: 5 },
+      { type: 'loop.iteration', seq: 2, at: '2026-01-01T00:00:01Z', node: 'w', path: 'w', construct: 'while_loop', iteration: 1, max: 5, condition_result: true },
+      { type: 'loop.iteration', seq: 3, at: '2026-01-01T00:00:02Z', node: 'w', path: 'w', construct: 'while_loop', iteration: 2, max: 5, condition_result: false },
+    ]);
+    const loop = run.loops['w']!;
+    expect(loop.passes.map((p) => p.iteration)).toEqual([1]);
+    expect(loop.passes[0]!.endedAt).toBe('2026-01-01T00:00:02Z');
+  });
+
   it.each([
     [{ type: 'made.up', seq: 1 }],
     [{ seq: 1 }],

@@ -419,6 +419,11 @@ function applyTo(d: Draft, e: RunEvent): boolean {
       l.construct = str(e.construct) ?? l.construct;
       l.max = num(e.max) ?? l.max;
       const iteration = num(e.iteration) ?? l.passes.length + 1;
+      if (e.condition_result === false) {
+        // The while_loop check that ended the loop: no pass starts; the one before it has finished.
+        l.passes = l.passes.map((p) => (p.endedAt === undefined && p.iteration < iteration ? { ...p, endedAt: at } : p));
+        break;
+      }
       const pass: LoopPassLive = {
         iteration,
         index: num(e.index),

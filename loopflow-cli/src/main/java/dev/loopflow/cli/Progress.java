@@ -103,6 +103,8 @@ abstract class Progress implements EventListener {
             + (c.mock() ? " (mock)" : "") + " tokens " + c.inputTokens() + "+" + c.outputTokens()
             + (c.costUsd() == null ? "" : " " + money(c.costUsd()));
         case Event.LoopStarted l -> pad(l.node().path()) + " " + l.construct() + " started (max " + l.max() + ")";
+        case Event.LoopIteration i when !i.startsAPass() -> pad(i.node().path()) + " condition false after "
+            + (i.iteration() - 1) + " iteration" + (i.iteration() == 2 ? "" : "s");
         case Event.LoopIteration i -> pad(i.node().path()) + " iteration " + i.iteration() + "/" + i.max()
             + (i.inputPreview().isEmpty() ? "" : "  input: " + i.inputPreview());
         case Event.LoopIterate i -> pad(i.edgeFrom() + " -> " + i.edgeTo()) + " loops back (" + i.iteration() + "/"
@@ -215,6 +217,7 @@ abstract class Progress implements EventListener {
         case Event.NodeSkipped s -> row(key(s.node()))[1] = "skipped";
         case Event.NodeCancelled c -> finished(key(c.node()), "cancelled");
         case Event.NodeRetrying r -> row(key(r.node()))[1] = "retrying";
+        case Event.LoopIteration i when !i.startsAPass() -> { }
         case Event.LoopIteration i -> row(key(i.node()))[1] = "iteration " + i.iteration() + "/" + i.max();
         case Event.LoopCompleted c -> row(key(c.node()))[1] = c.exitReason() + " (" + c.iterationsRun() + ")";
         case Event.LlmCalled c -> {

@@ -126,14 +126,20 @@ public sealed interface Event {
   }
 
   /**
-   * A pass begins. {@code iteration} is 1-based; {@code index} (0-based) and {@code total} say the same facts
-   * under the names loop.iteration subscribers also read. {@code conditionResult} is the while_loop condition that admitted this pass (null for other
-   * constructs); {@code item} marks an iterator's item pass.
+   * A pass begins, or a while_loop's condition refused it. {@code iteration} is 1-based; {@code index} (0-based) and
+   * {@code total} say the same facts under the names loop.iteration subscribers also read. {@code conditionResult}
+   * is the while_loop condition checked before this pass (null for other constructs): true, and the pass begins;
+   * false, and it never does: that check ended the loop ({@link #startsAPass()} tells the two apart).
    */
   record LoopIteration(String runId, long seq, Instant at, NodePosition node, String construct, int iteration,
       int index, int max, int total, String inputPreview, Boolean conditionResult) implements Event {
     public String type() {
       return "loop.iteration";
+    }
+
+    /** False for the check that ended a while_loop: no pass {@code iteration} starts. */
+    public boolean startsAPass() {
+      return !Boolean.FALSE.equals(conditionResult);
     }
   }
 

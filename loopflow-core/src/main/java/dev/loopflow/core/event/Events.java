@@ -30,8 +30,9 @@ import java.util.function.Function;
 /**
  * The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields in snake_case,
  * like every other JSON loopflow writes ({@code input_preview}, {@code iterations_run}, {@code exit_reason}).
- * {@code loop.iterate} keeps its camelCase field names ({@code edgeFrom}, {@code edgeTo}, {@code maxIterations}),
- * which its subscribers already read.
+ * Every event carries {@code run_id}, {@code seq} and {@code at} under those names. {@code loop.iterate} keeps the
+ * camelCase names of its loop-edge fields ({@code edgeFrom}, {@code edgeTo}, {@code maxIterations}), which its
+ * subscribers read; nothing else is camelCase.
  *
  * <p>{@link #fromMap} and {@link #fromJson} read that form back, so that a stored journal can return events. They
  * must stay the exact inverse of {@link #toMap} and {@link #toJson} for every permitted {@link Event} record. The
@@ -175,8 +176,18 @@ public final class Events {
 
   /** The key a component is written under; the one rule both directions follow. */
   private static String key(Class<?> eventClass, RecordComponent c) {
-    return eventClass == Event.LoopIterate.class ? c.getName() : snake(c.getName());
+    return eventClass == Event.LoopIterate.class && LOOP_EDGE_FIELDS.contains(c.getName()) ? c.getName()
+        : snake(c.getName());
   }
+
+  /** The loop-edge fields {@code loop.iterate} writes in camelCase, as its subscribers read them. */
+  private static final Set<String> LOOP_EDGE_FIELDS = Set.of("edgeFrom", "edgeTo", "maxIterations");
+
+  /**
+   * Keys an older version wrote for a component, read when the current key is absent: {@code loop.iterate} once
+   * wrote {@code runId}, and journals written then must stay readable.
+   */
+  private static final Map<String, String> LEGACY_KEYS = Map.of("run_id", "runId");
 
   static String snake(String camel) {
     StringBuilder sb = new StringBuilder(camel.length() + 4);
@@ -278,7 +289,9 @@ public final class Events {
           String key = key(c, rc);
           claim(keys, type, key);
           Function<Object, Object> convert = converter(type, key, rc.getType());
-          args.add(m -> convert.apply(m.get(key)));
+          String legacy = LEGACY_KEYS.get(key);
+          args.add(legacy == null ? m -> convert.apply(m.get(key))
+              : m -> convert.apply(m.containsKey(key) ? m.get(key) : m.get(legacy)));
         }
       }
       return new Reader(type, constructor, List.copyOf(args));

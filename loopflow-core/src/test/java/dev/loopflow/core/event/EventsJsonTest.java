@@ -185,6 +185,20 @@ class EventsJsonTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("input_tokens");
   }
 
+  @ParameterizedTest
+  @MethodSource("samples")
+  void everyEventSpellsItsRunIdRunId_bugLoopIterateWroteRunId(Event e) {
+    Map<String, Object> m = Events.toMap(e);
+    assertThat(m).containsEntry("run_id", RUN).doesNotContainKey("runId");
+  }
+
+  @Test
+  void aLoopIterateJournaledWithTheOldRunIdKeyStillReadsBack() {
+    String json = "{\"type\":\"loop.iterate\",\"runId\":\"r1\",\"seq\":3,\"node\":\"a\",\"edgeFrom\":\"a\"}";
+    assertThat(Events.fromJson(json)).isInstanceOfSatisfying(Event.LoopIterate.class,
+        e -> assertThat(e.runId()).isEqualTo("r1"));
+  }
+
   @Test
   void loopIterateIsReadFromItsCamelCaseKeys() {
     String json = "{\"type\":\"loop.iterate\",\"edgeFrom\":\"a\",\"edge_from\":\"b\",\"maxIterations\":3}";

@@ -480,7 +480,8 @@ class SchedulerTest {
     assertThat(r.error().node()).isEqualTo("hang");
     assertThat(r.error().message()).isEqualTo("node 'hang' timed out after 20ms");
     assertThat(r.nodes().get("hang")).containsEntry("status", "failed")
-        .containsEntry("error", Map.of("code", "timeout", "message", "node 'hang' timed out after 20ms"));
+        .containsEntry("error",
+            Map.of("code", "timeout", "message", "node 'hang' timed out after 20ms", "path", "hang"));
     assertThat(statuses(r)).containsEntry("after", "not_run");
   }
 

@@ -75,7 +75,7 @@ class NestedLoopTest {
             Expect.completed()
                 .node("rounds", "count", 3, "exit_reason", "max_iterations", "iterations", List.of("n=2", "n=4", "n=6"))
                 .starts("bump", 6)),
-        row("whileConditionInsideALoopSeesTheSameLoopOnEveryCheck", resource("nested/condition_scope.yaml"),
+        row("whileConditionInsideALoopReadsTheEnclosingPassAsLoopParentOnEveryCheck", resource("nested/condition_scope.yaml"),
             Map.of("n", 0),
             Expect.completed().node("rounds", "iterations", List.of("n=2", "n=4", "n=6"))),
         row("innerLoopBodySeesItsOwnIterationAndTheEnclosingLoopAsParent", resource("nested/parent.yaml"),

@@ -189,14 +189,14 @@ class WhileLoopTest {
   }
 
   @Test
-  void whileLoopEmitsStartedThenOneIterationPerPassWithItsConditionResultThenCompleted() {
+  void whileLoopEmitsStartedThenOneIterationPerCheckWithItsConditionResultThenCompleted() {
     LoopTests.Run run = LoopTests.run(engine, counter(5, "state.count < 3"), Map.of("count", 0));
 
     List<Event> loopEvents = run.events().stream()
         .filter(e -> e instanceof Event.LoopStarted || e instanceof Event.LoopIteration
             || e instanceof Event.LoopCompleted)
         .toList();
-    assertThat(loopEvents).hasSize(5);
+    assertThat(loopEvents).hasSize(6);
     assertThat(loopEvents.get(0)).isInstanceOfSatisfying(Event.LoopStarted.class, e -> {
       assertThat(e.node().path()).isEqualTo("count_loop");
       assertThat(e.construct()).isEqualTo("while_loop");
@@ -212,14 +212,20 @@ class WhileLoopTest {
         assertThat(e.conditionResult()).isTrue();
       });
     }
-    assertThat(loopEvents.get(4)).isInstanceOfSatisfying(Event.LoopCompleted.class, e -> {
+    assertThat(loopEvents.get(4)).as("the check that ends the loop").isInstanceOfSatisfying(
+        Event.LoopIteration.class, e -> {
+          assertThat(e.iteration()).isEqualTo(4);
+          assertThat(e.conditionResult()).isFalse();
+          assertThat(e.startsAPass()).isFalse();
+        });
+    assertThat(loopEvents.get(5)).isInstanceOfSatisfying(Event.LoopCompleted.class, e -> {
       assertThat(e.node().path()).isEqualTo("count_loop");
       assertThat(e.iterationsRun()).isEqualTo(3);
       assertThat(e.exitReason()).isEqualTo("condition_false");
     });
     // each pass's body event comes after that pass's loop.iteration event and carries the loop path
     List<String> order = run.events().stream()
-        .filter(e -> e instanceof Event.LoopIteration || e instanceof Event.NodeStarted ns
+        .filter(e -> e instanceof Event.LoopIteration li && li.startsAPass() || e instanceof Event.NodeStarted ns
             && ns.node().nodeId().equals("increment"))
         .map(e -> e instanceof Event.LoopIteration li ? "iteration " + li.iteration()
             : ((Event.NodeStarted) e).node().path())

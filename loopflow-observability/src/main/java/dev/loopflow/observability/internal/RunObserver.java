@@ -101,6 +101,7 @@ public final class RunObserver implements EventListener {
     switch (e) {
       case Event.RunFinished f -> attemptEnded(f.status());
       case Event.RunPaused p -> attemptEnded("paused");
+      case Event.LoopIteration i when !i.startsAPass() -> { }
       case Event.LoopIteration i -> meters.loopIteration(workflow, i.construct());
       case Event.LoopCompleted c -> {
         if (policy != null && Positions.isRestartLoop(c.node())) {

@@ -120,6 +120,7 @@ final class RunSpans {
       case Event.NodeRetrying r -> endNode(r.node(), r.at(), "retried", r.message());
       case Event.NodeCancelled c -> endNode(c.node(), c.at(), "cancelled", null);
       case Event.LoopStarted l -> loopStarted(l);
+      case Event.LoopIteration i when !i.startsAPass() -> { } // the check that ended the loop; its end closes the pass
       case Event.LoopIteration i -> passStarted(i);
       case Event.LoopCompleted c -> loopCompleted(c);
       case Event.LlmCalled c -> llmCall(c);

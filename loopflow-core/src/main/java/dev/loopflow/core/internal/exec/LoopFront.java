@@ -177,6 +177,13 @@ abstract class LoopFront {
   /** After a pass completed (graph-form loops publish their body results to the enclosing level). */
   void afterPass(State st, Frame body) {}
 
+  /**
+   * After a pass failed, was cancelled or paused and stopped the loop. A front that publishes its passes' results
+   * publishes this pass's too: the enclosing level must report what the pass's nodes did last (the node that
+   * failed as failed, with its error), never the outcome of the pass before it.
+   */
+  void stoppedPass(State st, Frame body) {}
+
   /** Whether a failed pass is forgiven and the loop goes on (an iterator's {@code continue_on_error}). */
   boolean forgives(RunError error) {
     return false;

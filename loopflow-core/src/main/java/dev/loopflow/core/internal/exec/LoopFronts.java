@@ -77,6 +77,11 @@ final class LoopFronts {
     }
 
     @Override
+    void stoppedPass(State st, Frame body) {
+      body.copyUp();
+    }
+
+    @Override
     LoopflowException exhausted(State st) {
       return new LoopIterationExceededException(edge.from(), edge.to(), max, pos);
     }
@@ -159,6 +164,11 @@ final class LoopFronts {
     }
 
     @Override
+    void stoppedPass(State st, Frame f) {
+      f.copyUp();
+    }
+
+    @Override
     LoopflowException exhausted(State st) {
       return new MaxIterationsExceededException("loop", id, max, switch (cfg.exitCondition()) {
         case EVALUATOR -> "the evaluator never chose 'done'";
@@ -200,12 +210,14 @@ final class LoopFronts {
     }
 
     /**
-     * The condition is a field of the while_loop node, so it is evaluated where the node sits: {@code loop} is the
-     * enclosing loop's on every check (never this loop's last pass on some checks only), and the body's latest
-     * results are readable through the loop's own frame.
+     * The condition sees this loop's own {@code loop} variable on every check, the first included: its
+     * {@code iteration} is the number of passes run so far (0 before the first) and its {@code prev} the results of
+     * the pass that just finished (empty before the first); {@code loop.parent} is the enclosing loop's. The body's
+     * latest results are readable by id through the loop's own frame, which each finished pass publishes into.
      */
     @Override
     ExitReason exitTest(State st) {
+      persistent.loopVars = vars(st);
       return cfg.condition().test(ctx.state.scope(persistent)) ? null : ExitReason.CONDITION_FALSE;
     }
 
@@ -216,6 +228,11 @@ final class LoopFronts {
 
     @Override
     void afterPass(State st, Frame body) {
+      body.copyUp();
+    }
+
+    @Override
+    void stoppedPass(State st, Frame body) {
       body.copyUp();
     }
 
@@ -444,6 +461,11 @@ final class LoopFronts {
       if (st.lastFrame != null) {
         st.lastFrame.copyUp();
       }
+    }
+
+    @Override
+    void stoppedPass(State st, Frame f) {
+      f.copyUp();
     }
 
     @Override

@@ -198,6 +198,11 @@ final class LoopRunner {
       if (r == ExitReason.ERROR && st.failure != null) {
         return null;
       }
+      if (r == ExitReason.CONDITION_FALSE && f.passCondition() != null) {
+        // A construct that reports its condition on every pass reports the check that ends it too, also when no
+        // pass ran: the answer that stopped the loop is as observable as the ones that continued it.
+        recorder.loopConditionFalse(f.pos, f.construct, st.iteration + 1, f.max);
+      }
       if (r != null) {
         return r;
       }
@@ -247,6 +252,7 @@ final class LoopRunner {
           st.errors.add(e);
         } else {
           st.fail(f.failureReason(failed.error()), failed.error());
+          f.stoppedPass(st, body);
         }
         keep(f, st);
       }
@@ -255,10 +261,12 @@ final class LoopRunner {
         if (st.failure == null && c.error() != null) {
           st.failure = c.error();
         }
+        f.stoppedPass(st, body);
         keep(f, st);
       }
       case GraphRun.Result.Paused p -> {
         st.paused = true;
+        f.stoppedPass(st, body);
         keep(f, st);
       }
     }
@@ -297,6 +305,11 @@ final class LoopRunner {
     r.put("usage", Recorder.usageMap(f.budget.used()));
     if (!st.errors.isEmpty()) {
       r.put("errors", st.errors);
+    }
+    if (st.failure != null) {
+      r.put("error", Recorder.errorMap(st.failure));
+    } else if (st.cancelled) {
+      r.put("error", Recorder.errorMap(ErrorCode.CANCELLED.code(), "cancelled", f.pos.path()));
     }
     return r;
   }

@@ -83,7 +83,7 @@ final class Recorder {
     partial.forEach((k, v) -> fields.put(k, v == null ? null : copies.computeIfAbsent(v, Values::plain)));
     NodeResults.putStatus(fields, NodeStatus.FAILED);
     Map<String, Object> result = NodeResults.report(fields, NodeStatus.FAILED);
-    result.put("error", errorMap(code, message));
+    result.put("error", errorMap(code, message, pos.path()));
     frame.mark(node.id(), NodeStatus.FAILED, result);
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, code, message,
@@ -116,7 +116,7 @@ final class Recorder {
     }
     RunError e = stopped.error();
     NodeResults.putStatus(result, NodeStatus.FAILED);
-    result.put("error", errorMap(e.code(), e.message()));
+    result.put("error", errorMap(e));
     frame.mark(node.id(), NodeStatus.FAILED, result);
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, e.code(),
         e.message(), node.allowFailure()));
@@ -136,9 +136,9 @@ final class Recorder {
   void timedOut(Node node, Frame frame, String message) {
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", NodeStatus.FAILED.json());
-    result.put("error", errorMap(ErrorCode.TIMEOUT.code(), message));
-    frame.mark(node.id(), NodeStatus.FAILED, result);
     NodePosition pos = frame.position(node.id());
+    result.put("error", errorMap(ErrorCode.TIMEOUT.code(), message, pos.path()));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), 0,
         ErrorCode.TIMEOUT.code(), message, node.allowFailure()));
   }
@@ -147,9 +147,9 @@ final class Recorder {
   void conditionFailed(Node node, Frame frame, String message) {
     Map<String, Object> result = new LinkedHashMap<>();
     result.put("status", NodeStatus.FAILED.json());
-    result.put("error", errorMap(ErrorCode.NODE_FAILED.code(), message));
-    frame.mark(node.id(), NodeStatus.FAILED, result);
     NodePosition pos = frame.position(node.id());
+    result.put("error", errorMap(ErrorCode.NODE_FAILED.code(), message, pos.path()));
+    frame.mark(node.id(), NodeStatus.FAILED, result);
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), 0,
         ErrorCode.NODE_FAILED.code(), message, false));
   }
@@ -220,21 +220,48 @@ final class Recorder {
   // ---------------------------------------------------------------------------------------------------------
   // Loops
 
+  // A resumed run re-enters its loops; a loop event an earlier attempt journaled is not journaled again (see
+  // RunContext.Replay#journaled). The check builds the event only when the earlier attempts journaled any.
+
   void loopStarted(NodePosition pos, String construct, int max) {
+    if (ctx.replay.anyLoopEvents()
+        && ctx.replay.journaled(new Event.LoopStarted(ctx.runId, 0, null, pos, construct, max))) {
+      return;
+    }
     ctx.bus.publish((seq, at) -> new Event.LoopStarted(ctx.runId, seq, at, pos, construct, max));
   }
 
   void loopPass(NodePosition pos, String construct, int iteration, int max, Object input, Boolean condition) {
     String shown = preview(input);
+    if (ctx.replay.anyLoopEvents() && ctx.replay.journaled(new Event.LoopIteration(ctx.runId, 0, null, pos,
+        construct, iteration, iteration - 1, max, max, shown, condition))) {
+      return;
+    }
     ctx.bus.publish((seq, at) -> new Event.LoopIteration(ctx.runId, seq, at, pos, construct, iteration,
         iteration - 1, max, max, shown, condition));
   }
 
+  /**
+   * The check that ended a {@code while_loop} before pass {@code iteration}: a {@code loop.iteration} whose
+   * {@code condition_result} is false. No pass starts after it; consumers that count passes skip it.
+   */
+  void loopConditionFalse(NodePosition pos, String construct, int iteration, int max) {
+    loopPass(pos, construct, iteration, max, null, Boolean.FALSE);
+  }
+
   void loopBack(NodePosition pos, String from, String to, int iteration, int max) {
+    if (ctx.replay.anyLoopEvents()
+        && ctx.replay.journaled(new Event.LoopIterate(ctx.runId, 0, null, pos, from, to, iteration, max))) {
+      return;
+    }
     ctx.bus.publish((seq, at) -> new Event.LoopIterate(ctx.runId, seq, at, pos, from, to, iteration, max));
   }
 
   void loopEnded(NodePosition pos, String construct, int count, String reason, Usage u) {
+    if (ctx.replay.anyLoopEvents() && ctx.replay.journaled(new Event.LoopCompleted(ctx.runId, 0, null, pos,
+        construct, count, reason, u.inputTokens(), u.outputTokens(), u.costUsd(), u.llmCalls()))) {
+      return;
+    }
     ctx.bus.publish((seq, at) -> new Event.LoopCompleted(ctx.runId, seq, at, pos, construct, count, reason,
         u.inputTokens(), u.outputTokens(), u.costUsd(), u.llmCalls()));
   }
@@ -303,10 +330,28 @@ final class Recorder {
     return n;
   }
 
-  static Map<String, Object> errorMap(String code, String message) {
+  /** A node's {@code error}: what failed, why, and where (the execution's position, which names the pass). */
+  static Map<String, Object> errorMap(String code, String message, String path) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("code", code);
     m.put("message", message);
+    if (path != null) {
+      m.put("path", path);
+    }
+    return m;
+  }
+
+  /** A loop's {@code error}: its first failure, with the node that failed and that execution's position. */
+  static Map<String, Object> errorMap(RunError e) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("code", e.code());
+    m.put("message", e.message());
+    if (e.node() != null) {
+      m.put("node", e.node());
+    }
+    if (e.path() != null) {
+      m.put("path", e.path());
+    }
     return m;
   }
 

@@ -147,6 +147,11 @@ final class RestartLoop extends LoopFront {
   }
 
   @Override
+  void stoppedPass(State st, Frame body) {
+    body.copyUp();
+  }
+
+  @Override
   ExitReason failureReason(RunError error) {
     return error.errorCode() == ErrorCode.MAX_ITERATIONS_EXCEEDED && error == failure ? ExitReason.MAX_ITERATIONS
         : super.failureReason(error);

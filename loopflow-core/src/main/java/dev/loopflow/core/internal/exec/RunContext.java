@@ -217,6 +217,13 @@ final class RunContext {
      * {@code run.started}. A run queued for workers has none when its first worker takes it.
      */
     private final boolean begun;
+    /**
+     * The loop events an earlier attempt journaled, by {@link #loopEventKey}. A resumed run re-enters its loops and
+     * would announce again what was announced before the crash (a pass started, a loop-back, a loop's end); a loop
+     * event equal to one already journaled is not journaled again, so a resumed run's journal reads like an
+     * uninterrupted one.
+     */
+    private final Set<String> loopEvents = new java.util.HashSet<>();
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
@@ -236,6 +243,10 @@ final class RunContext {
             steps.put(path, new java.util.ArrayList<>());
           }
           steps.get(path).add(s.step());
+        }
+        String key = loopEventKey(e);
+        if (key != null) {
+          loopEvents.add(key);
         }
       }
       Usage sum = Usage.NONE;
@@ -316,6 +327,34 @@ final class RunContext {
 
     NodeExecution row(NodePosition at) {
       return done.isEmpty() ? null : done.get(at.path());
+    }
+
+    /** Whether an earlier attempt journaled any loop event. */
+    boolean anyLoopEvents() {
+      return !loopEvents.isEmpty();
+    }
+
+    /** Whether an earlier attempt journaled a loop event equal to {@code e} (see {@link #loopEvents}). */
+    boolean journaled(dev.loopflow.core.event.Event e) {
+      String key = loopEventKey(e);
+      return key != null && loopEvents.contains(key);
+    }
+
+    /**
+     * What makes a loop event the same one: its kind, the loop's position and what it says about the loop (the
+     * pass, the condition's answer, the exit). Time and sequence number are left out; they differ between attempts.
+     * Null for events that are not loop events.
+     */
+    static String loopEventKey(dev.loopflow.core.event.Event e) {
+      return switch (e) {
+        case dev.loopflow.core.event.Event.LoopStarted s -> "started|" + s.node().path();
+        case dev.loopflow.core.event.Event.LoopIteration i -> "pass|" + i.node().path() + "|" + i.iteration() + "|"
+            + i.conditionResult();
+        case dev.loopflow.core.event.Event.LoopIterate b -> "back|" + b.node().path() + "|" + b.iteration();
+        case dev.loopflow.core.event.Event.LoopCompleted c -> "ended|" + c.node().path() + "|" + c.iterationsRun()
+            + "|" + c.exitReason();
+        default -> null;
+      };
     }
 
     /** Whether any execution inside pass {@code iteration} of the loop at {@code loop} was journaled. */

@@ -19,6 +19,7 @@ import java.util.Set;
  * their loop once the whole graph is loaded (see {@link Graphs#pair}); loop edges are read with the other edges.
  */
 final class LoopNodes {
+  private final LoadState st;
   private final Problems problems;
   private final NodeLoader nodes;
   private final LoopGroups groups;
@@ -98,6 +99,7 @@ final class LoopNodes {
   static final Map<String, Set<String>> FIELDS = ControlNodes.fieldNames(KIND_SPECS);
 
   LoopNodes(LoadState st, NodeLoader nodes) {
+    this.st = st;
     this.problems = st.problems;
     this.nodes = nodes;
     this.groups = new LoopGroups(st, nodes);
@@ -162,17 +164,26 @@ final class LoopNodes {
     } else {
       max = cfg.integer(maxField, WHILE_MAX);
     }
-    Condition cond = null;
-    if (!cfg.has("condition")) {
-      cfg.error(null, "while_loop '" + id + "' requires condition");
-    } else {
-      cond = cfg.condition("condition");
-    }
     List<Node> body = List.of();
+    Scope bodyScope = null;
     if (!cfg.has("body")) {
       cfg.error(null, "while_loop '" + id + "' requires body");
     } else {
       body = nodes.body(cfg.raw("body"), id, "while_loop", path + ".body");
+      bodyScope = st.lastBody;
+    }
+    Condition cond = null;
+    if (!cfg.has("condition")) {
+      cfg.error(null, "while_loop '" + id + "' requires condition");
+    } else {
+      // The condition reads the body's latest results by id, so its references are checked in the body's scope.
+      int before = st.refs.size();
+      cond = cfg.condition("condition");
+      if (bodyScope != null) {
+        for (int r = before; r < st.refs.size(); r++) {
+          st.refScopes.put(st.refs.get(r), bodyScope);
+        }
+      }
     }
     Edge.OnExhausted oe = LoaderSupport.onExhausted(cfg.raw("on_exhausted"), path + ".on_exhausted",
         Edge.OnExhausted.FAIL, problems);
