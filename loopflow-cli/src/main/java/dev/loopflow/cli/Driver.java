@@ -15,9 +15,10 @@ import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.NodeExecution;
-import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
@@ -26,7 +27,9 @@ import java.util.function.Function;
 
 /**
  * What {@code run} and {@code resume} share once a run is started: the JSONL event file (created {@code 0600};
- * events arrive with credentials already masked by the engine),
+ * events arrive with credentials already masked by the engine; each line is written and handed to the operating
+ * system as its event happens, so a reader following the file sees the run live and a killed process leaves every
+ * event it had published),
  * live progress, Ctrl-C, answering pauses from {@code --answer} or a terminal, the result on stdout and the exit
  * status.
  */
@@ -59,20 +62,21 @@ final class Driver {
   }
 
   int drive(Function<RunOptions, RunHandle> start) throws Exception {
-    BufferedWriter events = null;
+    OutputStream events = null;
     // The first write error; the run goes on (its journal has every event) and the user is told afterwards.
     java.util.concurrent.atomic.AtomicReference<IOException> eventsFailed = new java.util.concurrent.atomic
         .AtomicReference<>();
     if (eventsFile != null) {
       events = openEvents(eventsFile);
-      BufferedWriter w = events;
+      OutputStream w = events;
       opts.listener(e -> {
         if (eventsFailed.get() != null) {
           return;
         }
         try {
-          w.write(Json.compact(Events.toMap(e)));
-          w.newLine();
+          // One write per line, unbuffered: 'tail -f' sees each event at once, and a process killed here leaves
+          // whole lines behind (the bus calls listeners one event at a time, so lines never interleave).
+          w.write((Json.compact(Events.toMap(e)) + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException io) {
           eventsFailed.compareAndSet(null, io);
         }
@@ -192,7 +196,7 @@ final class Driver {
   }
 
   /** Opens (creates or truncates) the events file before the run starts; an unwritable path is a usage error. */
-  private static BufferedWriter openEvents(Path file) {
+  private static OutputStream openEvents(Path file) {
     if (Files.isDirectory(file)) {
       throw CliError.usage("--events-jsonl " + file + ": is a directory");
     }
@@ -202,7 +206,8 @@ final class Driver {
           + (Files.exists(parent) ? " is not a directory" : " does not exist"));
     }
     try {
-      return PrivateFiles.newWriter(file);
+      PrivateFiles.createFile(file);
+      return Files.newOutputStream(file);
     } catch (IOException e) {
       throw CliError.usage("--events-jsonl " + file + ": cannot write: " + Errors.describe(e), e);
     }

@@ -38,7 +38,7 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   ExecutionOptions execution;
 
-  @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write every event to FILE, one JSON per line.")
+  @Option(names = "--events-jsonl", paramLabel = "FILE", description = "Write every event to FILE, one JSON per line, as it happens (tail -f follows the run).")
   Path eventsFile;
 
   @Option(names = "--mock-llm", description = "Send every LLM call to the mock provider (labelled mock), "

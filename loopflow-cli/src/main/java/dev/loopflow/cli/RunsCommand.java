@@ -2,7 +2,6 @@ package dev.loopflow.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.RunSummary;
 import dev.loopflow.core.store.RunStore;
 import java.io.PrintWriter;
@@ -29,7 +28,8 @@ final class RunsCommand implements Callable<Integer> {
       .withZone(ZoneId.systemDefault());
 
   @Option(names = "--status", paramLabel = "STATUS", split = ",",
-      description = "Only runs in these states: running, paused, completed, failed, cancelled.")
+      description = "Only runs in these states: running, interrupted (journaled running, but its process is gone: "
+          + "resume continues it), paused, completed, failed, cancelled.")
   List<String> statuses = new ArrayList<>();
 
   @Option(names = "--workflow", paramLabel = "NAME", description = "Only runs of workflows whose name or file "
@@ -55,19 +55,19 @@ final class RunsCommand implements Callable<Integer> {
     if (limit < 1) {
       throw CliError.usage("--limit must be at least 1, was " + limit);
     }
-    Set<String> allowed = Set.of("running", "paused", "completed", "failed", "cancelled");
+    Set<String> wanted = new java.util.HashSet<>();
     for (String s : statuses) {
-      if (!allowed.contains(s.toLowerCase(Locale.ROOT))) {
-        err.println("loopflow: --status " + s + ": expected one of running, paused, completed, failed, cancelled");
+      if (!RunSummary.SHOWN_STATUSES.contains(s.toLowerCase(Locale.ROOT))) {
+        err.println(Errors.oneLine("loopflow: --status " + s + ": expected one of "
+            + String.join(", ", RunSummary.SHOWN_STATUSES)));
         err.flush();
         return Main.USAGE;
       }
+      wanted.add(s.toLowerCase(Locale.ROOT));
     }
-    java.util.EnumSet<RunStatus> wanted = java.util.EnumSet.noneOf(RunStatus.class);
-    statuses.forEach(st -> wanted.add(RunStatus.valueOf(st.toUpperCase(Locale.ROOT))));
     try (RunStore s = Stores.open(store)) {
       List<Map<String, Object>> rows = new ArrayList<>();
-      for (RunSummary row : RunSummary.list(s, wanted, workflow, limit)) {
+      for (RunSummary row : RunSummary.listShown(s, wanted, workflow, limit)) {
         rows.add(row.toJson());
       }
       if (json) {
@@ -87,7 +87,7 @@ final class RunsCommand implements Callable<Integer> {
       out.println("no runs");
       return;
     }
-    String fmt = "%-22s %-20s %-10s %-19s %9s %5s %9s%n";
+    String fmt = "%-22s %-20s %-11s %-19s %9s %5s %9s%n";
     out.printf(fmt, "RUN ID", "WORKFLOW", "STATUS", "STARTED", "DURATION", "ITER", "COST");
     for (Map<String, Object> r : rows) {
       Object ms = r.get("duration_ms");

@@ -10,6 +10,7 @@ import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunInfo;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.spi.Usage;
@@ -34,7 +35,8 @@ import picocli.CommandLine.Spec;
     description = "Shows a journaled run as a tree: nodes, loops and each of their passes, outputs cut to a line, "
         + "tokens, cost and errors.",
     footer = {"", "With --json: the same object run --json printed (for a run that is still running or was "
-        + "interrupted, rebuilt from its node executions)."})
+        + "interrupted, rebuilt from its node executions). A run journaled as running whose process is gone "
+        + "shows status interrupted: loopflow resume continues it."})
 final class ShowCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "RUN_ID")
   String runId;
@@ -66,16 +68,22 @@ final class ShowCommand implements Callable<Integer> {
       Redactor redactor = Redactor.ofEnvironment(System.getenv());
       RunRecord r = redactor.record(info.record());
       List<NodeExecution> rows = s.nodeExecutions(runId).stream().map(redactor::execution).toList();
+      // Journaled running, but the process executing it is gone: shown as interrupted, the journal left as it is.
+      boolean interrupted = RunSummary.interrupted(s, info.record(), java.time.Instant.now());
       if (source) {
         out.print(r.source() == null ? "" : r.source());
       } else if (json) {
         // The engine's own reading of the journal: what the run printed, or for a run that is still running (or
         // whose process died) its state rebuilt with the engine's merges.
         RunResult result = info.result();
+        Map<String, Object> shown = new LinkedHashMap<>(redactor.map(result.toJson()));
+        if (interrupted) {
+          shown.put("status", "interrupted");
+        }
         out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
-            .writeValueAsString(redactor.map(result.toJson())));
+            .writeValueAsString(shown));
       } else {
-        tree(out, r, rows);
+        tree(out, r, rows, interrupted);
       }
       return Main.OK;
     } finally {
@@ -99,13 +107,17 @@ final class ShowCommand implements Callable<Integer> {
     }
   }
 
-  private static void tree(PrintWriter out, RunRecord r, List<NodeExecution> rows) {
+  private static void tree(PrintWriter out, RunRecord r, List<NodeExecution> rows, boolean interrupted) {
     Usage u = r.usage() == null ? Usage.NONE : r.usage();
     String duration = r.finishedAt() == null ? "" : "  " + Progress.secs(Duration.between(r.startedAt(),
         r.finishedAt()));
     // The workflow's name is the file's text (and a run id given through the API may be anything): one line.
-    out.println(Errors.oneLine(r.runId() + "  " + r.workflow() + "  " + r.status().json() + "  started "
-        + r.startedAt() + duration + tokens(u)));
+    out.println(Errors.oneLine(r.runId() + "  " + r.workflow() + "  " + (interrupted ? "interrupted"
+        : r.status().json()) + "  started " + r.startedAt() + duration + tokens(u)));
+    if (interrupted) {
+      out.println(Errors.oneLine("  interrupted: nothing executes it (the process that ran it is gone); continue "
+          + "it with: loopflow resume " + r.runId()));
+    }
     if (r.error() != null) {
       out.println("  error [" + r.error().code() + "]" + (r.error().path() != null ? " at " + r.error().path()
           : r.error().node() != null ? " in " + r.error().node() : "") + ": " + firstLine(r.error().message(), 160));

@@ -22,6 +22,16 @@ public record RunError(ErrorCode errorCode, String message, String node, String 
     this(code, message, node, null, Map.of());
   }
 
+  /**
+   * The exception the run failed or was cancelled with, rebuilt from this error (see
+   * {@link dev.loopflow.core.LoopflowException#of(RunError)}): a loop that exhausted its bound gives a
+   * {@link dev.loopflow.core.LoopIterationExceededException} or {@link dev.loopflow.core.MaxIterationsExceededException}
+   * with its loop, bound and passes.
+   */
+  public dev.loopflow.core.LoopflowException toException() {
+    return dev.loopflow.core.LoopflowException.of(this);
+  }
+
   /** The code's stable string form, as JSON output and the journal carry it (e.g. {@code budget_exceeded}). */
   public String code() {
     return errorCode.code();

@@ -20,29 +20,87 @@ import java.util.Set;
  * returns, built by the one rule both use. Immutable.
  *
  * <p>{@link #toJson()} has exactly these keys, in this order: {@code run_id}, {@code workflow}, {@code file},
- * {@code status}, {@code started_at}, {@code finished_at}, {@code duration_ms}, {@code iterations} (distinct loop
- * passes that journaled a node execution), {@code llm_calls}, {@code cost_usd}, {@code error} (the error code or
- * null), {@code paused_at} (the position a paused run waits at, else null).
+ * {@code status} (the shown status, see {@link #status()}), {@code started_at}, {@code finished_at},
+ * {@code duration_ms}, {@code iterations} (distinct loop passes that journaled a node execution), {@code llm_calls},
+ * {@code cost_usd}, {@code error} (the error code or null), {@code paused_at} (the position a paused run waits at,
+ * else null), {@code resumable} (whether {@code loopflow resume} would continue it).
  */
 public final class RunSummary {
+  /** The shown statuses: the journaled ones, and {@code interrupted} for a running run nothing executes. */
+  public static final List<String> SHOWN_STATUSES = List.of("running", "interrupted", "paused", "completed",
+      "failed", "cancelled");
+
   private final RunRecord record;
   private final int iterations;
+  private final boolean interrupted;
 
-  private RunSummary(RunRecord record, int iterations) {
+  private RunSummary(RunRecord record, int iterations, boolean interrupted) {
     this.record = record;
     this.iterations = iterations;
+    this.interrupted = interrupted;
   }
 
-  /** The row of {@code record}, whose journaled node executions are {@code executions}. */
+  /**
+   * The row of {@code record}, whose journaled node executions are {@code executions}; a running run is shown as
+   * running (only {@link #list} and {@link #listShown} read its lease).
+   */
   public static RunSummary of(RunRecord record, List<NodeExecution> executions) {
     Objects.requireNonNull(record, "record");
-    return new RunSummary(record, iterations(Objects.requireNonNull(executions, "executions")));
+    return new RunSummary(record, iterations(Objects.requireNonNull(executions, "executions")), false);
+  }
+
+  /**
+   * Whether {@code run} is interrupted at {@code now}: journaled {@code running}, but the engine that held its lease
+   * is gone (the lease expired, or its holder was a process on this host that no longer exists, such as a CLI killed
+   * with SIGKILL). Nothing executes it, and {@code resume} continues it. The journal still says {@code running}: only
+   * a resume or a cancel changes that. A run that holds no lease at all (one queued for worker processes) is not
+   * interrupted: a worker will take it.
+   */
+  public static boolean interrupted(RunStore store, RunRecord run, java.time.Instant now) {
+    return run.status() == RunStatus.RUNNING && store.lease(run.runId())
+        .map(l -> dev.loopflow.core.internal.exec.RunLease.abandoned(l, now)).orElse(false);
+  }
+
+  /**
+   * The rows of the runs in {@code store}, most recent first, like {@link #list} but filtered by shown status (any of
+   * {@link #SHOWN_STATUSES}; every status when empty or null): {@code running} selects the runs something executes,
+   * {@code interrupted} those nothing does.
+   *
+   * @throws IllegalArgumentException when {@code limit} is below 1 or a status is not a shown status
+   */
+  public static List<RunSummary> listShown(RunStore store, Collection<String> statuses, String workflow, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+    }
+    Set<String> wanted = new HashSet<>(statuses == null || statuses.isEmpty() ? SHOWN_STATUSES : statuses);
+    for (String s : wanted) {
+      if (!SHOWN_STATUSES.contains(s)) {
+        throw new IllegalArgumentException("status '" + s + "' is not one of " + String.join(", ", SHOWN_STATUSES));
+      }
+    }
+    java.time.Instant now = java.time.Instant.now();
+    List<RunSummary> rows = new ArrayList<>();
+    for (RunRecord r : store.listRuns()) {
+      if (rows.size() >= limit) {
+        break;
+      }
+      if (workflow != null && !r.workflow().contains(workflow) && (r.file() == null || !r.file().contains(workflow))) {
+        continue;
+      }
+      boolean interrupted = interrupted(store, r, now);
+      if (!wanted.contains(interrupted ? "interrupted" : r.status().json())) {
+        continue;
+      }
+      rows.add(new RunSummary(r, store.loopPasses(r.runId()), interrupted));
+    }
+    return List.copyOf(rows);
   }
 
   /**
    * The rows of the runs in {@code store}, most recent first: those whose status is in {@code statuses} (every status
    * when empty) and whose workflow name or file contains {@code workflow} (every run when null), at most
-   * {@code limit} of them.
+   * {@code limit} of them. The filter reads the journaled status ({@link RunStatus#RUNNING} selects interrupted runs
+   * too); each row tells whether its run is {@linkplain #interrupted() interrupted}.
    *
    * @throws IllegalArgumentException when {@code limit} is below 1
    */
@@ -64,7 +122,7 @@ public final class RunSummary {
         continue;
       }
       // Counted by the store: one that forgets old rows of finished runs counted their passes before it did.
-      rows.add(new RunSummary(r, store.loopPasses(r.runId())));
+      rows.add(new RunSummary(r, store.loopPasses(r.runId()), interrupted(store, r, java.time.Instant.now())));
     }
     return List.copyOf(rows);
   }
@@ -95,6 +153,25 @@ public final class RunSummary {
     return iterations;
   }
 
+  /**
+   * Whether the run is journaled running but nothing executes it (see
+   * {@link #interrupted(RunStore, RunRecord, java.time.Instant)}).
+   */
+  public boolean interrupted() {
+    return interrupted;
+  }
+
+  /** The status shown for the run: {@code interrupted} when {@link #interrupted()}, else the journaled one. */
+  public String status() {
+    return interrupted ? "interrupted" : record.status().json();
+  }
+
+  /** Whether {@code loopflow resume} would continue the run: paused, failed or interrupted. */
+  public boolean resumable() {
+    RunStatus s = record.status();
+    return s == RunStatus.PAUSED || s == RunStatus.FAILED || interrupted;
+  }
+
   /** The row as JSON values, keys as listed in the class comment. */
   public Map<String, Object> toJson() {
     RunRecord r = record;
@@ -102,7 +179,7 @@ public final class RunSummary {
     m.put("run_id", r.runId());
     m.put("workflow", r.workflow());
     m.put("file", r.file());
-    m.put("status", r.status().json());
+    m.put("status", status());
     m.put("started_at", r.startedAt().toString());
     m.put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString());
     m.put("duration_ms", r.finishedAt() == null ? null : Duration.between(r.startedAt(), r.finishedAt()).toMillis());
@@ -111,6 +188,7 @@ public final class RunSummary {
     m.put("cost_usd", r.usage() == null ? null : r.usage().costUsd());
     m.put("error", r.error() == null ? null : r.error().code());
     m.put("paused_at", r.status() == RunStatus.PAUSED ? r.pausedAt() : null);
+    m.put("resumable", resumable());
     return m;
   }
 

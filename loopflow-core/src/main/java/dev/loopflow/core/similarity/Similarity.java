@@ -47,22 +47,47 @@ public final class Similarity {
   }
 
   /**
-   * The largest distance whose similarity still reaches {@code threshold}, or -1 if none does. Starts from
+   * Exactly {@code of(a, b) > threshold}: the {@code stable_output} rule (a loop stops once two consecutive outputs
+   * are more similar than its threshold, never when they are exactly as similar). Like {@link #atLeast}, it stops
+   * comparing as soon as the threshold is out of reach.
+   */
+  public static boolean exceeds(Object a, Object b, double threshold) {
+    String x = cut(text(a));
+    String y = cut(text(b));
+    int longest = Math.max(x.length(), y.length());
+    if (longest == 0) {
+      return 1.0 > threshold;
+    }
+    int allowed = allowedDistance(longest, threshold, true);
+    return allowed >= 0 && Levenshtein.distanceAtMost(x, y, allowed) <= allowed;
+  }
+
+  static int allowedDistance(int longest, double threshold) {
+    return allowedDistance(longest, threshold, false);
+  }
+
+  /**
+   * The largest distance whose similarity still reaches {@code threshold} (with {@code strictly}: is above it), or
+   * -1 if none does. Starts from
    * {@code floor((1 - t) * longest)} and then tests the very expression {@link #of} evaluates, because the rounding
    * of {@code 1 - t} and of the division can put the real boundary one step away from the estimate. The
    * similarity only falls as the distance grows, so the adjusted value is exact (a NaN threshold or one above 1
    * ends at -1, as no similarity compares {@code >=} to it).
    */
-  static int allowedDistance(int longest, double threshold) {
+  static int allowedDistance(int longest, double threshold, boolean strictly) {
     double estimate = Math.floor((1.0 - threshold) * longest);
     int d = (int) Math.max(-1, Math.min(longest, estimate));
-    while (d < longest && Levenshtein.similarity(d + 1, longest) >= threshold) {
+    while (d < longest && passes(Levenshtein.similarity(d + 1, longest), threshold, strictly)) {
       d++;
     }
-    while (d >= 0 && !(Levenshtein.similarity(d, longest) >= threshold)) {
+    while (d >= 0 && !passes(Levenshtein.similarity(d, longest), threshold, strictly)) {
       d--;
     }
     return d;
+  }
+
+  private static boolean passes(double similarity, double threshold, boolean strictly) {
+    return strictly ? similarity > threshold : similarity >= threshold;
   }
 
   /**

@@ -121,15 +121,22 @@ class LoopExitTest {
         // --- exitCondition: stable_output
         row("stableOutputStopsOnceConsecutiveOutputsAreNearlyIdentical",
             refine("input: \"start\"\nmaxIterations: 6\nexitCondition: stable_output", SCRIPTED),
-            Map.of("outputs", List.of("rough draft", BASE + "0000", BASE + "0111", BASE + "0100", "never", "never")),
-            Expect.completed().node("refine", "count", 4, "exit_reason", "stable_output", "output", BASE + "0100")
-                .output("after " + BASE + "0100")),
+            // 40 characters: 3 edits (0.925) is not stable, 1 edit (0.975) is above the default 0.95
+            Map.of("outputs", List.of("rough draft", BASE + "0000", BASE + "0111", BASE + "0110", "never", "never")),
+            Expect.completed().node("refine", "count", 4, "exit_reason", "stable_output", "output", BASE + "0110")
+                .output("after " + BASE + "0110")),
         row("stableOutputComparesStructuredOutputsAsJsonWithSortedKeys",
-            refine("input: \"start\"\nmaxIterations: 4\nexitCondition: stable_output\nstabilityThreshold: 1.0",
+            refine("input: \"start\"\nmaxIterations: 4\nexitCondition: stable_output\nstabilityThreshold: 0.999",
                 SCRIPTED),
             Map.of("outputs", List.of(Map.of("v", 0), orderedMap("b", 1, "a", List.of(1, 2)),
                 orderedMap("a", List.of(1, 2), "b", 1), "never")),
             Expect.completed().node("refine", "count", 3, "exit_reason", "stable_output")),
+        // "aaaa" -> "aabb" is similarity 0.5 exactly: equal to the threshold is not above it; "aabb" again is 1.0.
+        row("stableOutputStopsOnlyWhenTheSimilarityExceedsTheThreshold_bugItStoppedWhenItEqualedIt",
+            refine("input: \"start\"\nmaxIterations: 5\nexitCondition: stable_output\nstabilityThreshold: 0.5",
+                SCRIPTED),
+            Map.of("outputs", List.of("aaaa", "aabb", "aabb", "never", "never")),
+            Expect.completed().node("refine", "count", 3, "exit_reason", "stable_output", "output", "aabb")),
         row("stableOutputWithAStricterThresholdKeepsGoingOnNearlyIdenticalOutputs",
             refine("input: \"start\"\nmax_iterations: 4\nexit_condition: stable_output\nstability_threshold: 0.99",
                 SCRIPTED),
@@ -176,6 +183,12 @@ class LoopExitTest {
                     + "[append, replace] (did you mean 'append'?)",
                 "t.yaml:7:25: nodes.refine.stabilityThreshold: 'stabilityThreshold' must be between 0 and 1, "
                     + "found 1.5")),
+        rejected("aStableOutputThresholdOfOneIsALoadError_bugTheLoopCouldNeverStopOnAStableOutput",
+            refine("exitCondition: stable_output\nstabilityThreshold: 1", "x"),
+            exactly("t.yaml:6:25: nodes.refine.stabilityThreshold: 'stabilityThreshold' 1 can never be exceeded: "
+                + "stable_output stops when the similarity of two consecutive outputs is above the threshold, and "
+                + "identical outputs have similarity 1; use a value below 1 (0.999 stops on identical or nearly "
+                + "identical outputs)")),
         rejected("camelCaseAndSnakeCaseOfTheSameFieldTogetherAreALoadError",
             refine("maxIterations: 3\nmax_iterations: 4", "x"), someOne("t.yaml:", "maxIterations", "max_iterations")),
         // --- pairing

@@ -49,7 +49,7 @@ class RunSummaryTest {
             new RunError(ErrorCode.BUDGET_EXCEEDED, "over", null));
     Map<String, Object> row = RunSummary.of(r, List.of()).toJson();
     assertThat(row.keySet()).containsExactly("run_id", "workflow", "file", "status", "started_at", "finished_at",
-        "duration_ms", "iterations", "llm_calls", "cost_usd", "error", "paused_at");
+        "duration_ms", "iterations", "llm_calls", "cost_usd", "error", "paused_at", "resumable");
     assertThat(row).containsEntry("status", "failed").containsEntry("duration_ms", 1500L)
         .containsEntry("llm_calls", 2).containsEntry("cost_usd", 0.25).containsEntry("error", "budget_exceeded")
         .containsEntry("paused_at", null).containsEntry("file", "flows/review.yaml");
@@ -69,6 +69,37 @@ class RunSummaryTest {
     assertThat(ids(RunSummary.list(store, null, null, 2))).containsExactly("d", "c");
     assertThatThrownBy(() -> RunSummary.list(store, Set.of(), null, 0)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("limit");
+  }
+
+  @Test
+  void aRunningRunWhoseLeaseIsStaleIsShownInterruptedAndResumable_bugItWasListedRunningForever() {
+    RunStore store = RunStore.inMemory();
+    Instant now = Instant.now();
+    store.createRun(run("live", "w", null, RunStatus.RUNNING, 1));
+    store.tryLease("live", "elsewhere/1/live", now, now.plusSeconds(600), null);
+    store.createRun(run("dead", "w", null, RunStatus.RUNNING, 2));
+    store.tryLease("dead", "elsewhere/2/dead", now.minusSeconds(60), now.minusSeconds(45), null);
+    store.createRun(run("queued", "w", null, RunStatus.RUNNING, 3)); // no lease: waits for a worker
+    store.createRun(run("done", "w", null, RunStatus.COMPLETED, 4));
+
+    Map<String, Map<String, Object>> rows = new java.util.HashMap<>();
+    RunSummary.listShown(store, Set.of(), null, 50).forEach(r -> rows.put(r.record().runId(), r.toJson()));
+    assertThat(rows.get("dead")).containsEntry("status", "interrupted").containsEntry("resumable", true);
+    assertThat(rows.get("live")).containsEntry("status", "running").containsEntry("resumable", false);
+    assertThat(rows.get("queued")).containsEntry("status", "running").containsEntry("resumable", false);
+    assertThat(rows.get("done")).containsEntry("status", "completed").containsEntry("resumable", false);
+    // Looking changes nothing in the journal.
+    assertThat(store.findRun("dead").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+
+    assertThat(ids(RunSummary.listShown(store, Set.of("interrupted"), null, 50))).containsExactly("dead");
+    assertThat(ids(RunSummary.listShown(store, Set.of("running"), null, 50))).containsExactly("queued", "live");
+    // The journaled filter keeps its meaning: running selects interrupted runs too, and each row says which.
+    List<RunSummary> journaled = RunSummary.list(store, Set.of(RunStatus.RUNNING), null, 50);
+    assertThat(ids(journaled)).containsExactly("queued", "dead", "live");
+    assertThat(journaled).filteredOn(RunSummary::interrupted).extracting(r -> r.record().runId())
+        .containsExactly("dead");
+    assertThatThrownBy(() -> RunSummary.listShown(store, Set.of("stale"), null, 50))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("interrupted");
   }
 
   private static List<String> ids(List<RunSummary> rows) {

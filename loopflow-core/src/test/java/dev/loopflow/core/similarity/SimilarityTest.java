@@ -104,6 +104,26 @@ class SimilarityTest {
   }
 
   @Test
+  void exceedsIsStrictlyAboveTheThreshold_bugStableOutputStoppedWhenTheSimilarityEqualedIt() {
+    assertThat(Similarity.of("aaaa", "aabb")).isEqualTo(0.5);
+    assertThat(Similarity.exceeds("aaaa", "aabb", 0.5)).isFalse();
+    assertThat(Similarity.exceeds("aaaa", "aabb", Math.nextDown(0.5))).isTrue();
+    assertThat(Similarity.exceeds("same", "same", 1.0)).isFalse();
+    assertThat(Similarity.exceeds("", "", 0.999)).isTrue();
+    Random rnd = new Random(77);
+    for (int i = 0; i < 300; i++) {
+      String x = LevenshteinTest.random(rnd, rnd.nextInt(60), LETTERS);
+      String y = rnd.nextBoolean() ? LevenshteinTest.edit(rnd, x, rnd.nextInt(8), LETTERS)
+          : LevenshteinTest.random(rnd, rnd.nextInt(60), LETTERS);
+      double of = Similarity.of(x, y);
+      for (double t : new double[] {0.95, 0.5, 0.0, 1.0, of, Math.nextUp(of), Math.nextDown(of), -0.5, 1.5,
+          Double.NaN}) {
+        assertThat(Similarity.exceeds(x, y, t)).as("threshold %s, similarity %s", t, of).isEqualTo(of > t);
+      }
+    }
+  }
+
+  @Test
   void atLeastAgreesWithOfAtTheDefaultThresholdOnLongNearDuplicates() {
     Random rnd = new Random(9500);
     for (int i = 0; i < 40; i++) {

@@ -25,7 +25,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -77,23 +76,23 @@ final class RunRoutes {
 
   /** {@code GET /api/runs?status=&workflow=&limit=} → the array {@code loopflow runs --json} prints. */
   void list(Context ctx) {
-    EnumSet<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
+    java.util.Set<String> statuses = new java.util.HashSet<>();
     String status = ctx.queryParam("status");
     if (status != null && !status.isBlank()) {
       for (String s : status.split(",")) {
-        try {
-          statuses.add(RunStatus.valueOf(s.strip().toUpperCase(Locale.ROOT)));
-        } catch (IllegalArgumentException e) {
-          throw ApiError.badField("status", "status '" + JsonBody.printable(s) + "' is not one of running, paused, "
-              + "completed, failed, cancelled");
+        String wanted = s.strip().toLowerCase(Locale.ROOT);
+        if (!RunSummary.SHOWN_STATUSES.contains(wanted)) {
+          throw ApiError.badField("status", "status '" + JsonBody.printable(s) + "' is not one of "
+              + String.join(", ", RunSummary.SHOWN_STATUSES));
         }
+        statuses.add(wanted);
       }
     }
     int limit = intParam(ctx, "limit", 50, 1, MAX_LIMIT);
     String workflow = ctx.queryParam("workflow");
     List<Map<String, Object>> rows = new ArrayList<>();
-    for (RunSummary r : RunSummary.list(store, statuses, workflow == null || workflow.isEmpty() ? null : workflow,
-        limit)) {
+    for (RunSummary r : RunSummary.listShown(store, statuses, workflow == null || workflow.isEmpty() ? null
+        : workflow, limit)) {
       rows.add(r.toJson());
     }
     HttpApi.json(ctx, 200, rows);
@@ -103,8 +102,13 @@ final class RunRoutes {
   void show(Context ctx) {
     String id = runId(ctx);
     RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
-    // As show does: the journal was masked when written; masked again with this process's environment.
-    HttpApi.json(ctx, 200, redactor.map(info.result().toJson()));
+    // As show does: the journal was masked when written; masked again with this process's environment. A run
+    // journaled running whose process is gone is shown interrupted (the journal is left as it is).
+    Map<String, Object> shown = new java.util.LinkedHashMap<>(redactor.map(info.result().toJson()));
+    if (RunSummary.interrupted(store, info.record(), java.time.Instant.now())) {
+      shown.put("status", "interrupted");
+    }
+    HttpApi.json(ctx, 200, shown);
   }
 
   /** {@code GET /api/runs/{id}/executions} → every journaled node execution, in journal order. */

@@ -124,7 +124,7 @@ final class LoopFronts {
       return switch (cfg.exitCondition()) {
         case MAX_ITERATIONS -> null;
         case EVALUATOR -> st.exitReached || routerSaidDone(st.lastFrame) ? ExitReason.EVALUATOR_DONE : null;
-        case STABLE_OUTPUT -> st.iteration >= 2 && Similarity.atLeast(st.previousOutput, st.output,
+        case STABLE_OUTPUT -> st.iteration >= 2 && Similarity.exceeds(st.previousOutput, st.output,
             cfg.stabilityThreshold()) ? ExitReason.STABLE_OUTPUT : null;
       };
     }

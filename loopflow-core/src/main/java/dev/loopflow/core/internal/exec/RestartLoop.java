@@ -162,6 +162,13 @@ final class RestartLoop extends LoopFront {
     return new MaxIterationsExceededException(construct, id, max, "workflow terminated", pos);
   }
 
+  /** The details every exhausted bound carries, so a refused restart's error reads back as the typed exception. */
+  private Map<String, Object> exhaustedDetails(int passes) {
+    Map<String, Object> d = new java.util.LinkedHashMap<>(exhausted(null).details());
+    d.put("passes", passes);
+    return d;
+  }
+
   // ---------------------------------------------------------------------------------------------------------
   // The gate: after each top-level node of a pass
 
@@ -232,7 +239,7 @@ final class RestartLoop extends LoopFront {
         if (refused.code() == ErrorCode.MAX_ITERATIONS_EXCEEDED
             && policy.onExhausted() == Edge.OnExhausted.FAIL) {
           failure = new RunError(ErrorCode.MAX_ITERATIONS_EXCEEDED, refused.message(), req.requesterStageId(),
-              pos.path(), Map.of("max_iterations", policy.maxIterations()));
+              pos.path(), exhaustedDetails(st.iteration));
           end = new GraphRun.Result.Failed(failure);
         }
       }
@@ -308,7 +315,7 @@ final class RestartLoop extends LoopFront {
       } else if (resp.errorCode() == ErrorCode.MAX_ITERATIONS_EXCEEDED
           && policy.onExhausted() == Edge.OnExhausted.FAIL) {
         failure = new RunError(ErrorCode.MAX_ITERATIONS_EXCEEDED, resp.message(), req.requesterStageId(),
-            pos.path(), Map.of("max_iterations", policy.maxIterations()));
+            pos.path(), exhaustedDetails(st.iteration));
         end = new GraphRun.Result.Failed(failure);
       }
     }

@@ -15,7 +15,7 @@ import java.util.UUID;
  * <p>Owners are {@code host/pid/nonce}: a lease left by a process on this host that no longer exists (kill -9)
  * is broken at once instead of waiting for it to expire; a lease from another host is honoured until it expires.
  */
-final class RunLease {
+public final class RunLease {
   static final Duration TTL = Duration.ofSeconds(15);
   static final Duration RENEW_EVERY = Duration.ofSeconds(5);
   static final Duration POLL_EVERY = Duration.ofMillis(250);
@@ -58,6 +58,15 @@ final class RunLease {
       return Optional.empty();
     }
     return held.or(() -> Optional.of(new RunStore.Lease("unknown", now)));
+  }
+
+  /**
+   * Whether the engine holding {@code lease} is gone at {@code now}: the lease expired (its holder stopped renewing
+   * it), or its holder is a process on this host that no longer exists. Exactly the leases a resume breaks, so a run
+   * journaled {@code running} under such a lease is interrupted: nothing executes it and a resume continues it.
+   */
+  public static boolean abandoned(RunStore.Lease lease, Instant now) {
+    return lease.until().isBefore(now) || isDeadLocalOwner(lease.owner());
   }
 
   static boolean isDeadLocalOwner(String owner) {

@@ -87,6 +87,13 @@ final class LoopGroups {
       }
     }
     Boolean fresh = cfg.bool("fresh_context");
+    if (Boolean.FALSE.equals(fresh) && cfg.has("nodes") && !declaresSession(cfg.raw("nodes"))) {
+      // Continuity across passes is carried by named sessions only: without one, 'false' would promise a
+      // conversation that every call starts afresh.
+      cfg.error("fresh_context", "loop_group '" + id + "': fresh_context: false continues LLM conversations across "
+          + "passes, but no node of its body has a session:, so every call would start a new conversation; add "
+          + "session: NAME to the llm or agent nodes whose conversation should continue (or leave fresh_context out)");
+    }
     Boolean interactive = cfg.bool("interactive");
     String gateId = LoopConfig.Group.GATE_ID;
     if (Boolean.TRUE.equals(interactive) && bodyScope != null && bodyScope.ids.containsKey(gateId)) {
@@ -109,6 +116,19 @@ final class LoopGroups {
     }
     return new Node.Loop(new LoopConfig.Group(until, untilNode, Boolean.TRUE.equals(fresh),
         Boolean.TRUE.equals(interactive), gate, terminal), max, oe, budget, null, body);
+  }
+
+  /**
+   * Whether a node of the body (nested loop bodies included, fields under {@code with:} or {@code input:} too)
+   * names a {@code session}; a node's {@code mock} replies are data and are not searched.
+   */
+  private static boolean declaresSession(YNode n) {
+    return switch (n) {
+      case YNode.YMap m -> m.entries().containsKey("session") || m.entries().entrySet().stream()
+          .anyMatch(e -> !e.getKey().equals("mock") && declaresSession(e.getValue().value()));
+      case YNode.YSeq q -> q.items().stream().anyMatch(LoopGroups::declaresSession);
+      default -> false;
+    };
   }
 
   /** A pass runs its body once in dependency order, so the body's depends_on must not form a cycle. */

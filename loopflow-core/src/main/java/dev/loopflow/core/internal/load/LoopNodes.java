@@ -37,8 +37,8 @@ final class LoopNodes {
   static final FieldSpec WHILE_MAX = FieldSpec.integer("max_iterations", 1, 1000, "The most passes, the first "
       + "included.").asRequired().alias("maxIterations");
   static final FieldSpec GROUP_MAX = WHILE_MAX;
-  static final FieldSpec THRESHOLD = FieldSpec.number("stabilityThreshold", 0.0, 1.0, "For stable_output: how "
-      + "similar two consecutive outputs must be (default 0.95).").alias("stability_threshold");
+  static final FieldSpec THRESHOLD = FieldSpec.number("stabilityThreshold", 0.0, 1.0, "For stable_output: the loop "
+      + "stops when two consecutive outputs are more similar than this (default 0.95; below 1).").alias("stability_threshold");
   static final FieldSpec CONCURRENCY = FieldSpec.integer("concurrency", 1, 1024, "How many items run at once "
       + "(default 1).");
 
@@ -139,6 +139,12 @@ final class LoopNodes {
     double high = THRESHOLD.maximum().doubleValue();
     if (thr != null && (thr < low || thr > high)) {
       cfg.error(thrField, "'" + thrField + "' must be between " + (int) low + " and " + (int) high + ", found " + thr);
+    } else if (thr != null && thr == high && "stable_output".equals(ec)) {
+      // The loop stops when the similarity exceeds the threshold; nothing exceeds 1, so the loop would never stop
+      // on a stable output and always run to its bound.
+      cfg.error(thrField, "'" + thrField + "' 1 can never be exceeded: stable_output stops when the similarity of "
+          + "two consecutive outputs is above the threshold, and identical outputs have similarity 1; use a value "
+          + "below 1 (0.999 stops on identical or nearly identical outputs)");
     }
     String fb = cfg.choice(cfg.alias("feedbackMode", "feedback_mode"), Set.copyOf(FEEDBACK_MODES),
         FEEDBACK_MODES.get(0));

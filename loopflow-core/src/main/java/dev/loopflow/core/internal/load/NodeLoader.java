@@ -181,7 +181,7 @@ final class NodeLoader {
       scope.kinds.put(id, kind);
     }
     if (scope.parent != null) {
-      Sugar.rewrite(fields, scope.ids.keySet(), path, problems);
+      Sugar.rewrite(fields, kind, scope.ids.keySet(), path, problems);
     } else {
       Sugar.reject(fields, path, problems);
     }

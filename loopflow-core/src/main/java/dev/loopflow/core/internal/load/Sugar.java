@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * {@code $LOOP_USER_INPUT} becomes {@code {{ loop.user_input }}}. Because the rewrite happens on the workflow's text
  * and values are inserted by the template engine once, a value that itself contains {@code $LOOP_PREV.} or
  * {@code {{} stays literal; and in shell commands the rewritten placeholders reach the shell as quoted variables
- * like every other value.
+ * like every other value. A script's code is not a template, so there the sugar is a load error that names the
+ * {@code loop} field to read instead.
  */
 final class Sugar {
   private Sugar() {}
@@ -30,15 +31,43 @@ final class Sugar {
   static final Set<String> LOOP_OWN = Set.of("nodes", "body", "until_command", "until_bash", "gate_message",
       "mock");
 
-  /** Rewrites the sugar in every string of a body node's fields; ids are the body's node ids. */
-  static void rewrite(Map<String, YNode.YMap.Entry> fields, Set<String> ids, String path, Problems problems) {
+  /**
+   * The fields of a node kind that hold code rather than a template: a script's {@code run}/{@code code} is not
+   * rendered, so the sugar rewritten there would stay literal text (or break the code) without a word.
+   */
+  static final Map<String, Set<String>> CODE_FIELDS = Map.of("script", Set.of("run", "code"));
+
+  /**
+   * Rewrites the sugar in every string of a body node's fields; ids are the body's node ids. In the fields of
+   * {@code kind} that hold code the sugar is a load error naming what to write instead.
+   */
+  static void rewrite(Map<String, YNode.YMap.Entry> fields, String kind, Set<String> ids, String path,
+      Problems problems) {
+    Set<String> code = CODE_FIELDS.getOrDefault(kind, Set.of());
     for (Map.Entry<String, YNode.YMap.Entry> e : new ArrayList<>(fields.entrySet())) {
       if (LOOP_OWN.contains(e.getKey())) {
+        continue;
+      }
+      if (code.contains(e.getKey())) {
+        rejectInCode(e.getValue().value(), path + "." + e.getKey(), problems);
         continue;
       }
       YNode v = rewrite(e.getValue().value(), ids, path + "." + e.getKey(), problems);
       if (v != e.getValue().value()) {
         fields.put(e.getKey(), new YNode.YMap.Entry(e.getKey(), e.getValue().keyLocation(), v));
+      }
+    }
+  }
+
+  private static void rejectInCode(YNode n, String path, Problems problems) {
+    if (n instanceof YNode.YScalar s && s.value() instanceof String str) {
+      Matcher m = REF.matcher(str);
+      while (m.find()) {
+        String instead = m.group().equals("$LOOP_USER_INPUT") ? "loop.user_input"
+            : "loop.prev['" + m.group(1) + "']" + (m.group(2) == null ? ".output" : m.group(2));
+        problems.add(s.location(), path, m.group() + " is template shorthand, and a script's code is not a "
+            + "template (it would stay literal text); in Lua read " + instead + " instead (Python and Node scripts see "
+            + "only state and input)");
       }
     }
   }
