@@ -5,7 +5,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Entry point of the {@code loopflow} command. */
-@Command(name = "loopflow", mixinStandardHelpOptions = true, version = "loopflow 0.1.0",
+@Command(name = "loopflow", mixinStandardHelpOptions = true, versionProvider = Version.class,
     description = "Runs AI and automation workflows written in YAML, with loops that always terminate.",
     footer = {"", "Examples:", "  loopflow run examples/hello-shell.yaml --input sentence=\"loops that end\"",
         "  loopflow runs --status paused", "  loopflow resume RUN_ID --approve", "  loopflow show RUN_ID",

@@ -18,7 +18,7 @@ public final class EarlyInterruptMain {
     Workflow wf = engine.parse("""
         nodes:
           - id: slow
-            bash: sleep 30
+            bash: sleep 600
         """, "early.yaml");
     PrintWriter out = new PrintWriter(System.out, true);
     PrintWriter err = new PrintWriter(System.err, true);

@@ -212,10 +212,30 @@ class LauncherArchiveTest {
     Files.writeString(root.resolve("loopflow"), "#!/usr/bin/env bash\nexit 7\n");
     Result failed = script(Map.of());
     assertThat(failed.exit).isZero();
-    assertThat(failed.out).contains("failed (exit 7");
+    assertThat(failed.out).contains("ended with exit 7").contains("class data sharing instead");
     try (Stream<Path> files = Files.list(root)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("loopflow", "loopflow-cli");
     }
+  }
+
+  @Test
+  void aTrainingRunStoppedByItsTimeBoundIsNoFailure_bugItPrintedTrainingRunFailedExit124() throws Exception {
+    // What `timeout` returns when it stops the training run (124, or 137 when it had to kill it); the run had left a
+    // half-written temporary cache behind.
+    Files.writeString(root.resolve("loopflow"), "#!/usr/bin/env bash\nexit 124\n");
+    Files.writeString(target.resolve("aot-training-4242.aot"), "half");
+    Files.writeString(target.resolve("aot-training-4242.aot.config"), "half");
+
+    Result stopped = script(Map.of());
+
+    assertThat(stopped.exit).isZero();
+    assertThat(stopped.out + stopped.err).doesNotContainIgnoringCase("fail").doesNotContain("exit 124")
+        .contains("no AOT start-up cache this time").contains("class data sharing instead");
+    assertThat(leftovers()).as("what the stopped run left behind").isEmpty();
+    assertThat(archives(".aot")).isEmpty();
+
+    Files.writeString(root.resolve("loopflow"), "#!/usr/bin/env bash\nexit 137\n");
+    assertThat(script(Map.of()).out).doesNotContainIgnoringCase("fail").contains("no AOT start-up cache this time");
   }
 
   private static byte[] trained;

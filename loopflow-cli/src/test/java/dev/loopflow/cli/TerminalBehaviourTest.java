@@ -13,7 +13,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,6 +65,7 @@ class TerminalBehaviourTest {
 
   @Test
   @DisabledOnOs(OS.WINDOWS)
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES) // a hang guard only
   void ctrlCCancelsTheRunNamesTheRunningNodesAndExitsOne() throws Exception {
     Path wf = dir.resolve("slow.yaml");
     Files.writeString(wf, """
@@ -73,7 +73,7 @@ class TerminalBehaviourTest {
           - id: first
             bash: echo started
           - id: slow
-            bash: sleep 30
+            bash: sleep 600
         """);
     String java = ProcessHandle.current().info().command().orElse("java");
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
@@ -97,7 +97,7 @@ class TerminalBehaviourTest {
     while ((line = r.readLine()) != null) {
       err.add(line);
     }
-    assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.waitFor(2, TimeUnit.MINUTES)).as("ended long before its node's sleep 600 would have").isTrue();
     assertThat(p.exitValue()).isEqualTo(1);
     String all = String.join("\n", err);
     assertThat(all).contains("interrupted; cancelling run").contains("running: slow");
@@ -105,19 +105,18 @@ class TerminalBehaviourTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES) // a hang guard only
   void ctrlCWhileTheRunIsBeingStartedCancelsItOnceItExists_bugTheJvmDiedWith130() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
         "dev.loopflow.cli.EarlyInterruptMain");
     pb.environment().put("LOOPFLOW_HOME", dir.resolve("home-early").toString());
     pb.redirectErrorStream(true);
-    long started = System.nanoTime();
     Process p = pb.start();
+    // The output ends when the process does: within the test's hang guard only if the node's sleep 600 was stopped.
     String all = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(20, TimeUnit.SECONDS)).as(all).isTrue();
+    assertThat(p.waitFor(2, TimeUnit.MINUTES)).as(all).isTrue();
     assertThat(p.exitValue()).as(all).isEqualTo(1);
     assertThat(all).contains("interrupted; cancelling run").contains("cancelled");
-    assertThat(Duration.ofNanos(System.nanoTime() - started)).as("the node's sleep 30 was stopped")
-        .isLessThan(Duration.ofSeconds(25));
   }
 }

@@ -55,6 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Kill moments come from a seeded generator ({@code -Dworkers.seed=N} replays them); {@code -Dworkers.kills=N}
  * sets the number of kills (default 20).
  */
+// Slow (worker processes killed and revived on PostgreSQL): -DexcludedGroups=slow skips it locally; CI runs it.
+@org.junit.jupiter.api.Tag("slow")
 @DisabledOnOs(OS.WINDOWS)
 class WorkerClusterTest {
   private static final int KILLS = Integer.getInteger("workers.kills", 20);
@@ -117,7 +119,7 @@ class WorkerClusterTest {
   }
 
   @Test
-  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void threeWorkersCompleteEveryQueuedRunExactlyOnce() throws Exception {
     for (int i = 0; i < 3; i++) {
       workers.add(Worker.start(dir, "w" + i, 3));
@@ -141,7 +143,7 @@ class WorkerClusterTest {
   }
 
   @Test
-  @Timeout(value = 5, unit = TimeUnit.MINUTES)
+  @Timeout(value = 10, unit = TimeUnit.MINUTES)
   void workersKilledAtRandomMomentsLoseNoRunAndRepeatOnlyTheCallInFlight() throws Exception {
     Random random = new Random(SEED);
     for (int i = 0; i < 3; i++) {
@@ -197,7 +199,7 @@ class WorkerClusterTest {
    */
   @org.junit.jupiter.params.ParameterizedTest(name = "trial {0}")
   @org.junit.jupiter.params.provider.MethodSource("partitionTrials")
-  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   // Opt-in (-Dworkers.partition=true) for its length only: a trial takes over 20 s (22 to 35 s measured), most of
   // it the run lease (15 s, fixed) that the taker must wait out. StoppedInsideATransactionTest in the store module
   // checks the same guarantees without processes, in the default suite.
@@ -235,7 +237,7 @@ class WorkerClusterTest {
 
   /** A cancel from another process reaches the run on the worker executing it, with its reason. */
   @Test
-  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aCancelFromAnotherProcessStopsTheRunOnItsWorker_bugInterruptedJournalWriteClosedItsConnection()
       throws Exception {
     workers.add(Worker.start(dir, "cancels", 1));
@@ -251,7 +253,7 @@ class WorkerClusterTest {
 
   /** A run that pauses on a worker is queued again with its answer and finished by a worker. */
   @Test
-  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aPausedRunQueuedWithItsAnswerIsFinishedByAWorker() throws Exception {
     workers.add(Worker.start(dir, "answers", 2));
     Workflow approval = engine.load(Path.of(WorkerClusterTest.class.getResource("/workers/approval.yaml").toURI()));
@@ -259,7 +261,7 @@ class WorkerClusterTest {
     String id = queue.enqueue(approval, RunOptions.builder().workingDirectory(dir).build()).runId();
     waitUntil(() -> store.findRun(id).map(r -> r.status() == RunStatus.PAUSED).orElse(false), Duration.ofSeconds(60),
         "the run to pause");
-    waitUntil(() -> !queue.isQueued(id), Duration.ofSeconds(10), "the paused run to leave the queue");
+    waitUntil(() -> !queue.isQueued(id), Duration.ofSeconds(60), "the paused run to leave the queue");
     queue.enqueueResume(id, dev.loopflow.core.run.ResumeInput.approve("looks good"));
     waitUntil(() -> ended(id) && store.findRun(id).get().status() != RunStatus.PAUSED, Duration.ofSeconds(60),
         "the answered run to end");
@@ -270,7 +272,7 @@ class WorkerClusterTest {
 
   /** The server queues runs posted over HTTP; two workers execute them, one is killed mid-run; GET shows each. */
   @Test
-  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void runsPostedToAServerWithWorkerDispatchCompleteOnceWhenAWorkerIsKilled() throws Exception {
     java.net.URI base = startServer();
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
@@ -378,7 +380,7 @@ class WorkerClusterTest {
    * until run.finished, and a restart signal posted to the server reaches the run on the worker and is answered.
    */
   @Test
-  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  @Timeout(value = 6, unit = TimeUnit.MINUTES)
   void aRunOnAWorkerIsStreamedAndSignalledThroughTheServer() throws Exception {
     java.net.URI base = startServer();
     java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
@@ -518,7 +520,7 @@ class WorkerClusterTest {
     assertThat(completed).as(id).doesNotContainKey("revise[" + (approveAt + 1) + "].draft");
     assertThat(String.valueOf(r.output())).startsWith(topic + " after " + approveAt + " drafts of ");
     // run.finished is written just after the run's final record, in a transaction of its own.
-    long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a hang guard: the loop ends as soon as it is there
     while (store.events(id).stream().noneMatch(e -> e instanceof Event.RunFinished) && System.nanoTime() < until) {
       java.util.concurrent.locks.LockSupport.parkNanos(50_000_000L);
     }

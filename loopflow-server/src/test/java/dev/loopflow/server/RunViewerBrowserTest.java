@@ -36,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * installs both). With {@code LOOPFLOW_UI_SCREENSHOTS=DIR} (relative to the repository root) the scenarios also save
  * the documentation's screenshots there.
  */
+// Slow (a real Chromium through every scenario): -DexcludedGroups=slow skips it locally; CI runs it.
+@org.junit.jupiter.api.Tag("slow")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RunViewerBrowserTest {
   private static final String TOKEN = "e2e-token-5b0d7c93";

@@ -4,9 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -46,12 +43,8 @@ abstract class FakeServerBase implements FakeServer {
     private volatile Function<RecordedRequest, Reply> responder;
 
     FakeServerBase() {
-        try {
-            InetAddress loopback = InetAddress.getByAddress(new byte[] {127, 0, 0, 1});
-            server = HttpServer.create(new InetSocketAddress(loopback, 0), BACKLOG);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind a fake server to 127.0.0.1", e);
-        }
+        // Keeps every keep-alive connection open for the client to reuse (see LoopbackHttpServer).
+        server = LoopbackHttpServer.create(BACKLOG, "a fake server");
         executor = Executors.newVirtualThreadPerTaskExecutor();
         server.setExecutor(executor);
         server.createContext("/", this::handle);

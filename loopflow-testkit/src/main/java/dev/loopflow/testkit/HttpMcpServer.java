@@ -6,9 +6,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,12 +27,7 @@ public final class HttpMcpServer implements AutoCloseable {
     private final List<String> methods = new CopyOnWriteArrayList<>();
 
     private HttpMcpServer() {
-        try {
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getByAddress(new byte[] {127, 0, 0, 1}), 0),
-                    64);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot bind the MCP test server to 127.0.0.1", e);
-        }
+        server = LoopbackHttpServer.create(64, "the MCP test server");
         server.setExecutor(executor);
         server.createContext("/mcp", this::handle);
         server.start();

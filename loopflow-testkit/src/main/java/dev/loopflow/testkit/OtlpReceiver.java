@@ -4,9 +4,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,11 +31,7 @@ public final class OtlpReceiver implements AutoCloseable {
   private volatile int status = 200;
 
   private OtlpReceiver() {
-    try {
-      server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    server = LoopbackHttpServer.create(0, "the OTLP receiver");
     server.setExecutor(Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "otlp-receiver");
       t.setDaemon(true);

@@ -13,14 +13,14 @@ final class Http {
 
     static final HttpClient CLIENT = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
+            .connectTimeout(Duration.ofSeconds(60)) // hang guards only, as the request timeouts below
             .build();
 
     private Http() {}
 
     static HttpResponse<String> post(String url, String body, String... headers) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(url))
-                .timeout(Duration.ofSeconds(10))
+                .timeout(Duration.ofSeconds(60))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (headers.length > 0) {
@@ -30,7 +30,7 @@ final class Http {
     }
 
     static HttpResponse<String> get(String url) {
-        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build());
+        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET().build());
     }
 
     static JsonNode json(HttpResponse<String> response) {

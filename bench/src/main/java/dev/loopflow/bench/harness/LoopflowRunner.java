@@ -114,9 +114,18 @@ public final class LoopflowRunner {
         a.workload.equals("W3") ? a.store : "memory"));
   }
 
+  /** The version the harness was built as: the pom's, which the build writes into version.properties. */
   static String version() {
-    String v = Loopflow.class.getPackage().getImplementationVersion();
-    return v == null ? "0.1.0-SNAPSHOT" : v;
+    try (java.io.InputStream in = LoopflowRunner.class.getResourceAsStream("version.properties")) {
+      java.util.Properties p = new java.util.Properties();
+      if (in != null) {
+        p.load(in);
+      }
+      String v = p.getProperty("version", "");
+      return v.isEmpty() || v.startsWith("${") ? "unknown" : v;
+    } catch (IOException e) {
+      return "unknown";
+    }
   }
 
   /** The Java API's counter: one handler kind whose program returns {@code count + 1} as a state patch. */

@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A client may be told to join late ({@code joinAt}) and to drop its connection at given moments ({@code dropAt},
  * each followed by a pause before it reconnects): the drop closes the socket from another thread wherever the stream
  * is, possibly inside a frame, which is then lost for this connection, exactly as with a real network failure.
+ * A client may instead drop right after given events ({@link #droppingAfter}): the same drop at a point of the stream
+ * rather than of the clock, for checks that must not depend on how fast the machine is.
  */
 final class SseClient {
   /** When the client connects, and whether it drops its connection on purpose. */
@@ -54,6 +56,10 @@ final class SseClient {
   private final long joinAt;
   private final long[] dropAt;
   private final long[] pauseNanos;
+  private long[] dropAfterSeq = new long[0];
+  private int seqDrops;
+  // Set by a drop after an event, on the reading thread; cleared when the next connection opens.
+  private boolean droppedHere;
   private long[] stallAt = new long[0];
   private long[] stallNanos = new long[0];
   private int stalls;
@@ -83,6 +89,15 @@ final class SseClient {
     this.joinAt = joinAt;
     this.dropAt = dropAt.clone();
     this.pauseNanos = pauseNanos.clone();
+  }
+
+  /**
+   * Makes this client drop its connection right after it received each of the events {@code seqs} (ascending),
+   * then pause as after a timed drop and resume with Last-Event-ID.
+   */
+  SseClient droppingAfter(long... seqs) {
+    this.dropAfterSeq = seqs.clone();
+    return this;
   }
 
   /** Makes this client stop reading at the moments {@code at} (epoch nanos) for {@code nanos} each. */
@@ -152,6 +167,7 @@ final class SseClient {
       }
       connections.add(new Connection(reason, opened, count, lastSeq));
       parser.reset();
+      droppedHere = false;
       current = c;
       boolean ended = false;
       try {
@@ -227,6 +243,9 @@ final class SseClient {
 
   /** The parser's sink: records one frame as received now. */
   void frame(String id, String type, long hash, int length, String data) {
+    if (droppedHere) {
+      return;
+    }
     long now = WallClock.epochNanos();
     if (id == null) {
       ephemeral++;
@@ -255,6 +274,14 @@ final class SseClient {
     if ("run.finished".equals(type)) {
       finishedAt = now;
       finished = true;
+    }
+    SseConnection c = current;
+    if (seqDrops < dropAfterSeq.length && seq >= dropAfterSeq[seqDrops] && c != null && !finished) {
+      // Closed on the reading thread; the frames after this one in the same read are lost with the connection.
+      seqDrops++;
+      droppedHere = true;
+      dropping = true;
+      c.close();
     }
   }
 

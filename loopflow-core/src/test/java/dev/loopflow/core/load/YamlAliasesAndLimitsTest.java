@@ -157,6 +157,7 @@ class YamlAliasesAndLimitsTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // a hang guard only
   void aliasBombIsRefusedWithOneProblem() {
     StringBuilder y = new StringBuilder("description: ok\nx0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for (int i = 1; i <= 9; i++) {
@@ -167,11 +168,10 @@ class YamlAliasesAndLimitsTest {
       y.append("]\n");
     }
     y.append("nodes:\n  - id: a\n    bash: echo\n");
-    long before = System.nanoTime();
+    // Expanded, the file would be 10^10 nodes: refusing it at all (within the hang guard) shows it was not expanded.
     List<String> found = problems(y.toString());
     assertThat(found).filteredOn(p -> p.contains("aliases expand this file to more than "
         + YamlReader.MAX_ALIAS_NODES + " nodes")).hasSize(1);
-    assertThat(System.nanoTime() - before).as("refused without expanding").isLessThan(30_000_000_000L);
   }
 
   @Test

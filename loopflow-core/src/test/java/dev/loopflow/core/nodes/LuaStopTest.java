@@ -24,10 +24,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * inside a library function: each script here would run for hours (backtracking patterns over 100 KB subjects, a
  * quadratic plain search, a plain VM loop) and has an instruction limit far out of reach, so only the stop request
  * can end it. "Stops" means the script's own thread ended, not that the run gave up waiting for it; each test says
- * how it tells. The bound of 5 s is for a loaded machine, not a speed claim.
+ * how it tells. No test reads the clock: a stop is told by what ran after it and by what the script's node
+ * journaled, and each test's timeout only guards against a hang.
  */
 class LuaStopTest {
-  private static final Duration STOPS_WITHIN = Duration.ofSeconds(5);
+  // A hang guard inside each test's own timeout, not a speed claim.
+  private static final Duration HANG_GUARD = Duration.ofSeconds(45);
   private final Loopflow engine = Loopflow.create();
 
   /** Scripts that never end by themselves; {@code s} is 100 KB of 'a'. */
@@ -75,15 +77,12 @@ class LuaStopTest {
     Workflow wf = workflow("limits: {concurrency: 1}", "    timeout: 200ms\n    allow_failure: true",
         code);
 
-    long start = System.nanoTime();
     RunResult r = engine.run(wf, RunOptions.defaults());
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
 
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(r.nodes().get("spin")).containsEntry("status", "failed");
     assertThat(r.nodes().get("spin").get("error").toString()).contains("timeout", "timed out after 200ms");
     assertThat(r.state()).containsEntry("after", true);
-    assertThat(took).isLessThan(STOPS_WITHIN);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -103,12 +102,10 @@ class LuaStopTest {
     Thread.sleep(300); // well inside the pattern function by now
 
     Thread canceller = Thread.ofPlatform().start(() -> h.cancel("stop it"));
-    long cancelledAt = System.nanoTime();
-    Optional<RunResult> r = h.await(STOPS_WITHIN);
+    Optional<RunResult> r = h.await(HANG_GUARD);
     canceller.join();
 
-    assertThat(r).as("stopped within %s of the cancel", STOPS_WITHIN).isPresent();
-    assertThat(Duration.ofNanos(System.nanoTime() - cancelledAt)).isLessThan(STOPS_WITHIN);
+    assertThat(r).as("stopped by the cancel (the script alone would run for hours)").isPresent();
     assertThat(r.get().status()).isEqualTo(RunStatus.CANCELLED);
     assertThat(r.get().nodes().get("spin")).containsEntry("status", "cancelled");
     assertScriptReportedItsOwnStop(r.get());
@@ -120,16 +117,13 @@ class LuaStopTest {
   void aLongScriptIsStoppedByTheRunTimeout_bugLuaPatternIgnoredRunTimeout(String code) {
     Workflow wf = workflow("limits: {timeout: 300ms}", "", code);
 
-    long start = System.nanoTime();
     RunResult r = engine.run(wf, RunOptions.defaults());
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
 
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
     assertThat(r.error().message()).startsWith("run timed out after 300ms (limits.timeout)");
     assertThat(r.nodes().get("spin")).containsEntry("status", "cancelled");
     assertScriptReportedItsOwnStop(r);
-    assertThat(took).isLessThan(STOPS_WITHIN.plusMillis(300));
   }
 
   @org.junit.jupiter.api.Test
@@ -153,10 +147,8 @@ class LuaStopTest {
                   return { n = s:find('.-.-.-.-b') }
         """, "loop-stop.yaml");
 
-    long start = System.nanoTime();
     RunResult r = engine.run(wf, RunOptions.defaults());
 
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(STOPS_WITHIN.plusMillis(300));
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
     assertThat(r.error().code()).isEqualTo("timeout");
     assertThat(engine.store().nodeExecutions(r.runId())).filteredOn(e -> e.position().nodeId().equals("spin"))

@@ -222,10 +222,10 @@ class DurableRunTest {
           name: slow
           nodes:
             - id: wait
-              bash: sleep 20
-          """, "slow.yaml");
+              bash: sleep 600
+          """, "slow.yaml"); // cancelled below: it only has to outlast a loaded machine's slowest check
       RunHandle h = ea.start(wf, RunOptions.defaults());
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a hang guard only
       while (b.findRun(h.runId()).isEmpty() || h.runningNodes().isEmpty()) {
         assertThat(System.nanoTime()).isLessThan(deadline);
         Thread.sleep(20);
@@ -233,7 +233,7 @@ class DurableRunTest {
       assertThat(b.lease(h.runId())).isPresent();
       assertThatThrownBy(() -> eb.resume(wf, h.runId(), ResumeInput.none(), RunOptions.defaults(), false))
           .isInstanceOfSatisfying(LoopflowException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RUN_BUSY));
-      RunStatus after = eb.cancel(h.runId(), "stop it", Duration.ofSeconds(10));
+      RunStatus after = eb.cancel(h.runId(), "stop it", Duration.ofSeconds(60));
       assertThat(after).isEqualTo(RunStatus.CANCELLED);
       assertThat(h.await().status()).isEqualTo(RunStatus.CANCELLED);
     }

@@ -16,11 +16,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Each workload once, at a size that keeps the whole class to a few seconds, through the real command line. */
+/**
+ * Each workload once, at a size that keeps the whole class to a few seconds, through the real command line. Only
+ * behaviour is asserted (exit status, the lines' fields, the calls made, that runs overlap); the figures themselves
+ * are the benchmark's business, so a loaded machine cannot fail these tests.
+ */
 class RunnerTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -61,15 +68,31 @@ class RunnerTest {
   @Test
   void w4_makes_ten_calls_per_run_concurrently() throws Exception {
     try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
-      server.defaultReply(Reply.text("looks good").after(Duration.ofMillis(20)));
+      // The first call of every run waits until all 20 runs have made theirs: runs that did not overlap would never
+      // get there (the latch's bound answers 500 and the repetition fails). No clock is read, so load cannot fail it.
+      int runs = 20;
+      CountDownLatch firstCalls = new CountDownLatch(runs);
+      AtomicInteger calls = new AtomicInteger();
+      server.respondWith(request -> {
+        if (calls.incrementAndGet() <= runs) {
+          firstCalls.countDown();
+          try {
+            if (!firstCalls.await(30, TimeUnit.SECONDS)) {
+              return Reply.serverError();
+            }
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        return Reply.text("looks good").after(Duration.ofMillis(20));
+      });
 
-      List<JsonNode> lines = run(0, "W4", "--url", server.baseUrl(), "--runs", "20", "--warmup", "0", "--reps", "1");
+      List<JsonNode> lines =
+          run(0, "W4", "--url", server.baseUrl(), "--runs", String.valueOf(runs), "--warmup", "0", "--reps", "1");
 
       assertRepetition(lines.get(0), "W4", 5, 0, 200);
       assertThat(server.requestCount()).isEqualTo(200);
       assertThat(server.lastRequest().model()).isEqualTo("bench");
-      // 20 runs of 10 sequential 20 ms calls: far less than 20 × 200 ms only if the runs overlap.
-      assertThat(lines.get(0).get("wall_ms").asDouble()).isLessThan(2000);
     }
   }
 
