@@ -3,6 +3,7 @@ package dev.loopflow.llm;
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.OutputRejectedException;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.Usage;
@@ -45,30 +46,12 @@ final class AgentRun {
   NodeOutcome run() throws InterruptedException {
     LlmSettings.Opening o = settings.open(ctx);
     AgentSteps steps = AgentSteps.open(ctx);
-    try {
-      continueFrom(o, steps);
-      try (Toolbox box = toolSet.open(ctx)) {
-        return loop(o, steps, box);
-      }
-    } catch (InterruptedException | RuntimeException e) {
-      steps.ended();
-      throw e;
+    // The mock's script position moves past the answers earlier executions took (rejected ones included): it was
+    // lost with them. What their calls cost is the engine's to count (their rows, or their journaled calls).
+    MockLlm.skip(ctx, ctx.position().nodeId(), settings.mock(), steps.mockAnswersTaken());
+    try (Toolbox box = toolSet.open(ctx)) {
+      return loop(o, steps, box);
     }
-  }
-
-  /**
-   * Takes over what interrupted executions did: the mock's script position moves past the answers they took, and
-   * calls no journaled execution row counts yet are counted now.
-   */
-  private void continueFrom(LlmSettings.Opening o, AgentSteps steps) {
-    int mockCalls = 0;
-    for (AgentSteps.Model m : steps.replayedModels()) {
-      mockCalls += m.result().mock() ? 1 : 0;
-      if (!m.counted()) {
-        LlmCalls.recount(ctx, o.spec(), settings.pricing(), m.result());
-      }
-    }
-    MockLlm.skip(ctx, ctx.position().nodeId(), settings.mock(), mockCalls);
   }
 
   private NodeOutcome loop(LlmSettings.Opening o, AgentSteps steps, Toolbox box) throws InterruptedException {
@@ -96,12 +79,18 @@ final class AgentRun {
         Map<String, Object> more = new LinkedHashMap<>();
         more.put("tool_calls", log);
         more.put("turns", turn);
-        return settings.outcome(ctx, o, r.text(), r.provider(), r.model(), r.mock(), usage, more);
+        try {
+          return settings.outcome(ctx, o, r.text(), r.provider(), r.model(), r.mock(), usage, more);
+        } catch (OutputRejectedException rejected) {
+          steps.rejected(turn);
+          throw rejected;
+        }
       }
       if (turn >= maxTurns) {
         Map<String, Object> partial = new LinkedHashMap<>();
         partial.put("tool_calls", log);
         partial.put("turns", turn);
+        steps.rejected(turn);
         throw new NodeFailedException("the model still asked for tools (" + names(calls) + ") after max_turns ("
             + maxTurns + ") model calls; raise max_turns or give the agent a task it can finish in fewer steps",
             partial);

@@ -21,15 +21,16 @@ import java.util.Map;
  * The engine replays only the last execution's steps, so an execution that continues others first records one
  * "resumed" step holding all of them, and a later resume still sees everything.
  *
- * Usage. A model call's usage reaches the run's totals and budgets through the row the engine journals when the
- * execution ends (completed, failed or cancelled). A crashed execution leaves no row, so the calls it recorded must
- * be counted again by the execution that continues it; a failed one left a row, so they must not. An execution that
- * ends by an exception records an "ended" step; a replayed model step followed by one is "counted", and the
- * "resumed" step keeps that mark, so no call is counted twice and none is lost, however many times a run resumes.
+ * Rejected answers. An execution that fails because of a reply itself (it does not match the node's output_schema,
+ * or it still asks for tools in the last turn) records a "rejected" step for that turn. The reply is history, not a
+ * result: a resumed run gets the steps before that turn and asks the model again from there.
+ *
+ * Usage is the engine's: it journals every call as it is reserved and ended, and counts the calls of an execution
+ * that no journal row holds when a run resumes. This class never counts a replayed call.
  */
 final class AgentSteps {
-  /** A model round trip as journaled; {@code counted} when a journaled execution row already holds its usage. */
-  record Model(int turn, LlmCalls.Result result, List<ToolCall> calls, boolean counted) {}
+  /** A model round trip as journaled. */
+  record Model(int turn, LlmCalls.Result result, List<ToolCall> calls) {}
 
   /** A tool call as journaled. */
   record Tool(int turn, int index, ToolCall call, ToolOutcome outcome) {}
@@ -37,7 +38,8 @@ final class AgentSteps {
   private final NodeContext.StepLog log;
   private final Map<Integer, Model> models = new HashMap<>();
   private final Map<String, Tool> tools = new HashMap<>();
-  private final List<Model> replayedModels = new ArrayList<>();
+  /** Answers of the mock provider that earlier executions took, rejected ones included. */
+  private int mockAnswersTaken;
 
   private AgentSteps(NodeContext.StepLog log) {
     this.log = log;
@@ -47,49 +49,66 @@ final class AgentSteps {
   static AgentSteps open(NodeContext ctx) {
     AgentSteps s = new AgentSteps(ctx.steps());
     List<Map<String, Object>> flat = new ArrayList<>();
-    flatten(s.log.replayed(), flat);
+    s.mockAnswersTaken = flatten(s.log.replayed(), flat);
     for (Map<String, Object> step : flat) {
       if ("model".equals(step.get("type"))) {
         Model m = model(step);
         s.models.put(m.turn(), m);
-        s.replayedModels.add(m);
       } else if ("tool".equals(step.get("type"))) {
         Tool t = tool(step);
         s.tools.put(t.turn() + ":" + t.index(), t);
       }
     }
-    if (!flat.isEmpty()) {
+    if (!flat.isEmpty() || s.mockAnswersTaken > 0) {
       Map<String, Object> resumed = new LinkedHashMap<>();
       resumed.put("type", "resumed");
       resumed.put("steps", flat);
+      resumed.put("mock_answers_taken", s.mockAnswersTaken);
       s.log.record(resumed);
     }
     return s;
   }
 
-  private static void flatten(List<Map<String, Object>> steps, List<Map<String, Object>> into) {
+  /**
+   * Flattens {@code steps} into {@code into} (a "resumed" step holds an earlier execution's), leaving out each
+   * rejected turn and what followed it. Returns how many mock answers the steps took, rejected ones included.
+   */
+  private static int flatten(List<Map<String, Object>> steps, List<Map<String, Object>> into) {
+    int mock = 0;
     for (Map<String, Object> step : steps) {
       switch (String.valueOf(step.get("type"))) {
         case "resumed" -> {
+          int inMock = 0;
           if (step.get("steps") instanceof List<?> inner) {
             for (Object o : inner) {
               if (o instanceof Map<?, ?> m) {
                 into.add(copy(m));
+                inMock += isMockModel(m) ? 1 : 0;
               }
             }
           }
+          // The count it was resumed with includes answers of rejected turns, which its steps no longer hold.
+          mock += step.get("mock_answers_taken") instanceof Number n ? n.intValue() : inMock;
         }
-        case "ended" -> into.replaceAll(s -> {
-          if (!"model".equals(s.get("type"))) {
-            return s;
-          }
-          Map<String, Object> counted = new LinkedHashMap<>(s);
-          counted.put("counted", true);
-          return counted;
-        });
-        default -> into.add(copy(step));
+        case "rejected" -> {
+          long turn = number(step.get("turn"));
+          into.removeIf(x -> ("model".equals(x.get("type")) || "tool".equals(x.get("type")))
+              && number(x.get("turn")) >= turn);
+        }
+        case "ended" -> {
+          // written by earlier versions, which counted usage here; the engine counts it now
+        }
+        default -> {
+          into.add(copy(step));
+          mock += isMockModel(step) ? 1 : 0;
+        }
       }
     }
+    return mock;
+  }
+
+  private static boolean isMockModel(Map<?, ?> step) {
+    return "model".equals(step.get("type")) && Boolean.TRUE.equals(step.get("mock"));
   }
 
   private static Map<String, Object> copy(Map<?, ?> m) {
@@ -98,9 +117,9 @@ final class AgentSteps {
     return out;
   }
 
-  /** The replayed model steps, in order. */
-  List<Model> replayedModels() {
-    return replayedModels;
+  /** How many mock answers earlier executions took (see {@link MockLlm#skip}). */
+  int mockAnswersTaken() {
+    return mockAnswersTaken;
   }
 
   /** The model step of {@code turn}, when an earlier execution recorded it; else null. */
@@ -134,7 +153,7 @@ final class AgentSteps {
     step.put("cost_usd", r.costUsd());
     step.put("mock", r.mock());
     log.record(step);
-    return new Model(turn, r, calls, false);
+    return new Model(turn, r, calls);
   }
 
   void recordTool(int turn, int index, ToolCall call, ToolOutcome outcome) {
@@ -154,13 +173,13 @@ final class AgentSteps {
   }
 
   /**
-   * Marks the end of an execution that ends by an exception: the engine journals its row, with its usage. Never
-   * throws: the exception that ends the execution is the one to report.
+   * Records that the reply of {@code turn} failed the execution: a resumed run asks that turn again. Never throws:
+   * the failure being reported is the one that matters.
    */
-  void ended() {
-    boolean interrupted = Thread.interrupted(); // a cancelled node's last journal write must not be cut short
+  void rejected(int turn) {
+    boolean interrupted = Thread.interrupted(); // a journal write must not be cut short by a pending interrupt
     try {
-      log.record(Map.of("type", "ended"));
+      log.record(Map.of("type", "rejected", "turn", turn));
     } catch (RuntimeException e) {
       // the journal may be what failed; there is nothing more to do here
     } finally {
@@ -182,7 +201,7 @@ final class AgentSteps {
     LlmCalls.Result r = new LlmCalls.Result(text(s.get("text")), text(s.get("provider")), text(s.get("model")),
         number(s.get("input_tokens")), number(s.get("output_tokens")),
         s.get("cost_usd") instanceof Number n ? n.doubleValue() : null, Boolean.TRUE.equals(s.get("mock")), calls);
-    return new Model(turn(s), r, calls, Boolean.TRUE.equals(s.get("counted")));
+    return new Model(turn(s), r, calls);
   }
 
   private static Tool tool(Map<String, Object> s) {

@@ -190,25 +190,6 @@ final class LlmCalls {
   }
 
   /**
-   * Counts a call an interrupted earlier execution of this node made and journaled as a step, but whose usage no
-   * journaled node execution holds: reserved and settled like a new call (so it counts against every budget, and a
-   * budget it no longer fits fails the node), without contacting the provider. The call appears again as an
-   * {@code llm.called} event, with no duration.
-   */
-  static void recount(NodeContext ctx, ModelSpec spec, Pricing pricing, Result earlier) {
-    NodeContext.TokenPrice price = earlier.mock() ? WorkflowPrices.FREE : WorkflowPrices.price(pricing, spec);
-    NodeContext.Reservation reservation = ctx.llm().reserve(new NodeContext.CallPlan(earlier.provider(),
-        earlier.model(), earlier.inputTokens(), (int) Math.max(1, Math.min(Integer.MAX_VALUE, earlier.outputTokens())),
-        price));
-    try {
-      reservation.settle(new NodeContext.LlmCall(earlier.provider(), earlier.model(), earlier.inputTokens(),
-          earlier.outputTokens(), earlier.costUsd(), earlier.mock(), 1, 0));
-    } finally {
-      reservation.charge();
-    }
-  }
-
-  /**
    * An upper bound on the tokens of what a request sends: every token of a byte-level BPE tokenizer (OpenAI's,
    * Llama 3's) covers at least one byte of UTF-8 text, so the text's size in bytes bounds its tokens; the fixed
    * overheads stand for what the provider adds around it. For other tokenizers it is an estimate, which the check

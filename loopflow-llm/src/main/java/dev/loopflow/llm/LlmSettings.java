@@ -2,6 +2,7 @@ package dev.loopflow.llm;
 
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.OutputRejectedException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.expr.Template;
@@ -202,13 +203,16 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     Object json = parseJson(text);
     if (schema != null) {
       if (json == null) {
-        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply is not JSON but output_schema requires "
-            + "it: " + abbreviate(text), ctx.position());
+        throw new OutputRejectedException("the model's reply is not JSON but output_schema requires it: "
+            + abbreviate(text), "invalid JSON: the reply is not a JSON object or array", ctx.position());
       }
       List<String> errors = schema.validate(json);
       if (!errors.isEmpty()) {
-        throw new LoopflowException(ErrorCode.NODE_FAILED, "the model's reply does not match output_schema: "
-            + String.join("; ", errors), ctx.position());
+        // A problem of the whole reply has no location (": ..."): said without one.
+        String problems = String.join("; ", errors.stream().map(p -> p.startsWith(": ") ? p.substring(2) : p)
+            .toList());
+        throw new OutputRejectedException("the model's reply does not match output_schema: " + problems, problems,
+            ctx.position());
       }
     }
     Map<String, Object> fields = new LinkedHashMap<>();

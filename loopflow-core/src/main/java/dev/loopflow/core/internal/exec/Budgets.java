@@ -246,12 +246,28 @@ final class Budgets {
      * answer): the provider may have processed and billed it, so it counts at its whole reservation.
      */
     Usage charge() {
-      return end(Usage.ofCall(inputTokens, outputTokens, priced ? Double.valueOf(usd.doubleValue()) : null));
+      return end(whenCharged());
+    }
+
+    /** What {@link #charge} would count: journaled before the request is sent, for a resume to count it. */
+    Usage whenCharged() {
+      return Usage.ofCall(inputTokens, outputTokens, priced ? Double.valueOf(usd.doubleValue()) : null);
     }
 
     /** A call whose request was never sent: nothing counts. */
     void cancel() {
       end(null);
+    }
+
+    /** Cancels the call as {@link #cancel} does; true when this ended it (it had not ended). */
+    boolean cancelled() {
+      synchronized (chain.get(0).lock) {
+        if (ended) {
+          return false;
+        }
+        end(null);
+        return true;
+      }
     }
 
     /** Ends the reservation with {@code u} (null: nothing) unless it has ended; returns what was counted. */

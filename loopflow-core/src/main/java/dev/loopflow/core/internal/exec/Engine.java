@@ -208,6 +208,17 @@ public final class Engine {
       seq = Math.max(seq, e.seq());
     }
     store.finishRun(ended, RunReports.finishedEvent(ended, seq + 1, now)); // both or neither
+    // A cancelled run cannot be resumed: its WORKFLOW shared memory goes, as when a run is cancelled while it runs.
+    // When the journaled workflow no longer parses, whether it keeps its memory is unknown, and it is kept.
+    Workflow wf;
+    try {
+      wf = journaledWorkflow.apply(run);
+    } catch (RuntimeException e) {
+      wf = null;
+    }
+    if (wf != null) {
+      RunMemory.clearWorkflow(wf, store, run.runId());
+    }
   }
 
   /** The result object of a journaled run; see {@link RunReports}. */

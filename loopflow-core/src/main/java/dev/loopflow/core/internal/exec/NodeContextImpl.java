@@ -132,6 +132,13 @@ final class NodeContextImpl implements NodeContext {
     return plan -> {
       checkCancelled();
       Budgets.Reservation r = Budgets.reserve(frame.budgets, plan, position);
+      int call = calls.incrementAndGet();
+      try {
+        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())), true);
+      } catch (RuntimeException e) {
+        r.cancel(); // not durable, so not sent
+        throw e;
+      }
       return new Reservation() {
         @Override
         public Integer maxOutputTokens() {
@@ -143,6 +150,7 @@ final class NodeContextImpl implements NodeContext {
           Usage u = Usage.ofCall(call.inputTokens(), call.outputTokens(), call.costUsd());
           LoopflowException over = r.settle(u);
           count(u);
+          callEnded(u);
           ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
               call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
               call.durationMillis(), call.requestModel() == null ? call.model() : call.requestModel(),
@@ -154,20 +162,96 @@ final class NodeContextImpl implements NodeContext {
 
         @Override
         public void release() {
-          count(r.release());
+          Usage u = r.release();
+          count(u);
+          callEnded(u);
         }
 
         @Override
         public void charge() {
-          count(r.charge());
+          Usage u = r.charge();
+          count(u);
+          callEnded(u);
         }
 
         @Override
         public void cancel() {
-          r.cancel();
+          if (r.cancelled()) {
+            callEnded(Usage.NONE);
+          }
+        }
+
+        /** Journals how the call ended (what it counted) the first time it ends; later ends count nothing. */
+        private void callEnded(Usage counted) {
+          if (counted != null) {
+            journalCall(Map.of("type", CALL_ENDED, "call", call, "usage", usageMap(counted)), false);
+          }
         }
       };
     };
+  }
+
+  /*
+   * The calls of an execution that never got a journal row (its process died, or the run ended before the node's
+   * thread reported) are in no row's usage. So every call is journaled as steps the node never sees: reserved
+   * (durable before the request is sent, with what the call counts if its outcome stays unknown) and ended (what it
+   * counted), and an execution whose row is journaled gets an ended step after that row. A resumed run counts the
+   * calls of every execution without that step from these steps (RunContext.Replay): a call still in flight at a
+   * crash counts at its whole reservation, as a timed-out one does.
+   */
+  static final String CALL_RESERVED = "llm.reserved";
+  static final String CALL_ENDED = "llm.ended";
+  static final String EXECUTION_ENDED = "execution.ended";
+
+  private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+  private void journalCall(Map<String, Object> step, boolean durable) {
+    String id = execution();
+    ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id, step));
+    if (durable) {
+      ctx.store.flush();
+    }
+  }
+
+  /**
+   * Marks this execution's calls as held by the journal row just written for it. Only after that row: the store
+   * makes an event durable only after the rows journaled before it, so the mark never outlives a lost row.
+   */
+  void ended() {
+    String id;
+    synchronized (this) {
+      id = execution;
+    }
+    if (id != null && calls.get() > 0) {
+      ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id,
+          Map.of("type", EXECUTION_ENDED)));
+    }
+  }
+
+  static Map<String, Object> usageMap(Usage u) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("llm_calls", u.llmCalls());
+    m.put("unpriced_calls", u.unpricedCalls());
+    m.put("input_tokens", u.inputTokens());
+    m.put("output_tokens", u.outputTokens());
+    if (u.costUsd() != null) {
+      m.put("cost_usd", u.costUsd());
+    }
+    return m;
+  }
+
+  static Usage usageOf(Object o) {
+    if (!(o instanceof Map<?, ?> m)) {
+      return Usage.NONE;
+    }
+    Usage u = new Usage(number(m.get("input_tokens")), number(m.get("output_tokens")),
+        m.get("cost_usd") instanceof Number n ? n.doubleValue() : null, (int) number(m.get("llm_calls")),
+        (int) number(m.get("unpriced_calls")));
+    return u.equals(Usage.NONE) ? Usage.NONE : u;
+  }
+
+  private static long number(Object o) {
+    return o instanceof Number n ? n.longValue() : 0;
   }
 
   /** Adds a call to this execution's usage, which is journaled with it (a resume counts it again from there). */

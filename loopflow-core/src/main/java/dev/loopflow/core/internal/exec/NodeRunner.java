@@ -37,6 +37,16 @@ final class NodeRunner {
   }
 
   Outcome execute(Node node, Frame frame, ExecGraph graph) {
+    java.util.List<NodeContextImpl> executions = new java.util.ArrayList<>(1);
+    Outcome o = execute(node, frame, graph, executions);
+    if (o != Outcome.PAUSED) {
+      // The node's row is journaled (or the run ended and nothing more is): its calls are counted by that row.
+      executions.forEach(NodeContextImpl::ended);
+    }
+    return o;
+  }
+
+  private Outcome execute(Node node, Frame frame, ExecGraph graph, java.util.List<NodeContextImpl> executions) {
     NodePosition pos = frame.position(node.id());
     boolean loop = node.body() instanceof Node.Loop;
     NodeExecution replayed = ctx.replay.row(pos);
@@ -60,6 +70,7 @@ final class NodeRunner {
         recorder.started(node, pos, attempt);
       }
       NodeContextImpl nctx = new NodeContextImpl(ctx, pos, frame, ctx.state.scope(frame));
+      executions.add(nctx);
       String failure;
       try {
         Ran ran = body(node, nctx, frame, graph);

@@ -2,6 +2,7 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.OutputRejectedException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
@@ -20,9 +21,16 @@ import java.util.Map;
  * output must be JSON satisfying the stage's schema (by default the StageOutput shape: inputs, outputs and evidence
  * objects). An output that does not is retried with a fresh session: every session the agent names gets the
  * suffix -retryN, and the prompt tells the model what was wrong. After the last retry the stage fails with
- * validation_retry_exhausted carrying the last error. The stage's full output is then written to the run's
+ * validation_retry_exhausted carrying the last error. A reply the agent itself rejects against the stage's
+ * output_schema (OutputRejectedException) is such an output too. The stage's full output is then written to the run's
  * WORKFLOW shared memory as stage-N-output, before the stage completes, so a crash can only repeat the write,
  * never lose it.
+ *
+ * Resume. A rejected answer is history, never a result: each attempt's durable steps (an agent's model calls) are
+ * tagged with the attempt and given back only to the same attempt of an execution continuing an interrupted one
+ * (its replayed answers are validated again, the same way). An execution that exhausted its retries records a
+ * stage.failed step, and the execution a resume starts then asks the model again from the first attempt. What the
+ * rejected calls cost stays counted once: by the failed execution's journal row.
  */
 public final class PipelineStage implements NodeProgram {
   /** The default stage output: a JSON object with {@code inputs}, {@code outputs} and {@code evidence} objects. */
@@ -71,14 +79,26 @@ public final class PipelineStage implements NodeProgram {
 
   @Override
   public NodeOutcome execute(NodeContext ctx) throws Exception {
+    // An earlier execution that failed here had all its answers rejected: they are history, and this execution asks
+    // again. Only an execution that was interrupted (no stage.failed step) is continued from its steps.
+    boolean askAgain = ctx.steps().replayed().stream().anyMatch(s -> STAGE_FAILED.equals(s.get("type")));
     String lastError = null;
     for (int retry = 0; retry <= maxRetries; retry++) {
-      NodeContext c = retry == 0 ? ctx : new RetryContext(ctx, retry, lastError);
-      NodeOutcome out = inner.execute(c);
-      String text = text(out);
-      String error = maxRetries == 0 ? null : validate(text);
+      NodeContext c = new AttemptContext(ctx, retry, lastError, askAgain);
+      NodeOutcome out = null;
+      String error;
+      try {
+        out = inner.execute(c);
+        error = maxRetries == 0 ? null : validate(text(out));
+      } catch (OutputRejectedException e) {
+        // The agent's own output_schema check: a validation failure like the stage's, retried with what was wrong.
+        if (maxRetries == 0) {
+          throw e;
+        }
+        error = e.problem();
+      }
       if (error == null) {
-        store(ctx, text);
+        store(ctx, text(out));
         return out.with("validation_retries", retry).with("stage_num", stageNum);
       }
       lastError = error;
@@ -90,10 +110,16 @@ public final class PipelineStage implements NodeProgram {
             session, err));
       }
     }
+    ctx.steps().record(Map.of("type", STAGE_FAILED));
     throw new LoopflowException(ErrorCode.VALIDATION_RETRY_EXHAUSTED, "stage '" + agentId
         + "': validation failed after " + maxRetries + " retr" + (maxRetries == 1 ? "y" : "ies") + ": "
         + lastError, ctx.position());
   }
+
+  /** The step a stage records when its attempts are exhausted; see {@link #execute}. */
+  private static final String STAGE_FAILED = "stage.failed";
+  /** Which validation attempt of the stage a step belongs to. */
+  private static final String ATTEMPT = "stage_attempt";
 
   /** The stage's output as text: an agent's reply text, else its output (JSON for structured values). */
   static String text(NodeOutcome out) {
@@ -149,26 +175,61 @@ public final class PipelineStage implements NodeProgram {
         "type", "stage_output", "agent_id", agentId, "stage_num", Integer.toString(stageNum)));
   }
 
-  /** A retry's view: sessions renamed {@code <name>-retryN}, and the prompt told what was wrong. */
-  private final class RetryContext extends ForwardingNodeContext {
+  /**
+   * One validation attempt's view. Its durable steps are its own: it is given back only the steps the same attempt
+   * of an interrupted execution recorded (none after a failed one), so a retry never replays an earlier attempt's
+   * rejected answer. A retry's sessions are renamed {@code <name>-retryN} and its prompt is told what was wrong.
+   */
+  private final class AttemptContext extends ForwardingNodeContext {
     private final int retry;
     private final String error;
+    private final boolean askAgain;
 
-    RetryContext(NodeContext delegate, int retry, String error) {
+    AttemptContext(NodeContext delegate, int retry, String error, boolean askAgain) {
       super(delegate);
       this.retry = retry;
       this.error = error;
+      this.askAgain = askAgain;
+    }
+
+    @Override
+    public StepLog steps() {
+      StepLog under = delegate.steps();
+      return new StepLog() {
+        @Override
+        public List<Map<String, Object>> replayed() {
+          if (askAgain) {
+            return List.of();
+          }
+          List<Map<String, Object>> mine = new java.util.ArrayList<>();
+          for (Map<String, Object> s : under.replayed()) {
+            if (s.get(ATTEMPT) instanceof Number n && n.intValue() == retry) {
+              Map<String, Object> copy = new java.util.LinkedHashMap<>(s);
+              copy.remove(ATTEMPT);
+              mine.add(copy);
+            }
+          }
+          return mine;
+        }
+
+        @Override
+        public void record(Map<String, Object> step) {
+          Map<String, Object> tagged = new java.util.LinkedHashMap<>(step);
+          tagged.put(ATTEMPT, retry);
+          under.record(tagged);
+        }
+      };
     }
 
     @Override
     public Conversation conversation(String name) {
-      return delegate.conversation(name + "-retry" + retry);
+      return retry == 0 ? delegate.conversation(name) : delegate.conversation(name + "-retry" + retry);
     }
 
     @Override
     public String render(Template template) {
       String s = delegate.render(template);
-      if (promptSource != null && promptSource.equals(template.source())) {
+      if (retry > 0 && promptSource != null && promptSource.equals(template.source())) {
         return s + "\n\nYour previous answer was rejected: " + error + "\nReply with only a JSON object that "
             + "satisfies the required structure.";
       }

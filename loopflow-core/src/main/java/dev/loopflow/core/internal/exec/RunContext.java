@@ -236,13 +236,20 @@ final class RunContext {
       begun = !rows.isEmpty()
           || events.stream().anyMatch(e -> !(e instanceof dev.loopflow.core.event.Event.RunStarted));
       Map<String, String> lastExecution = new java.util.HashMap<>();
+      Map<String, Calls> calls = new java.util.LinkedHashMap<>();
       for (dev.loopflow.core.event.Event e : events) {
         if (e instanceof dev.loopflow.core.event.Event.NodeStep s) {
           String path = s.node().path();
           if (!s.execution().equals(lastExecution.put(path, s.execution()))) {
             steps.put(path, new java.util.ArrayList<>());
           }
-          steps.get(path).add(s.step());
+          Object type = s.step().get("type");
+          if (NodeContextImpl.CALL_RESERVED.equals(type) || NodeContextImpl.CALL_ENDED.equals(type)
+              || NodeContextImpl.EXECUTION_ENDED.equals(type)) {
+            calls.computeIfAbsent(s.execution(), k -> new Calls(path)).add(type, s.step());
+          } else {
+            steps.get(path).add(s.step());
+          }
         }
         String key = loopEventKey(e);
         if (key != null) {
@@ -250,6 +257,15 @@ final class RunContext {
         }
       }
       Usage sum = Usage.NONE;
+      // Calls of executions that no journal row holds (see NodeContextImpl): counted here, once per resume, since
+      // no row ever will.
+      for (Calls c : calls.values()) {
+        Usage u = c.unaccounted();
+        if (u != Usage.NONE) {
+          spent.merge(c.path, u, Usage::plus);
+          sum = sum.plus(u);
+        }
+      }
       for (NodeExecution r : rows) {
         // Each row holds only what its own execution spent (a loop's row none of its body's), so the rows add up
         // to what the run spent, failed and cancelled executions included.
@@ -275,6 +291,40 @@ final class RunContext {
       this.decidedRestarts = RestartLoop.decidedIn(rows);
       this.pausedAt = pausedAt;
       this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
+    }
+
+    /** The journaled LLM calls of one execution, and whether its journal row holds them. */
+    private static final class Calls {
+      final String path;
+      final Map<Object, Usage> reserved = new java.util.HashMap<>();
+      final Map<Object, Usage> ended = new java.util.HashMap<>();
+      boolean accounted;
+
+      Calls(String path) {
+        this.path = path;
+      }
+
+      void add(Object type, Map<String, Object> step) {
+        if (NodeContextImpl.EXECUTION_ENDED.equals(type)) {
+          accounted = true;
+        } else if (NodeContextImpl.CALL_RESERVED.equals(type)) {
+          reserved.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+        } else {
+          ended.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+        }
+      }
+
+      /** What the calls counted, when no row holds them; a call with no end counts at its reservation. */
+      Usage unaccounted() {
+        if (accounted) {
+          return Usage.NONE;
+        }
+        Usage u = Usage.NONE;
+        for (Map.Entry<Object, Usage> r : reserved.entrySet()) {
+          u = u.plus(ended.getOrDefault(r.getKey(), r.getValue()));
+        }
+        return u;
+      }
     }
 
     /** The steps an interrupted execution at {@code at} recorded, handed out once (a retry starts afresh). */

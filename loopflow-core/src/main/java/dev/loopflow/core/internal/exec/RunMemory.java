@@ -51,6 +51,23 @@ final class RunMemory implements SharedMemory {
     this.redactor = redactor;
   }
 
+  /**
+   * Drops the run's WORKFLOW namespace when the run can no longer be resumed (it completed or was cancelled), unless
+   * the workflow's restart policy keeps it ({@code keep_shared_memory}). Never throws: a store failing now leaves
+   * only disk space behind, and the run's own end is what matters.
+   */
+  static void clearWorkflow(dev.loopflow.core.model.Workflow workflow, RunStore store, String runId) {
+    dev.loopflow.core.model.RestartPolicy p = workflow == null ? null : workflow.restartPolicy();
+    if (p != null && p.keepWorkflowMemory()) {
+      return;
+    }
+    try {
+      store.deleteMemory(runId, Namespace.WORKFLOW.name(), "");
+    } catch (RuntimeException e) {
+      // see above
+    }
+  }
+
   String scope(Namespace ns, String owner) {
     return switch (ns) {
       case WORKFLOW -> runId;

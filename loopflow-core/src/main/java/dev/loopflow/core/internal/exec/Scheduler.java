@@ -363,16 +363,14 @@ final class Scheduler implements RunHandle {
     }
   }
 
-  /** The run's WORKFLOW shared-memory namespace ends with it, unless its restart policy keeps it. */
-  private void clearWorkflowMemory() {
-    dev.loopflow.core.model.RestartPolicy p = workflow.restartPolicy();
-    if (p != null && p.keepWorkflowMemory()) {
-      return;
-    }
-    try {
-      ctx.memory.delete(dev.loopflow.core.spi.SharedMemory.Namespace.WORKFLOW, null, "");
-    } catch (RuntimeException e) {
-      // The store is failing; leftovers are only disk space.
+  /**
+   * The run's WORKFLOW shared-memory namespace ends with it, unless its restart policy keeps it. A failed run keeps
+   * it: it can be resumed, and its resumed stages read what earlier stages stored there (a cut output's notice
+   * names the key). It goes when the run completes or is cancelled (also when a failed run is cancelled later).
+   */
+  private void clearWorkflowMemory(RunStatus status) {
+    if (status != RunStatus.FAILED) {
+      RunMemory.clearWorkflow(workflow, store, runId);
     }
   }
 
@@ -432,7 +430,7 @@ final class Scheduler implements RunHandle {
       store.updateRun(ended);
     }
     answerLeftovers(status);
-    clearWorkflowMemory();
+    clearWorkflowMemory(status);
     return RunReports.result(record);
   }
 }
