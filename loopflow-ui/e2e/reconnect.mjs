@@ -29,10 +29,12 @@ export default scenario('reconnect', async (t) => {
 });
 
 async function body(t, proxy) {
-  const runId = await t.api.startRun('live-loop', { label: 'beta', delay: 1.5 });
+  // Passes of 3 s: the reload and the dropped connection below must both happen while the run is still going, which
+  // leaves a loaded machine seconds, not a fraction of one, for each step.
+  const runId = await t.api.startRun('live-loop', { label: 'beta', delay: 3 });
   const page = await t.page('running run');
   await t.goto(page, `${proxy.url}runs/${encodeURIComponent(runId)}#token=${encodeURIComponent(t.token)}`);
-  await expectText(page, tid('pass-badge-passes'), '2/4', 'the pass badge reaching pass 2', 20_000);
+  await expectText(page, tid('pass-badge-passes'), '2/4', 'the pass badge reaching pass 2', 30_000);
   check((await page.locator(tid('run-status')).getAttribute('data-status')) === 'running', 'the run is no longer running at pass 2');
   const before = await shownPasses(page);
   checkNoRepeat(before, 'before the reload');
@@ -59,7 +61,7 @@ async function body(t, proxy) {
   check(again.lastEventId && Number(again.lastEventId) > 0, `the reconnect did not say where it stopped: Last-Event-ID ${again.lastEventId}`);
   t.step(`the connection dropped mid-run; the page reconnected with Last-Event-ID ${again.lastEventId}`);
 
-  await awaitRunStatus(page, 'completed', 30_000);
+  await awaitRunStatus(page, 'completed', 60_000);
   const seen = await changes(page);
   const liveCounts = [...new Set(seen.filter((s) => s.status === 'running').map((s) => s.badge?.match(/(\d)\/4/)?.[1]).filter(Boolean))];
   check(liveCounts.length >= 2, `after the reload the badge did not count live while running: ${JSON.stringify(seen.map((s) => s.badge))}`);

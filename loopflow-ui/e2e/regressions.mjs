@@ -71,12 +71,13 @@ const checks = {
   // A pass's row opened its details only when it was failed the moment it was first drawn: on a page watching the
   // run, the row is drawn while its node runs, so the failure that came next stayed folded.
   async 'failure-watched-live'(t) {
-    const runId = await t.api.startRun('fails-on-pass-3', { delay: 1 });
+    // Passes of 3 s: the page must be watching before pass 3 fails, which leaves a loaded machine six seconds.
+    const runId = await t.api.startRun('fails-on-pass-3', { delay: 3 });
     const page = await t.page('watched failure');
     await t.open(page, `/runs/${encodeURIComponent(runId)}`);
-    await expectText(page, tid('pass-badge-batches'), /^[12]\/5/, 'the loop running its first or second pass', 20_000);
+    await expectText(page, tid('pass-badge-batches'), /^[12]\/5/, 'the loop running its first or second pass', 30_000);
     check((await runStatus(page)) === 'running', 'the run failed before the page watched it');
-    await awaitRunStatus(page, 'failed', 20_000);
+    await awaitRunStatus(page, 'failed', 60_000);
     await checkPinned(t, page, 'watched live');
   },
 

@@ -125,15 +125,16 @@ class DurableCliTest {
         nodes:
           - id: ask
             approval: "Proceed?"
-            timeout: 300ms
+            timeout: 5s
             default: approve
           - id: go
             depends_on: [ask]
             bash: echo went
         """);
     // An approval's timeout is wall-clock time, journaled as a deadline so that it holds across processes: the test
-    // has to let real time pass. The first command asks within microseconds of journaling the question, so 300ms
-    // cannot expire before it pauses; the resume waits for the journaled deadline itself, not a guessed delay.
+    // has to let real time pass. The first command pauses right after journaling the question; 5 s leave a loaded
+    // machine, which may stall a thread for a good fraction of a second, ample room to pause before the deadline.
+    // The resume waits for the journaled deadline itself, not a guessed delay.
     Run first = cli("run", wf.toString(), "--store", store, "--json", "--quiet");
     assertThat(first.status()).isEqualTo(3);
     assertThat(first.err()).contains("unanswered by").contains("approve");

@@ -34,9 +34,11 @@ import org.bsc.langgraph4j.state.Channels;
  * <p>The model keeps LangChain4j's stock HTTP client, the JDK {@code HttpClient}: it has no per-host connection
  * cap (its keep-alive pool is unbounded and every in-flight HTTP/1.1 request has a connection of its own), so all
  * {@code --runs} calls reach the server at once. What can break a large batch is a server that closes keep-alive
- * connections beyond a cap, as the JDK {@code HttpServer} behind the fake server does past
- * {@code sun.net.httpserver.maxIdleConnections} (200 by default): the client then reuses a connection the server
- * has just closed, the call fails, and with retries off the repetition fails instead of silently slowing down.
+ * connections beyond a cap, as a JDK {@code HttpServer} does by default past
+ * {@code sun.net.httpserver.maxIdleConnections} (200): the client then reuses a connection the server has just
+ * closed, the call fails, and with retries off the repetition fails instead of silently slowing down. The test kit's
+ * fake server lifts that cap (its {@code LoopbackHttpServer}), so a failed repetition here is the client's or the
+ * engine's.
  */
 final class LlmReviewLoop implements Workload {
 
