@@ -16,6 +16,8 @@ export interface RunSummary {
   cost_usd?: number | null;
   error?: string | null;
   paused_at?: string | null;
+  /** Paused, failed or interrupted: a resume continues it. */
+  resumable?: boolean | null;
 }
 
 export interface Usage {

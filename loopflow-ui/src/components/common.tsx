@@ -9,6 +9,7 @@ import {
   Loader2,
   MinusCircle,
   PauseCircle,
+  PowerOff,
   RotateCw,
   SkipForward,
   XCircle,
@@ -39,6 +40,8 @@ const STATUS: Record<string, { label: string; icon: typeof Circle; spin?: boolea
   skipped: { label: 'skipped', icon: SkipForward },
   cancelled: { label: 'cancelled', icon: Ban },
   paused: { label: 'paused', icon: PauseCircle },
+  // Journaled running, but the process executing it is gone (its lease is stale): a resume continues it.
+  interrupted: { label: 'interrupted', icon: PowerOff },
   not_run: { label: 'not run', icon: MinusCircle },
 };
 

@@ -10,6 +10,10 @@ describe('run list row', () => {
     expect(rowDuration({ run_id: 'r', status: 'running', started_at: started }, t0 + 125_000)).toEqual({ text: '2 min 5 s', soFar: true });
   });
 
+  it('an interrupted run (journaled running, its process gone) shows no time so far: nothing executes it', () => {
+    expect(rowDuration({ run_id: 'r', status: 'interrupted', started_at: started, duration_ms: null }, t0 + 99_000)).toEqual({ text: '', soFar: false });
+  });
+
   it('a finished run shows the duration the server gives; missing values stay empty', () => {
     expect(rowDuration({ run_id: 'r', status: 'completed', started_at: started, duration_ms: 450 }, t0 + 99_999)).toEqual({ text: '450 ms', soFar: false });
     for (const r of [

@@ -10,7 +10,7 @@ import { StartRun } from '../components/StartRun';
 import { fmtCost, fmtInt, fmtTime } from '../model/format';
 import { rowDuration, rowError } from '../model/runRow';
 
-const STATUSES = ['running', 'paused', 'completed', 'failed', 'cancelled'];
+const STATUSES = ['running', 'interrupted', 'paused', 'completed', 'failed', 'cancelled'];
 const POLL_MS = 2000;
 /** failed runs whose error details are asked for per refresh, so a long list of failures never floods the server */
 const DETAILS_PER_REFRESH = 10;

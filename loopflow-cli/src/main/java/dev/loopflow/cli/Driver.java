@@ -74,8 +74,9 @@ final class Driver {
           return;
         }
         try {
-          // One write per line, unbuffered: 'tail -f' sees each event at once, and a process killed here leaves
-          // whole lines behind (the bus calls listeners one event at a time, so lines never interleave).
+          // One write call per line, unbuffered: 'tail -f' sees each event at once, and a killed process leaves
+          // every line written before it died (the bus calls listeners one event at a time, so lines never
+          // interleave).
           w.write((Json.compact(Events.toMap(e)) + "\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException io) {
           eventsFailed.compareAndSet(null, io);

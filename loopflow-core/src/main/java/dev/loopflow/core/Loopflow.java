@@ -218,14 +218,47 @@ public final class Loopflow {
     return c.seq();
   }
 
-  /** The engine's answer to restart request {@code seq} of the run, once it decided. */
+  /**
+   * The engine's answer to restart request {@code seq} of the run, once it decided. An accepted restart's
+   * {@code output} is the output of the target stage in the iteration the restart started, as text (compact JSON
+   * for a structured one), once that stage has completed; until then (and for a refused request) it is null.
+   */
   public java.util.Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
     for (dev.loopflow.core.store.RunCommand c : store().commands(runId)) {
       if (c.seq() == seq && c.response() != null) {
-        return java.util.Optional.of(dev.loopflow.core.run.RestartResponse.fromMap(c.response()));
+        dev.loopflow.core.run.RestartResponse r = dev.loopflow.core.run.RestartResponse.fromMap(c.response());
+        return java.util.Optional.of(r.success() && r.output() == null ? withTargetOutput(runId, r) : r);
       }
     }
     return java.util.Optional.empty();
+  }
+
+  /**
+   * The response with the output of its target's execution in the iteration the restart started, read from the
+   * journal: the response itself is written when the restart is decided, before the target runs again.
+   */
+  private dev.loopflow.core.run.RestartResponse withTargetOutput(String runId,
+      dev.loopflow.core.run.RestartResponse r) {
+    dev.loopflow.core.model.NodePosition at = new dev.loopflow.core.model.NodePosition(java.util.List.of(
+        new dev.loopflow.core.model.NodePosition.LoopFrame(dev.loopflow.core.model.RestartPolicy.LOOP_ID,
+            r.iteration())), r.targetStageId());
+    Object output = null;
+    boolean found = false;
+    for (dev.loopflow.core.store.NodeExecution e : store().nodeExecutions(runId)) {
+      // The latest completed execution at that position wins (a resumed run may have journaled it again).
+      if (e.position().equals(at) && e.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
+          && e.result() != null) {
+        output = e.result().get("output");
+        found = true;
+      }
+    }
+    if (!found) {
+      return r;
+    }
+    String text = output == null ? "" : output instanceof String str ? str : dev.loopflow.core.expr.Json.compact(
+        output);
+    return new dev.loopflow.core.run.RestartResponse(r.requestSeq(), r.targetStageId(), true, null, null, text,
+        r.iteration());
   }
 
   /**

@@ -102,6 +102,25 @@ class RunsApiTest {
     assertThat(h.get("/api/runs?status=failed&workflow=quick").json()).isEmpty();
   }
 
+  @Test
+  void aRunWhoseEngineIsGoneIsListedAndShownInterrupted_bugItWasListedRunningForever() {
+    java.time.Instant now = java.time.Instant.now();
+    // Journaled running by an engine elsewhere whose lease ran out 45 seconds ago: nothing executes it.
+    other.createRun(RunRecord.builder().runId("gone-1").workflow("gone").status(RunStatus.RUNNING).startedAt(now)
+        .build());
+    assertThat(other.tryLease("gone-1", "elsewhere/1/gone", now.minusSeconds(60), now.minusSeconds(45), null))
+        .isTrue();
+
+    JsonNode interrupted = h.get("/api/runs?status=interrupted").json();
+    assertThat(interrupted).hasSize(1);
+    assertThat(interrupted.get(0).path("run_id").asText()).isEqualTo("gone-1");
+    assertThat(interrupted.get(0).path("status").asText()).isEqualTo("interrupted");
+    assertThat(interrupted.get(0).path("resumable").asBoolean()).isTrue();
+    assertThat(h.get("/api/runs?status=running").json().toString()).doesNotContain("gone-1");
+    assertThat(h.get("/api/runs/gone-1").json().path("status").asText()).isEqualTo("interrupted");
+    assertThat(other.findRun("gone-1").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"status=done", "status=running,nope", "limit=0", "limit=-1", "limit=abc", "limit=1001",
       "limit=99999999999"})

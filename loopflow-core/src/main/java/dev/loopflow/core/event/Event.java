@@ -206,10 +206,14 @@ public sealed interface Event {
     }
   }
 
-  /** A restart request arrived on the run's bus (from a node, the Java API, the command line or HTTP). */
+  /**
+   * A restart request arrived on the run's bus (from a node, the Java API, the command line or HTTP). Every restart
+   * event carries {@code topic}, the restart policy's {@code restart_topic} it was published under (null in events
+   * journaled before topics were recorded).
+   */
   record RestartRequested(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
-      String targetStageId, String reason, Map<String, Object> parameters, int iteration, long timestampMs)
-      implements Event {
+      String targetStageId, String reason, Map<String, Object> parameters, int iteration, long timestampMs,
+      String topic) implements Event {
     public String type() {
       return "restart.requested";
     }
@@ -217,7 +221,7 @@ public sealed interface Event {
 
   /** A restart request passed the restart policy: the run goes back to {@code targetStageId}. */
   record RestartAccepted(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
-      String targetStageId, String reason, int iteration) implements Event {
+      String targetStageId, String reason, int iteration, String topic) implements Event {
     public String type() {
       return "restart.accepted";
     }
@@ -225,7 +229,8 @@ public sealed interface Event {
 
   /** A restart request was refused; {@code errorCode} says by which check. */
   record RestartRejected(String runId, long seq, Instant at, long requestSeq, String requesterStageId,
-      String targetStageId, String reason, String errorCode, String message, int iteration) implements Event {
+      String targetStageId, String reason, String errorCode, String message, int iteration, String topic)
+      implements Event {
     public String type() {
       return "restart.rejected";
     }

@@ -11,7 +11,9 @@ import java.util.Map;
  * @param success whether the restart passed the policy and was carried out
  * @param errorCode why it was refused; null on success
  * @param message the refusal's message; null on success
- * @param output the output of the stage the run went back to, once known; null otherwise
+ * @param output the output of the stage the run went back to, as text, once it has completed in the iteration the
+ *     restart started ({@code Loopflow.restartResponse} reads it from the journal); null before that and for a
+ *     refused request
  * @param iteration the run's restart iteration after the decision
  */
 public record RestartResponse(long requestSeq, String targetStageId, boolean success, ErrorCode errorCode,

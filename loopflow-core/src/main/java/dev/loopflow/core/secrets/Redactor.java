@@ -535,9 +535,10 @@ public final class Redactor {
       case Event.NodeStep x -> true;
       case Event.NodeStreaming x -> dirty(x.node(), x.runId(), x.nodeId(), x.tokens());
       case Event.RestartRequested x -> true;
-      case Event.RestartAccepted x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason());
+      case Event.RestartAccepted x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason(),
+          x.topic());
       case Event.RestartRejected x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason(),
-          x.errorCode(), x.message());
+          x.errorCode(), x.message(), x.topic());
       case Event.StageValidationRetry x -> dirty(x.node(), x.runId(), x.sessionId(), x.error());
     };
   }

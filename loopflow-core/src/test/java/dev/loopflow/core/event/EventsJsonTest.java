@@ -57,10 +57,10 @@ class EventsJsonTest {
         new Event.NodeStep(RUN, 18, AT, NESTED, "e1", Map.of("kind", "model", "text", "hi")),
         new Event.NodeStreaming(RUN, 19, AT, TOP, "draft", 2, "Once upon"),
         new Event.RestartRequested(RUN, 20, AT, 3, "build", "discover", "missing events",
-            Map.of("filter", "purchase%"), 2, 1700000000000L),
-        new Event.RestartAccepted(RUN, 21, AT, 3, "build", "discover", "missing events", 3),
+            Map.of("filter", "purchase%"), 2, 1700000000000L, "npath.restart"),
+        new Event.RestartAccepted(RUN, 21, AT, 3, "build", "discover", "missing events", 3, "npath.restart"),
         new Event.RestartRejected(RUN, 22, AT, 4, "external", "build", "again", "restart_cooldown_not_elapsed",
-            "cooldown not elapsed (4s remaining)", 3),
+            "cooldown not elapsed (4s remaining)", 3, "workflow.restart"),
         new Event.StageValidationRetry(RUN, 23, AT, TOP, 1, "run-1-retry1", "invalid JSON"));
   }
 

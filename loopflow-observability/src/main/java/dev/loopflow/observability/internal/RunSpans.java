@@ -286,6 +286,8 @@ final class RunSpans {
         .setAttribute("target_stage", text(r.targetStageId()))
         .setAttribute("reason", text(r.reason()))
         .setAttribute(Attrs.RESTART_ITERATION, (long) r.iteration())
+        // The policy's restart_topic, named as OpenTelemetry names where a message was published.
+        .setAttribute("messaging.destination.name", r.topic() == null ? null : text(r.topic()))
         .startSpan();
     restarts.put(r.requestSeq(), span);
   }

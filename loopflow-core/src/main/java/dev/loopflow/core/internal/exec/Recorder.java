@@ -189,18 +189,21 @@ final class Recorder {
   // ---------------------------------------------------------------------------------------------------------
   // Restarts
 
-  void restartRequested(long requestSeq, dev.loopflow.core.run.RestartRequest r) {
+  /** {@code topic}: the policy's {@code restart_topic}, which every restart event is published under. */
+  void restartRequested(long requestSeq, dev.loopflow.core.run.RestartRequest r, String topic) {
     ctx.bus.publish((seq, at) -> new Event.RestartRequested(ctx.runId, seq, at, requestSeq, r.requesterStageId(),
-        r.targetStageId(), r.reason(), new LinkedHashMap<>(r.parameters()), r.iteration(), r.timestampMs()));
+        r.targetStageId(), r.reason(), new LinkedHashMap<>(r.parameters()), r.iteration(), r.timestampMs(), topic));
   }
 
-  void restartDecided(dev.loopflow.core.run.RestartRequest r, dev.loopflow.core.run.RestartResponse d) {
+  void restartDecided(dev.loopflow.core.run.RestartRequest r, dev.loopflow.core.run.RestartResponse d,
+      String topic) {
     if (d.success()) {
       ctx.bus.publish((seq, at) -> new Event.RestartAccepted(ctx.runId, seq, at, d.requestSeq(),
-          r.requesterStageId(), r.targetStageId(), r.reason(), d.iteration()));
+          r.requesterStageId(), r.targetStageId(), r.reason(), d.iteration(), topic));
     } else {
       ctx.bus.publish((seq, at) -> new Event.RestartRejected(ctx.runId, seq, at, d.requestSeq(),
-          r.requesterStageId(), r.targetStageId(), r.reason(), d.errorCode().code(), d.message(), d.iteration()));
+          r.requesterStageId(), r.targetStageId(), r.reason(), d.errorCode().code(), d.message(), d.iteration(),
+          topic));
     }
   }
 

@@ -213,7 +213,7 @@ final class RestartLoop extends LoopFront {
         continue;
       }
       RestartRequest req = RestartRequest.fromMap(c.payload());
-      recorder.restartRequested(c.seq(), req);
+      recorder.restartRequested(c.seq(), req, policy.restartTopic());
       Instant now = ctx.clock.instant();
       Check refused = check(req, unitId, st.iteration, now);
       RestartResponse resp;
@@ -243,7 +243,7 @@ final class RestartLoop extends LoopFront {
           end = new GraphRun.Result.Failed(failure);
         }
       }
-      recorder.restartDecided(req, resp);
+      recorder.restartDecided(req, resp, policy.restartTopic());
       decisions.add(decision(req, resp, now, st.iteration));
       responses.add(resp);
     }
