@@ -246,7 +246,9 @@ class DurableCliTest {
     Run events = cli("events", "run_counter_1", "--store", store, "--json");
     List<String> lines = events.out().lines().toList();
     assertThat(JSON.readTree(lines.get(0)).get("type").asText()).isEqualTo("run.started");
-    assertThat(lines).filteredOn(l -> l.contains("\"loop.iteration\"")).hasSize(3);
+    // three passes, then the check that ended the loop
+    assertThat(lines).filteredOn(l -> l.contains("\"loop.iteration\"")).hasSize(4);
+    assertThat(lines).filteredOn(l -> l.contains("\"condition_result\":false")).hasSize(1);
 
     Run dup = cli("run", wf.toString(), "--store", store, "--run-id", "run_counter_1");
     assertThat(dup.status()).isEqualTo(2);
