@@ -260,4 +260,23 @@ class FailedCallsResumeTest {
       assertThat(resumed.pipeline()).containsEntry("validation_retries", 1);
     }
   }
+
+  @Test
+  void aCallItsNodeTimeoutCutOffCountsInTheRunsUsage_bugTheRunEndedWithoutCountingTheSentRequest()
+      throws Exception {
+    try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
+      // The first call readies the HTTP client, so the timed-out node's request is surely sent within its timeout.
+      server.enqueue(Reply.text("warm"), Reply.text("too late").after(Duration.ofSeconds(20)));
+      AgentRuns runs = runs(RunStore.inMemory(), server);
+      RunResult r = runs.run("""
+          nodes:
+            - {id: w, type: llm, model: "openai:gpt-4o-mini", prompt: "warm up"}
+            - {id: a, type: llm, model: "openai:gpt-4o-mini", prompt: "hello", timeout: 2s, depends_on: [w]}
+          """);
+
+      assertThat(r.error().code()).isEqualTo("timeout");
+      assertThat(server.requestCount()).isEqualTo(2);
+      assertThat(r.usage().llmCalls()).as("the sent request counts").isEqualTo(2);
+    }
+  }
 }
