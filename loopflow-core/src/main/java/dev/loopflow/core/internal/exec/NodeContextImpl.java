@@ -134,7 +134,10 @@ final class NodeContextImpl implements NodeContext {
       Budgets.Reservation r = Budgets.reserve(frame.budgets, plan, position);
       int call = calls.incrementAndGet();
       try {
-        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())), true);
+        // Durable before a real request leaves; a mock call is never sent anywhere, so nothing of it can be billed
+        // while the process dies.
+        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())),
+            !"mock".equals(plan.provider()));
       } catch (RuntimeException e) {
         r.cancel(); // not durable, so not sent
         throw e;
