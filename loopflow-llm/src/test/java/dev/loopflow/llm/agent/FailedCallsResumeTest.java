@@ -279,4 +279,37 @@ class FailedCallsResumeTest {
       assertThat(r.usage().llmCalls()).as("the sent request counts").isEqualTo(2);
     }
   }
+
+  @Test
+  void aMockScriptedStageResumedAfterExhaustedRetriesTakesTheNextAnswer_bugItWasGivenTheRejectedAnswersAgain()
+      throws Exception {
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of("nope", "nope", "nope", VALID));
+    Workflow wf = runs.parse(ONE_STAGE.replace("openai:gpt-4o-mini", "mock:scripted"));
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).isEqualTo("validation_retry_exhausted");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(VALID);
+    assertThat(done.usage().llmCalls()).isEqualTo(4);
+  }
+
+  @Test
+  void aMockScriptedLlmNodeResumedAfterARejectedReplyTakesTheNextAnswer_bugItWasGivenTheSameReplyAgain()
+      throws Exception {
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of("not json", "{\"answer\": 1}"));
+    Workflow wf = runs.parse("""
+        nodes:
+          - {id: a, type: llm, model: "mock:scripted", prompt: "hi", output_schema: {type: object, required: [answer]}}
+        """);
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).isEqualTo("node_failed");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(Map.of("answer", 1));
+    assertThat(done.usage().llmCalls()).isEqualTo(2);
+  }
 }

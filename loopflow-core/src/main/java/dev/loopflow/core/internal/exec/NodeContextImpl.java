@@ -217,15 +217,20 @@ final class NodeContextImpl implements NodeContext {
   }
 
   /**
-   * Marks this execution's calls as held by the journal row just written for it. Only after that row: the store
+   * Marks this execution's calls (and the mock script position it took) as held by the journal row just written
+   * for it. Only after that row: the store
    * makes an event durable only after the rows journaled before it, so the mark never outlives a lost row.
    */
   void ended() {
     String id;
+    boolean movedRunLog;
     synchronized (this) {
       id = execution;
+      movedRunLog = appended.keySet().stream().anyMatch(NodeContextImpl::isRunLog);
     }
-    if (id != null && calls.get() > 0) {
+    // Only when the row holds something a resume would otherwise count again from steps: calls, or the script
+    // position (the mock's answers) the execution moved on.
+    if (id != null && (calls.get() > 0 || movedRunLog)) {
       ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id,
           Map.of("type", EXECUTION_ENDED)));
     }
@@ -269,6 +274,24 @@ final class NodeContextImpl implements NodeContext {
   /** Turns this execution added, by session key: journaled so a resumed run restores its sessions. */
   synchronized Map<String, java.util.List<Map<String, String>>> sessionTurns() {
     return appended.isEmpty() ? null : new LinkedHashMap<>(appended);
+  }
+
+  /**
+   * The module-log turns this execution added (the mock provider's script position). A failed or cancelled row
+   * carries them too: they belong to the run, and the execution that runs the node again continues from them.
+   */
+  synchronized Map<String, java.util.List<Map<String, String>>> runLogTurns() {
+    Map<String, java.util.List<Map<String, String>>> out = new LinkedHashMap<>();
+    appended.forEach((k, v) -> {
+      if (k.startsWith(RUN_LOG)) {
+        out.put(k, new java.util.ArrayList<>(v));
+      }
+    });
+    return out;
+  }
+
+  static boolean isRunLog(String key) {
+    return key.startsWith(RUN_LOG);
   }
 
   @Override

@@ -217,6 +217,8 @@ final class RunContext {
      * {@code run.started}. A run queued for workers has none when its first worker takes it.
      */
     private final boolean begun;
+    /** Module-log turns (the mock's script position) of failed and cancelled executions, by position path. */
+    private final Map<String, Map<String, List<Map<String, String>>>> runLogs = new ConcurrentHashMap<>();
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
@@ -245,6 +247,14 @@ final class RunContext {
           }
         }
       }
+      // An execution whose row is journaled: the steps handed to the node say so at their end (their module-log
+      // turns, the mock's script position, are then restored from the row, not to be counted again from steps).
+      lastExecution.forEach((path, id) -> {
+        Calls c = calls.get(id);
+        if (c != null && c.accounted && steps.containsKey(path)) {
+          steps.get(path).add(Map.of("type", NodeContextImpl.EXECUTION_ENDED));
+        }
+      });
       Usage sum = Usage.NONE;
       // Calls of executions that no journal row holds (see NodeContextImpl): counted here, once per resume, since
       // no row ever will.
@@ -264,6 +274,15 @@ final class RunContext {
         }
         if (r.status() == dev.loopflow.core.run.NodeStatus.PAUSED) {
           pausedRows.putIfAbsent(r.position().path(), r);
+        }
+        if ((r.status() == dev.loopflow.core.run.NodeStatus.FAILED
+            || r.status() == dev.loopflow.core.run.NodeStatus.CANCELLED) && r.sessions() != null) {
+          r.sessions().forEach((key, turns) -> {
+            if (NodeContextImpl.isRunLog(key)) {
+              runLogs.computeIfAbsent(r.position().path(), k -> new java.util.LinkedHashMap<>())
+                  .computeIfAbsent(key, k -> new java.util.ArrayList<>()).addAll(turns);
+            }
+          });
         }
         if (r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
             || r.status() == dev.loopflow.core.run.NodeStatus.FAILED) {
@@ -314,6 +333,15 @@ final class RunContext {
         }
         return u;
       }
+    }
+
+    /** The module-log turns failed or cancelled executions at {@code at} added, handed out once. */
+    Map<String, List<Map<String, String>>> takeRunLogs(NodePosition at) {
+      if (runLogs.isEmpty()) {
+        return Map.of();
+      }
+      Map<String, List<Map<String, String>>> r = runLogs.remove(at.path());
+      return r == null ? Map.of() : r;
     }
 
     /** The steps an interrupted execution at {@code at} recorded, handed out once (a retry starts afresh). */
