@@ -312,4 +312,22 @@ class FailedCallsResumeTest {
     assertThat(done.output()).isEqualTo(Map.of("answer", 1));
     assertThat(done.usage().llmCalls()).isEqualTo(2);
   }
+
+  @Test
+  void aMockScriptedStageThatFailedOtherwiseResumesAtTheScriptsNextAnswer_bugItSkippedAnAnswerTwice()
+      throws Exception {
+    Map<String, Object> toolCall = Map.of("tool_calls", List.of(Map.of("name", "shared_memory_read",
+        "arguments", Map.of("namespace", "workflow", "key", "stage-1-output"))));
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of(toolCall, VALID, "nope"));
+    Workflow wf = runs.parse(ONE_STAGE.replace("openai:gpt-4o-mini", "mock:scripted")
+        + "agents: {only: {max_turns: 1}}\n");
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).as("the reply still asks for tools in the last turn").isEqualTo("node_failed");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(VALID);
+    assertThat(done.usage().llmCalls()).isEqualTo(2);
+  }
 }
