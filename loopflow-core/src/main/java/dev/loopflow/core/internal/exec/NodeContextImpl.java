@@ -218,8 +218,8 @@ final class NodeContextImpl implements NodeContext {
 
   /**
    * Marks this execution's calls (and the mock script position it took) as held by the journal row just written
-   * for it. Only after that row: the store
-   * makes an event durable only after the rows journaled before it, so the mark never outlives a lost row.
+   * for it. Only after that row: the store makes an event durable only after the rows journaled before it, so the
+   * mark never outlives a lost row.
    */
   void ended() {
     String id;

@@ -304,8 +304,8 @@ final class RunContext {
     /** The journaled LLM calls of one execution, and whether its journal row holds them. */
     private static final class Calls {
       final String path;
-      final Map<Object, Usage> reserved = new java.util.HashMap<>();
-      final Map<Object, Usage> ended = new java.util.HashMap<>();
+      final Map<Long, Usage> reserved = new java.util.HashMap<>();
+      final Map<Long, Usage> ended = new java.util.HashMap<>();
       boolean accounted;
 
       Calls(String path) {
@@ -316,10 +316,15 @@ final class RunContext {
         if (NodeContextImpl.EXECUTION_ENDED.equals(type)) {
           accounted = true;
         } else if (NodeContextImpl.CALL_RESERVED.equals(type)) {
-          reserved.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+          reserved.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
         } else {
-          ended.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+          ended.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
         }
+      }
+
+      /** The call's number within its execution, whatever number type the store read it back as. */
+      private static Long callNumber(Map<String, Object> step) {
+        return step.get("call") instanceof Number n ? n.longValue() : -1L;
       }
 
       /** What the calls counted, when no row holds them; a call with no end counts at its reservation. */
@@ -328,7 +333,7 @@ final class RunContext {
           return Usage.NONE;
         }
         Usage u = Usage.NONE;
-        for (Map.Entry<Object, Usage> r : reserved.entrySet()) {
+        for (Map.Entry<Long, Usage> r : reserved.entrySet()) {
           u = u.plus(ended.getOrDefault(r.getKey(), r.getValue()));
         }
         return u;
