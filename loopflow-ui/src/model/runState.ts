@@ -389,7 +389,11 @@ function applyTo(d: Draft, e: RunEvent): boolean {
     case 'node.step': {
       const x = touchExec();
       const step = e.step && typeof e.step === 'object' ? (e.step as Record<string, unknown>) : {};
-      x.steps = [...x.steps, { seq, at, step }];
+      // Only an agent's model turns and tool calls are drawn; the journal's other steps (the engine's record of
+      // each LLM call, a resume's bookkeeping) are not steps a reader follows.
+      if (step.type === 'model' || step.type === 'tool') {
+        x.steps = [...x.steps, { seq, at, step }];
+      }
       break;
     }
     case 'node.streaming': {

@@ -341,15 +341,16 @@ class HostileCorpusCliTest {
     assertThat(json.get("error").get("message").asText()).contains(error);
     JsonNode usage = json.get("usage");
     // Every call the provider received is counted (a call cancelled while under way counts at its reservation,
-    // whether or not its request got there), and none got past the limit.
+    // whether or not its request got there), and none got past the limit. The call refused by the budget may stop
+    // the others before any request leaves (each reservation is journaled first): then nothing was sent or counted.
     assertThat(usage.get("llm_calls").asInt()).as("calls counted; the provider got %d:%n%s", llmCalls.get(), r.out())
-        .isGreaterThanOrEqualTo(llmCalls.get()).isPositive();
+        .isGreaterThanOrEqualTo(llmCalls.get());
     String limit = budget.substring(0, budget.indexOf(':'));
     double max = Double.parseDouble(budget.substring(budget.indexOf(':') + 1).strip());
     switch (limit) {
       case "max_llm_calls" -> {
         assertThat(llmCalls.get()).isLessThanOrEqualTo((int) max);
-        assertThat(usage.get("llm_calls").asInt()).isEqualTo((int) max);
+        assertThat(usage.get("llm_calls").asInt()).isLessThanOrEqualTo((int) max);
       }
       case "max_tokens" -> assertThat(usage.get("input_tokens").asInt() + usage.get("output_tokens").asInt())
           .isLessThanOrEqualTo((int) max);

@@ -98,6 +98,7 @@ final class AgentSteps {
         case "ended" -> {
           // written by earlier versions, which counted usage here; the engine counts it now
         }
+        case "execution.ended" -> mock = 0; // its row holds the script position, which the engine restored
         default -> {
           into.add(copy(step));
           mock += isMockModel(step) ? 1 : 0;

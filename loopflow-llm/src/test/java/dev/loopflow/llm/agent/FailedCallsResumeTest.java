@@ -260,4 +260,74 @@ class FailedCallsResumeTest {
       assertThat(resumed.pipeline()).containsEntry("validation_retries", 1);
     }
   }
+
+  @Test
+  void aCallItsNodeTimeoutCutOffCountsInTheRunsUsage_bugTheRunEndedWithoutCountingTheSentRequest()
+      throws Exception {
+    try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
+      // The first call readies the HTTP client, so the timed-out node's request is surely sent within its timeout.
+      server.enqueue(Reply.text("warm"), Reply.text("too late").after(Duration.ofSeconds(20)));
+      AgentRuns runs = runs(RunStore.inMemory(), server);
+      RunResult r = runs.run("""
+          nodes:
+            - {id: w, type: llm, model: "openai:gpt-4o-mini", prompt: "warm up"}
+            - {id: a, type: llm, model: "openai:gpt-4o-mini", prompt: "hello", timeout: 2s, depends_on: [w]}
+          """);
+
+      assertThat(r.error().code()).isEqualTo("timeout");
+      assertThat(server.requestCount()).isEqualTo(2);
+      assertThat(r.usage().llmCalls()).as("the sent request counts").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aMockScriptedStageResumedAfterExhaustedRetriesTakesTheNextAnswer_bugItWasGivenTheRejectedAnswersAgain()
+      throws Exception {
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of("nope", "nope", "nope", VALID));
+    Workflow wf = runs.parse(ONE_STAGE.replace("openai:gpt-4o-mini", "mock:scripted"));
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).isEqualTo("validation_retry_exhausted");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(VALID);
+    assertThat(done.usage().llmCalls()).isEqualTo(4);
+  }
+
+  @Test
+  void aMockScriptedLlmNodeResumedAfterARejectedReplyTakesTheNextAnswer_bugItWasGivenTheSameReplyAgain()
+      throws Exception {
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of("not json", "{\"answer\": 1}"));
+    Workflow wf = runs.parse("""
+        nodes:
+          - {id: a, type: llm, model: "mock:scripted", prompt: "hi", output_schema: {type: object, required: [answer]}}
+        """);
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).isEqualTo("node_failed");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(Map.of("answer", 1));
+    assertThat(done.usage().llmCalls()).isEqualTo(2);
+  }
+
+  @Test
+  void aMockScriptedStageThatFailedOtherwiseResumesAtTheScriptsNextAnswer_bugItSkippedAnAnswerTwice()
+      throws Exception {
+    Map<String, Object> toolCall = Map.of("tool_calls", List.of(Map.of("name", "shared_memory_read",
+        "arguments", Map.of("namespace", "workflow", "key", "stage-1-output"))));
+    AgentRuns runs = new AgentRuns().option("llm.mock_script", List.of(toolCall, VALID, "nope"));
+    Workflow wf = runs.parse(ONE_STAGE.replace("openai:gpt-4o-mini", "mock:scripted")
+        + "agents: {only: {max_turns: 1}}\n");
+    RunResult failed = runs.engine.run(wf, runs.opts(Map.of()));
+    assertThat(failed.error().code()).as("the reply still asks for tools in the last turn").isEqualTo("node_failed");
+
+    RunResult done = resume(runs, wf, failed.runId());
+
+    assertThat(done.status()).as(String.valueOf(done.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(done.output()).isEqualTo(VALID);
+    assertThat(done.usage().llmCalls()).isEqualTo(2);
+  }
 }

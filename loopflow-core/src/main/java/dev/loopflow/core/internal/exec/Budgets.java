@@ -39,6 +39,8 @@ final class Budgets {
   private Usage used = Usage.NONE;
   private BigDecimal spentUsd = BigDecimal.ZERO;
   private int callsHeld;
+  /** The reservations not ended yet, in this budget (kept for the run's budget only; see {@link #usedAtEnd}). */
+  private final java.util.Set<Reservation> underWay;
   private long tokensHeld;
   private BigDecimal usdHeld = BigDecimal.ZERO;
 
@@ -51,6 +53,7 @@ final class Budgets {
     this.budget = budget;
     this.owner = owner;
     this.lock = lock;
+    this.underWay = owner == null ? new java.util.HashSet<>() : null;
   }
 
   /** A loop execution's budget in this run; {@code owner} names the loop in errors. */
@@ -69,6 +72,23 @@ final class Budgets {
   Usage used() {
     synchronized (lock) {
       return used;
+    }
+  }
+
+  /**
+   * What was spent when the run ends: every ended call, and every call still under way at its whole reservation
+   * (its request may have been sent: a node its timeout gave up on still waits for its answer). Those calls' own
+   * ends come after the run's record is written, and a resume counts them the same way from the journal.
+   */
+  Usage usedAtEnd() {
+    synchronized (lock) {
+      Usage u = used;
+      if (underWay != null) {
+        for (Reservation r : underWay) {
+          u = u.plus(r.whenCharged());
+        }
+      }
+      return u;
     }
   }
 
@@ -115,7 +135,13 @@ final class Budgets {
         b.usdHeld = b.usdHeld.add(usd);
       }
       Integer cap = plan.maxOutputTokens() != null || capped ? Integer.valueOf((int) reply) : null;
-      return new Reservation(List.copyOf(chain), heldIn, heldOut, usd, cap, price != null, at);
+      Reservation r = new Reservation(List.copyOf(chain), heldIn, heldOut, usd, cap, price != null, at);
+      for (Budgets b : chain) {
+        if (b.underWay != null) {
+          b.underWay.add(r);
+        }
+      }
+      return r;
     }
   }
 
@@ -223,7 +249,7 @@ final class Budgets {
         }
         ended = true;
         for (Budgets b : chain) {
-          b.unhold(inputTokens + outputTokens, usd);
+          b.unhold(this, inputTokens + outputTokens, usd);
           b.record(u);
         }
         for (Budgets b : chain) {
@@ -278,7 +304,7 @@ final class Budgets {
         }
         ended = true;
         for (Budgets b : chain) {
-          b.unhold(inputTokens + outputTokens, usd);
+          b.unhold(this, inputTokens + outputTokens, usd);
           if (u != null) {
             b.record(u);
           }
@@ -288,7 +314,10 @@ final class Budgets {
     }
   }
 
-  private void unhold(long tokens, BigDecimal usd) {
+  private void unhold(Reservation r, long tokens, BigDecimal usd) {
+    if (underWay != null) {
+      underWay.remove(r);
+    }
     callsHeld--;
     tokensHeld -= tokens;
     usdHeld = usdHeld.subtract(usd);

@@ -134,7 +134,10 @@ final class NodeContextImpl implements NodeContext {
       Budgets.Reservation r = Budgets.reserve(frame.budgets, plan, position);
       int call = calls.incrementAndGet();
       try {
-        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())), true);
+        // Durable before a real request leaves; a mock call is never sent anywhere, so nothing of it can be billed
+        // while the process dies.
+        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())),
+            !"mock".equals(plan.provider()));
       } catch (RuntimeException e) {
         r.cancel(); // not durable, so not sent
         throw e;
@@ -214,15 +217,20 @@ final class NodeContextImpl implements NodeContext {
   }
 
   /**
-   * Marks this execution's calls as held by the journal row just written for it. Only after that row: the store
-   * makes an event durable only after the rows journaled before it, so the mark never outlives a lost row.
+   * Marks this execution's calls (and the mock script position it took) as held by the journal row just written
+   * for it. Only after that row: the store makes an event durable only after the rows journaled before it, so the
+   * mark never outlives a lost row.
    */
   void ended() {
     String id;
+    boolean movedRunLog;
     synchronized (this) {
       id = execution;
+      movedRunLog = appended.keySet().stream().anyMatch(NodeContextImpl::isRunLog);
     }
-    if (id != null && calls.get() > 0) {
+    // Only when the row holds something a resume would otherwise count again from steps: calls, or the script
+    // position (the mock's answers) the execution moved on.
+    if (id != null && (calls.get() > 0 || movedRunLog)) {
       ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id,
           Map.of("type", EXECUTION_ENDED)));
     }
@@ -266,6 +274,24 @@ final class NodeContextImpl implements NodeContext {
   /** Turns this execution added, by session key: journaled so a resumed run restores its sessions. */
   synchronized Map<String, java.util.List<Map<String, String>>> sessionTurns() {
     return appended.isEmpty() ? null : new LinkedHashMap<>(appended);
+  }
+
+  /**
+   * The module-log turns this execution added (the mock provider's script position). A failed or cancelled row
+   * carries them too: they belong to the run, and the execution that runs the node again continues from them.
+   */
+  synchronized Map<String, java.util.List<Map<String, String>>> runLogTurns() {
+    Map<String, java.util.List<Map<String, String>>> out = new LinkedHashMap<>();
+    appended.forEach((k, v) -> {
+      if (k.startsWith(RUN_LOG)) {
+        out.put(k, new java.util.ArrayList<>(v));
+      }
+    });
+    return out;
+  }
+
+  static boolean isRunLog(String key) {
+    return key.startsWith(RUN_LOG);
   }
 
   @Override

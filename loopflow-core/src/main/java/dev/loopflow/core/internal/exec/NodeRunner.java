@@ -57,6 +57,14 @@ final class NodeRunner {
             : new Outcome.Failed(new RunError(ErrorCode.of(replayed.errorCode()), replayed.errorMessage(), node.id(), pos.path(),
                 Map.of()), true);
       }
+      // It runs again: the module logs (the mock's script position) its failed or cancelled executions moved on
+      // are the run's, and it continues from them.
+      ctx.replay.takeRunLogs(pos).forEach((key, turns) -> {
+        NodeContext.Conversation c = ctx.state.conversation(key);
+        for (Map<String, String> t : turns) {
+          c.append(new NodeContext.Conversation.Turn(t.get("role"), t.get("content")));
+        }
+      });
     }
     // Only a loop gets here with its completion already journaled: it re-enters its passes (restored from the
     // journal) to rebuild its state, and must not announce or journal that completion twice. Anything else that
@@ -89,15 +97,17 @@ final class NodeRunner {
           }
         }
       } catch (InterruptedException e) {
-        return recorder.cancelled(frame, node, pos, started, usage.plus(nctx.usage()), attempt);
+        return recorder.cancelled(frame, node, pos, started, usage.plus(nctx.usage()), attempt,
+            runLogs(executions));
       } catch (LoopflowException e) {
         usage = usage.plus(nctx.usage());
         if (e.code() == ErrorCode.CANCELLED || Thread.currentThread().isInterrupted()) {
-          return recorder.cancelled(frame, node, pos, started, usage, attempt);
+          return recorder.cancelled(frame, node, pos, started, usage, attempt, runLogs(executions));
         }
         if (e.code() == ErrorCode.BUDGET_EXCEEDED || attempt >= attempts) {
           return recorder.failed(frame, node, pos, started, nctx.rendered(), usage, attempt, e.code(),
-              e.getMessage(), e instanceof NodeFailedException nfe ? nfe.partialResult() : Map.of(), e.details());
+              e.getMessage(), e instanceof NodeFailedException nfe ? nfe.partialResult() : Map.of(), e.details(),
+              runLogs(executions));
         }
         failure = e.getMessage();
       } catch (Exception | Error e) {
@@ -105,19 +115,29 @@ final class NodeRunner {
         // would leave its coordinator waiting for it forever.
         usage = usage.plus(nctx.usage());
         if (Thread.currentThread().isInterrupted()) {
-          return recorder.cancelled(frame, node, pos, started, usage, attempt);
+          return recorder.cancelled(frame, node, pos, started, usage, attempt, runLogs(executions));
         }
         failure = e.getMessage() == null ? e.toString() : e.getMessage();
         if (attempt >= attempts) {
           return recorder.failed(frame, node, pos, started, nctx.rendered(), usage, attempt,
-              ErrorCode.NODE_FAILED, failure, Map.of(), Map.of());
+              ErrorCode.NODE_FAILED, failure, Map.of(), Map.of(), runLogs(executions));
         }
       }
       recorder.retrying(node, pos, attempt + 1, failure);
       if (!ctx.waits.sleep(node.retry().delay())) {
-        return recorder.cancelled(frame, node, pos, started, usage, attempt); // interrupted while waiting to retry
+        // interrupted while waiting to retry
+        return recorder.cancelled(frame, node, pos, started, usage, attempt, runLogs(executions));
       }
     }
+  }
+
+  /** The module-log turns the attempts of one node execution added, in order. */
+  private static Map<String, java.util.List<Map<String, String>>> runLogs(java.util.List<NodeContextImpl> executions) {
+    Map<String, java.util.List<Map<String, String>>> all = new LinkedHashMap<>();
+    for (NodeContextImpl e : executions) {
+      e.runLogTurns().forEach((k, v) -> all.computeIfAbsent(k, x -> new java.util.ArrayList<>()).addAll(v));
+    }
+    return all;
   }
 
   private Ran body(Node node, NodeContextImpl nctx, Frame frame, ExecGraph graph) throws Exception {

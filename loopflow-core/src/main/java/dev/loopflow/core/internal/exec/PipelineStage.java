@@ -203,7 +203,9 @@ public final class PipelineStage implements NodeProgram {
           }
           List<Map<String, Object>> mine = new java.util.ArrayList<>();
           for (Map<String, Object> s : under.replayed()) {
-            if (s.get(ATTEMPT) instanceof Number n && n.intValue() == retry) {
+            if (NodeContextImpl.EXECUTION_ENDED.equals(s.get("type"))) {
+              mine.add(s); // the engine's: the replayed execution's row holds what these steps took
+            } else if (s.get(ATTEMPT) instanceof Number n && n.intValue() == retry) {
               Map<String, Object> copy = new java.util.LinkedHashMap<>(s);
               copy.remove(ATTEMPT);
               mine.add(copy);

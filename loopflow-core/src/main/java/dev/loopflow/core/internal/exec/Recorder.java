@@ -75,7 +75,8 @@ final class Recorder {
 
   /** A node failed with {@code code}; {@code partial}: result fields it produced before failing. */
   Outcome failed(Frame frame, Node node, NodePosition pos, Instant started, Map<String, Object> rendered, Usage usage,
-      int attempts, ErrorCode errorCode, String message, Map<String, Object> partial, Map<String, Object> details) {
+      int attempts, ErrorCode errorCode, String message, Map<String, Object> partial, Map<String, Object> details,
+      Map<String, List<Map<String, String>>> runLogs) {
     String code = errorCode.code();
     String full = node.kind() + " node '" + pos.path() + "' failed: " + message;
     Map<String, Object> fields = new LinkedHashMap<>();
@@ -88,17 +89,19 @@ final class Recorder {
     long ms = Duration.between(started, ctx.bus.now()).toMillis();
     ctx.bus.publish((seq, at) -> new Event.NodeFailed(ctx.runId, seq, at, pos, node.kind(), ms, code, message,
         node.allowFailure()));
-    journal(node, pos, NodeStatus.FAILED, attempts, started, rendered, result, usage, code, message, null, null);
+    journal(node, pos, NodeStatus.FAILED, attempts, started, rendered, result, usage, code, message, null,
+        runLogs == null || runLogs.isEmpty() ? null : runLogs);
     // allow_failure forgives the node's own failure, never a spent budget: that stops the run.
     return new Outcome.Failed(new RunError(errorCode, errorCode == ErrorCode.NODE_FAILED ? full : message, node.id(),
         pos.path(), details), node.allowFailure() && errorCode != ErrorCode.BUDGET_EXCEEDED);
   }
 
   /** A node interrupted while it ran. */
-  Outcome cancelled(Frame frame, Node node, NodePosition pos, Instant started, Usage usage, int attempts) {
+  Outcome cancelled(Frame frame, Node node, NodePosition pos, Instant started, Usage usage, int attempts,
+      Map<String, List<Map<String, String>>> runLogs) {
     cancelledUnstarted(node, frame);
     journal(node, pos, NodeStatus.CANCELLED, attempts, started, null, Map.of("status", "cancelled"), usage,
-        "cancelled", "cancelled while running", null, null);
+        "cancelled", "cancelled while running", null, runLogs == null || runLogs.isEmpty() ? null : runLogs);
     return Outcome.INTERRUPTED;
   }
 

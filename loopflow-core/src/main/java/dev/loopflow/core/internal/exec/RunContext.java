@@ -224,6 +224,8 @@ final class RunContext {
      * uninterrupted one.
      */
     private final Set<String> loopEvents = new java.util.HashSet<>();
+    /** Module-log turns (the mock's script position) of failed and cancelled executions, by position path. */
+    private final Map<String, Map<String, List<Map<String, String>>>> runLogs = new ConcurrentHashMap<>();
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
@@ -256,6 +258,14 @@ final class RunContext {
           loopEvents.add(key);
         }
       }
+      // An execution whose row is journaled: the steps handed to the node say so at their end (their module-log
+      // turns, the mock's script position, are then restored from the row, not to be counted again from steps).
+      lastExecution.forEach((path, id) -> {
+        Calls c = calls.get(id);
+        if (c != null && c.accounted && steps.containsKey(path)) {
+          steps.get(path).add(Map.of("type", NodeContextImpl.EXECUTION_ENDED));
+        }
+      });
       Usage sum = Usage.NONE;
       // Calls of executions that no journal row holds (see NodeContextImpl): counted here, once per resume, since
       // no row ever will.
@@ -275,6 +285,15 @@ final class RunContext {
         }
         if (r.status() == dev.loopflow.core.run.NodeStatus.PAUSED) {
           pausedRows.putIfAbsent(r.position().path(), r);
+        }
+        if ((r.status() == dev.loopflow.core.run.NodeStatus.FAILED
+            || r.status() == dev.loopflow.core.run.NodeStatus.CANCELLED) && r.sessions() != null) {
+          r.sessions().forEach((key, turns) -> {
+            if (NodeContextImpl.isRunLog(key)) {
+              runLogs.computeIfAbsent(r.position().path(), k -> new java.util.LinkedHashMap<>())
+                  .computeIfAbsent(key, k -> new java.util.ArrayList<>()).addAll(turns);
+            }
+          });
         }
         if (r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
             || r.status() == dev.loopflow.core.run.NodeStatus.FAILED) {
@@ -296,8 +315,8 @@ final class RunContext {
     /** The journaled LLM calls of one execution, and whether its journal row holds them. */
     private static final class Calls {
       final String path;
-      final Map<Object, Usage> reserved = new java.util.HashMap<>();
-      final Map<Object, Usage> ended = new java.util.HashMap<>();
+      final Map<Long, Usage> reserved = new java.util.HashMap<>();
+      final Map<Long, Usage> ended = new java.util.HashMap<>();
       boolean accounted;
 
       Calls(String path) {
@@ -308,10 +327,15 @@ final class RunContext {
         if (NodeContextImpl.EXECUTION_ENDED.equals(type)) {
           accounted = true;
         } else if (NodeContextImpl.CALL_RESERVED.equals(type)) {
-          reserved.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+          reserved.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
         } else {
-          ended.put(step.get("call"), NodeContextImpl.usageOf(step.get("usage")));
+          ended.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
         }
+      }
+
+      /** The call's number within its execution, whatever number type the store read it back as. */
+      private static Long callNumber(Map<String, Object> step) {
+        return step.get("call") instanceof Number n ? n.longValue() : -1L;
       }
 
       /** What the calls counted, when no row holds them; a call with no end counts at its reservation. */
@@ -320,11 +344,20 @@ final class RunContext {
           return Usage.NONE;
         }
         Usage u = Usage.NONE;
-        for (Map.Entry<Object, Usage> r : reserved.entrySet()) {
+        for (Map.Entry<Long, Usage> r : reserved.entrySet()) {
           u = u.plus(ended.getOrDefault(r.getKey(), r.getValue()));
         }
         return u;
       }
+    }
+
+    /** The module-log turns failed or cancelled executions at {@code at} added, handed out once. */
+    Map<String, List<Map<String, String>>> takeRunLogs(NodePosition at) {
+      if (runLogs.isEmpty()) {
+        return Map.of();
+      }
+      Map<String, List<Map<String, String>>> r = runLogs.remove(at.path());
+      return r == null ? Map.of() : r;
     }
 
     /** The steps an interrupted execution at {@code at} recorded, handed out once (a retry starts afresh). */

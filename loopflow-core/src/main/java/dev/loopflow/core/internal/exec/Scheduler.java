@@ -419,7 +419,7 @@ final class Scheduler implements RunHandle {
         }
       }
     }
-    record = RunReports.endRecord(redactor, record, status, clock.instant(), budgets.used(), output, error,
+    record = RunReports.endRecord(redactor, record, status, clock.instant(), budgets.usedAtEnd(), output, error,
         runState.stateCopy(), runState.nodeReports(), pipeline());
     RunRecord ended = record;
     // The final record and its run.finished are journaled in one write: a process killed at any moment leaves both
