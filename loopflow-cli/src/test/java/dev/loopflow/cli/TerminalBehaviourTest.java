@@ -27,6 +27,17 @@ class TerminalBehaviourTest {
   @TempDir
   Path dir;
 
+  /** Child JVMs started by a test; a test that fails leaves none (nor their nodes' processes) behind. */
+  private final List<Process> children = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  @org.junit.jupiter.api.AfterEach
+  void endChildren() {
+    for (Process p : children) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+  }
+
   @Test
   void liveViewRedrawsOneRowPerNodeInPlaceWithStatusTokensAndLoopIteration() {
     Workflow wf = Loopflow.create().parse("""
@@ -65,7 +76,10 @@ class TerminalBehaviourTest {
 
   @Test
   @DisabledOnOs(OS.WINDOWS)
-  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES) // a hang guard only
+  // A hang guard only, on its own thread: reading a child's output is not interruptible, so a guard on the test's
+  // thread would wait for the child's sleep 600.
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES,
+      threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void ctrlCCancelsTheRunNamesTheRunningNodesAndExitsOne() throws Exception {
     Path wf = dir.resolve("slow.yaml");
     Files.writeString(wf, """
@@ -82,6 +96,7 @@ class TerminalBehaviourTest {
     // The child JVM does not get the build's loopflow.home property: keep its journal out of the real home.
     pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
     Process p = pb.start();
+    children.add(p);
     List<String> err = new ArrayList<>();
     BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8));
     String line;
@@ -105,7 +120,10 @@ class TerminalBehaviourTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES) // a hang guard only
+  // A hang guard only, on its own thread: reading a child's output is not interruptible, so a guard on the test's
+  // thread would wait for the child's sleep 600.
+  @org.junit.jupiter.api.Timeout(value = 3, unit = TimeUnit.MINUTES,
+      threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void ctrlCWhileTheRunIsBeingStartedCancelsItOnceItExists_bugTheJvmDiedWith130() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
@@ -113,6 +131,7 @@ class TerminalBehaviourTest {
     pb.environment().put("LOOPFLOW_HOME", dir.resolve("home-early").toString());
     pb.redirectErrorStream(true);
     Process p = pb.start();
+    children.add(p);
     // The output ends when the process does: within the test's hang guard only if the node's sleep 600 was stopped.
     String all = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(2, TimeUnit.MINUTES)).as(all).isTrue();
