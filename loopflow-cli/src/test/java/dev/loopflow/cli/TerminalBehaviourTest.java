@@ -30,6 +30,37 @@ class TerminalBehaviourTest {
   /** Child JVMs started by a test; a test that fails leaves none (nor their nodes' processes) behind. */
   private final List<Process> children = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+  /**
+   * The command with SIGINT at its default disposition. A process started in the background of a non-interactive
+   * shell (a build run with {@code &}, some CI runners) ignores SIGINT, its children inherit that, and a JVM never
+   * catches a signal it started ignoring: Ctrl-C could then not be tested at all, and the child would run its node's
+   * sleep 600 to the end. {@code env --default-signal} (GNU coreutils) restores the default where it exists.
+   */
+  private static List<String> withSigintDefault(String... command) {
+    List<String> out = new ArrayList<>();
+    if (ENV_RESETS_SIGNALS) {
+      out.add("env");
+      out.add("--default-signal=INT");
+    }
+    out.addAll(List.of(command));
+    return out;
+  }
+
+  private static final boolean ENV_RESETS_SIGNALS = envResetsSignals();
+
+  private static boolean envResetsSignals() {
+    try {
+      Process p = new ProcessBuilder("env", "--default-signal=INT", "true").redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (java.io.IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   @org.junit.jupiter.api.AfterEach
   void endChildren() {
     for (Process p : children) {
@@ -90,8 +121,8 @@ class TerminalBehaviourTest {
             bash: sleep 600
         """);
     String java = ProcessHandle.current().info().command().orElse("java");
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
-        "dev.loopflow.cli.Main", "run", wf.toString());
+    ProcessBuilder pb = new ProcessBuilder(withSigintDefault(java, "-cp", TestJvm.classPathOption(),
+        "dev.loopflow.cli.Main", "run", wf.toString()));
     pb.environment().put("LOOPFLOW_PLAIN_PROGRESS", "1");
     // The child JVM does not get the build's loopflow.home property: keep its journal out of the real home.
     pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
@@ -126,8 +157,8 @@ class TerminalBehaviourTest {
       threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
   void ctrlCWhileTheRunIsBeingStartedCancelsItOnceItExists_bugTheJvmDiedWith130() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
-    ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(),
-        "dev.loopflow.cli.EarlyInterruptMain");
+    ProcessBuilder pb = new ProcessBuilder(withSigintDefault(java, "-cp", TestJvm.classPathOption(),
+        "dev.loopflow.cli.EarlyInterruptMain"));
     pb.environment().put("LOOPFLOW_HOME", dir.resolve("home-early").toString());
     pb.redirectErrorStream(true);
     Process p = pb.start();

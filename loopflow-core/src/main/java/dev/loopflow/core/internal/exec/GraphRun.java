@@ -198,13 +198,6 @@ final class GraphRun {
           stop = onOutcome(c.unitId(), c.outcome(), remaining, ready);
           continue;
         }
-        if (ctx.stopRequested) {
-          // A cancel normally arrives as an interrupt of this thread; one that lands while the thread is inside code
-          // that consumes interrupts (a store write, a lock) would otherwise leave this level waiting for its
-          // running nodes to end by themselves. The flag is the cancel's record; every wake-up reads it.
-          stop = new Result.Cancelled(null);
-          break;
-        }
         if (msg instanceof Poke) {
           continue;
         }
@@ -386,8 +379,7 @@ final class GraphRun {
 
   private long pollMillis() {
     Instant now = ctx.clock.instant();
-    // At most a second: the longest a cancel whose interrupt was consumed elsewhere goes unseen (see the loop).
-    long wait = Math.min(1_000, ctx.waits.pollCap());
+    long wait = Math.min(60_000, ctx.waits.pollCap());
     for (Running r : running.values()) {
       if (r.deadline() != null) {
         wait = Math.min(wait, Math.max(1, Duration.between(now, r.deadline()).toMillis()));
