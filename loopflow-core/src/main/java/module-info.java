@@ -24,6 +24,7 @@ module dev.loopflow.core {
   exports dev.loopflow.core.graph;
   exports dev.loopflow.core.model;
   exports dev.loopflow.core.run;
+  exports dev.loopflow.core.sandbox;
   exports dev.loopflow.core.schema;
   exports dev.loopflow.core.secrets;
   exports dev.loopflow.core.similarity;

@@ -19,4 +19,7 @@ final class ExecutionOptions {
       + "non-public addresses, checked after DNS resolution and on every redirect (also: "
       + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
   boolean httpDenyPrivate;
+
+  @Option(names = "--sandbox", paramLabel = "MODE", description = Support.SANDBOX_HELP)
+  String sandbox;
 }

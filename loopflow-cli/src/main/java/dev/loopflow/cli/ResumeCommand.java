@@ -139,7 +139,8 @@ final class ResumeCommand implements Callable<Integer> {
       opts.workingDirectory(Path.of(rec.workingDirectory()));
     }
     if (!Support.mockOption(opts, mockLlm, mockScript, err)
-        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)) {
+        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)
+        || !Support.sandbox(opts, execution.sandbox, System.getenv(), engine.store(), err)) {
       return Main.USAGE;
     }
     boolean journaledMock = Boolean.TRUE.equals(rec.options().get("llm.mock"));

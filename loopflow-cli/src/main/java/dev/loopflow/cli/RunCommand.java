@@ -116,7 +116,8 @@ final class RunCommand implements Callable<Integer> {
       return Main.USAGE;
     }
     if (!Support.mockOption(opts, mockLlm, mockScript, err)
-        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)) {
+        || !Support.httpPolicy(opts, execution.httpDenyPrivate, System.getenv(), err)
+        || !Support.sandbox(opts, execution.sandbox, System.getenv(), engine.store(), err)) {
       return Main.USAGE;
     }
     Support.mockWhenNoProvider(opts, wf, mockLlm || mockScript != null, Support.environment,

@@ -59,6 +59,10 @@ final class ServerCommand implements Callable<Integer> {
       + "(also: " + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
   boolean httpDenyPrivate;
 
+  @Option(names = "--sandbox", paramLabel = "MODE", description = "For process nodes of runs started here: "
+      + Support.SANDBOX_HELP)
+  String sandbox;
+
   @Option(names = "--dispatch", paramLabel = "local|workers", description = "Where runs started or resumed over "
       + "HTTP execute: local (default: in this process) or workers (queued in the PostgreSQL store for 'loopflow "
       + "worker' processes).")
@@ -110,6 +114,9 @@ final class ServerCommand implements Callable<Integer> {
             err.println(line);
             err.flush();
           });
+      if (!Support.sandbox(policy, sandbox, System.getenv(), s, err)) {
+        return Main.USAGE;
+      }
       policy.build().options().forEach(b::runOption);
       if (dispatch.equals("workers")) {
         try {

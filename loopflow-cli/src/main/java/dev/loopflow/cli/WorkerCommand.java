@@ -52,6 +52,10 @@ final class WorkerCommand implements Callable<Integer> {
       + Support.HTTP_DENY_PRIVATE_ENV + "=1).")
   boolean httpDenyPrivate;
 
+  @Option(names = "--sandbox", paramLabel = "MODE", description = "For process nodes of runs executed here: "
+      + Support.SANDBOX_HELP)
+  String sandbox;
+
   @Spec
   CommandSpec spec;
 
@@ -77,8 +81,11 @@ final class WorkerCommand implements Callable<Integer> {
     if (!Support.httpPolicy(policy, httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
-    java.util.Map<String, Object> policyOptions = policy.build().options();
     try (RunStore s = Stores.open(store)) {
+      if (!Support.sandbox(policy, sandbox, System.getenv(), s, err)) {
+        return Main.USAGE;
+      }
+      java.util.Map<String, Object> policyOptions = policy.build().options();
       Loopflow engine = Loopflow.builder().store(s).build();
       Worker worker;
       try {

@@ -39,7 +39,12 @@ public enum ErrorCode {
   RESTART_COOLDOWN_NOT_ELAPSED,
   STAGE_NOT_RESTARTABLE,
   REQUESTER_NOT_AUTHORIZED,
-  SHARED_MEMORY_KEY_NOT_FOUND;
+  SHARED_MEMORY_KEY_NOT_FOUND,
+  /**
+   * A process node was not started because the run requires a sandbox ({@code --sandbox required}) and the node
+   * could not have one: bubblewrap does not work here, or the node asks for {@code sandbox: off}.
+   */
+  SANDBOX_REQUIRED;
 
   /**
    * The code whose string form is {@code code} (as journals and JSON carry it). Throws

@@ -28,7 +28,7 @@ public final class AgentHandler implements NodeHandler {
       FieldSpec.list("tools", null, "The tools it may call: built-in tool names, or {name: {options}}."),
       FieldSpec.list("mcp", null, "MCP servers whose tools it may call too: {command: [program, args...], env} or "
           + "{url}."),
-      MAX_TURNS))).oneRequired("prompt", "messages");
+      MAX_TURNS, dev.loopflow.core.sandbox.SandboxPolicy.FIELD))).oneRequired("prompt", "messages");
   private static final Set<String> FIELDS = SPEC.fieldNames();
   private static final Set<String> RESULT_FIELDS = with(LlmSettings.RESULT_FIELDS, "tool_calls", "turns");
 

@@ -23,6 +23,18 @@ public final class RunOptions {
   public static final String HTTP_DENY_PRIVATE = "http.deny_private";
 
   /**
+   * Option: whether process nodes run contained ({@code auto}, {@code required} or {@code off}, as a string or a
+   * {@link dev.loopflow.core.sandbox.SandboxMode}); {@code auto} when absent.
+   */
+  public static final String SANDBOX_MODE = "sandbox.mode";
+
+  /**
+   * Option: paths (a list of strings) that contained processes read as empty on top of the always-hidden ones; the
+   * command line puts loopflow's home and the run store's files here.
+   */
+  public static final String SANDBOX_HIDDEN_PATHS = "sandbox.hidden_paths";
+
+  /**
    * The run ids a front end accepts from a person or a client (the CLI's {@code --run-id}, the server's
    * {@code run_id}): 1 to 64 letters, digits, {@code _}, {@code .} or {@code -}. Such an id fits every store and is
    * safe in a URL path, a file name and a terminal. Runs started from Java may have any non-blank id.

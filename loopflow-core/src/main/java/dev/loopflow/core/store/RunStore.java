@@ -135,6 +135,14 @@ public interface RunStore extends AutoCloseable {
    */
   default void flush() {}
 
+  /**
+   * The files and directories on this machine that hold the store's data (a SQLite database and its companions);
+   * empty for a store that keeps none here. Contained process nodes read them as empty.
+   */
+  default List<java.nio.file.Path> localFiles() {
+    return List.of();
+  }
+
   @Override
   default void close() {}
 

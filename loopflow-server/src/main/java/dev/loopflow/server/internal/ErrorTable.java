@@ -61,7 +61,7 @@ final class ErrorTable {
     // Outcomes of a run, never the answer to a request: one escaping a request is the server's failure.
     for (ErrorCode c : new ErrorCode[] {ErrorCode.LOOP_ITERATION_EXCEEDED, ErrorCode.BUDGET_EXCEEDED,
         ErrorCode.NODE_FAILED, ErrorCode.TIMEOUT, ErrorCode.CANCELLED, ErrorCode.MAX_STEPS_EXCEEDED,
-        ErrorCode.INTERNAL_ERROR, ErrorCode.LEASE_LOST}) {
+        ErrorCode.INTERNAL_ERROR, ErrorCode.LEASE_LOST, ErrorCode.SANDBOX_REQUIRED}) {
       BY_CODE.put(c, Kind.INTERNAL.entry);
     }
   }

@@ -173,6 +173,22 @@ final class JdbcRunStore implements RunStore, Transactions {
     return dialect;
   }
 
+  @Override
+  public List<java.nio.file.Path> localFiles() {
+    if (dialect != Dialect.SQLITE || !description.startsWith("sqlite:")) {
+      return List.of();
+    }
+    java.nio.file.Path db = java.nio.file.Path.of(description.substring("sqlite:".length()));
+    List<java.nio.file.Path> files = new java.util.ArrayList<>();
+    for (String suffix : List.of("", "-wal", "-shm", "-journal")) {
+      files.add(db.resolveSibling(db.getFileName() + suffix));
+    }
+    if (logDirectory != null) {
+      files.add(logDirectory);
+    }
+    return files;
+  }
+
   /** The store's pool; the run queue of a PostgreSQL store shares it. */
   HikariDataSource dataSource() {
     return ds;

@@ -24,7 +24,8 @@ final class Settings {
       FieldSpec.number("temperature", 0.0, null, "The temperature of llm nodes that set none."),
       FieldSpec.integer("max_tokens", 1, Integer.MAX_VALUE, "The reply limit of llm nodes that set none."),
       FieldSpec.string("system", "The system prompt of llm nodes that set none."),
-      FieldSpec.duration("timeout", "Validated, but not applied to nodes: only a node's own timeout limits it."));
+      FieldSpec.duration("timeout", "Validated, but not applied to nodes: only a node's own timeout limits it."),
+      dev.loopflow.core.sandbox.SandboxPolicy.FIELD);
   static final List<FieldSpec> BUDGET = List.of(
       FieldSpec.number("max_usd", 0.0, null, "The most the LLM calls may cost, in USD (every model needs a price)."),
       FieldSpec.integer("max_tokens", 0, Long.MAX_VALUE, "The most tokens the LLM calls may use, input plus output."),
@@ -75,6 +76,13 @@ final class Settings {
     }
     if (m.get("timeout") != null) {
       LoaderSupport.duration(m.get("timeout"), "timeout", "defaults.timeout", problems);
+    }
+    if (m.get("sandbox") != null) {
+      try {
+        dev.loopflow.core.sandbox.SandboxPolicy.of(m.get("sandbox").toPlain());
+      } catch (IllegalArgumentException e) {
+        problems.add(m.get("sandbox").location(), "defaults.sandbox", "defaults." + e.getMessage());
+      }
     }
     @SuppressWarnings("unchecked")
     Map<String, Object> plain = (Map<String, Object>) m.toPlain();

@@ -1,56 +1,35 @@
 package dev.loopflow.core.internal.nodes;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
+import dev.loopflow.core.sandbox.ProcessSandbox;
+import dev.loopflow.core.sandbox.SandboxPolicy;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.spi.NodeConfig;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
-/** Runs a subprocess, feeding stdin and collecting stdout/stderr, and kills its whole tree when interrupted. */
+/** What the process nodes (shell, Python and Node scripts) share: their sandbox and output fields. */
 final class Processes {
   private Processes() {}
 
-  record Result(int exitCode, String stdout, String stderr) {}
+  static final FieldSpec MAX_OUTPUT_BYTES = FieldSpec.integer("max_output_bytes", 1024, 256L * 1024 * 1024,
+      "The most bytes of stdout, and of stderr, kept (default 10 MiB): the first and last halves, the middle left "
+          + "out and said so. The process is read to its end either way.");
 
-  static Result run(List<String> command, Map<String, String> env, java.nio.file.Path cwd, String stdin)
-      throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(command);
-    pb.environment().clear();
-    pb.environment().putAll(env);
-    pb.directory(cwd.toFile());
-    Process p = pb.start();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Thread to = Thread.ofVirtual().start(() -> copy(p.getInputStream(), out));
-    Thread te = Thread.ofVirtual().start(() -> copy(p.getErrorStream(), err));
-    try {
-      try (OutputStream in = p.getOutputStream()) {
-        if (stdin != null) {
-          in.write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-      } catch (IOException ignored) {
-        // the process may exit without reading its input
-      }
-      int code = p.waitFor();
-      to.join();
-      te.join();
-      return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    } catch (InterruptedException e) {
-      p.descendants().forEach(ProcessHandle::destroyForcibly);
-      p.destroyForcibly();
-      p.waitFor(5, TimeUnit.SECONDS);
-      throw e;
-    }
+  /** A process node's settings, read once when it is compiled. */
+  record Settings(SandboxPolicy sandbox, int maxOutputBytes) {}
+
+  static Settings settings(NodeConfig cfg) {
+    Integer max = cfg.integer(MAX_OUTPUT_BYTES.name(), MAX_OUTPUT_BYTES.minimumInt(), MAX_OUTPUT_BYTES.maximumInt());
+    return new Settings(SandboxPolicy.of(cfg), max == null ? ProcessSandbox.DEFAULT_MAX_OUTPUT_BYTES : max);
   }
 
-  private static void copy(InputStream in, ByteArrayOutputStream out) {
-    try (in) {
-      in.transferTo(out);
-    } catch (IOException ignored) {
-      // the stream closes when the process is killed
+  /** Adds how the process ran, and how much it wrote when its output was cut, to a node's result fields. */
+  static void describe(ProcessSandbox.Finished r, Map<String, Object> fields) {
+    fields.put("sandbox", r.sandbox());
+    if (r.stdoutCut()) {
+      fields.put("stdoutBytes", r.stdoutBytes());
+    }
+    if (r.stderrCut()) {
+      fields.put("stderrBytes", r.stderrBytes());
     }
   }
 

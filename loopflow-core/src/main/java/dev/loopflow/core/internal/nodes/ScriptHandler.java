@@ -5,6 +5,8 @@ import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.ScriptLimitExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.sandbox.ProcessSandbox;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
@@ -49,7 +51,8 @@ final class ScriptHandler implements NodeHandler {
       FieldSpec.string("code", "The code (as run)."),
       FieldSpec.choice("language", LANGUAGES, "The code's language (default: recognized from the code; Lua "
           + "otherwise)."),
-      MAX_INSTRUCTIONS, MAX_STRING_BYTES, MAX_MEMORY))
+      MAX_INSTRUCTIONS, MAX_STRING_BYTES, MAX_MEMORY, SandboxPolicy.FIELD,
+      Processes.MAX_OUTPUT_BYTES))
       .oneRequired("run", "code").atMostOne("run", "code");
 
   @Override
@@ -69,7 +72,7 @@ final class ScriptHandler implements NodeHandler {
 
   @Override
   public Set<String> resultFields() {
-    return Set.of("stdout");
+    return Set.of("stdout", "sandbox", "stdoutBytes", "stderrBytes");
   }
 
   @Override
@@ -93,6 +96,13 @@ final class ScriptHandler implements NodeHandler {
       cfg.error("language", "unknown script language '" + language + "'; expected lua, python or node");
       return null;
     }
+    if (language.equals("lua") && (cfg.has(SandboxPolicy.FIELD.name()) || cfg.has(Processes.MAX_OUTPUT_BYTES.name()))) {
+      String f = cfg.has(SandboxPolicy.FIELD.name()) ? SandboxPolicy.FIELD.name() : Processes.MAX_OUTPUT_BYTES.name();
+      cfg.error(f, "'" + f + "' applies to Python and Node scripts, which run as processes; Lua runs inside the "
+          + "engine under its own limits (max_instructions, max_string_bytes, max_memory)");
+      return null;
+    }
+    Processes.Settings settings = Processes.settings(cfg);
     LuaSandbox.Limits limits = new LuaSandbox.Limits(
         maxInstr == null ? LuaSandbox.DEFAULT_MAX_INSTRUCTIONS : maxInstr,
         maxString == null ? LuaSandbox.DEFAULT_MAX_STRING_BYTES : maxString,
@@ -117,8 +127,9 @@ final class ScriptHandler implements NodeHandler {
         // Lua runs in-process; its guard checks for interruption every thousand instructions or pattern steps.
         yield NodeProgram.inline(ctx -> runLua(ctx, proto, limits));
       }
-      case "python" -> ctx -> runSubprocess(ctx, List.of("python3", "-c", pythonWrapper(code)), "python3");
-      case "node", "javascript", "js" -> ctx -> runSubprocess(ctx, List.of("node", "-e", nodeWrapper(code)), "node");
+      case "python" -> ctx -> runSubprocess(ctx, List.of("python3", "-c", pythonWrapper(code)), "python3", settings);
+      case "node", "javascript", "js" -> ctx -> runSubprocess(ctx, List.of("node", "-e", nodeWrapper(code)), "node",
+          settings);
       default -> {
         cfg.error("language", "unknown script language '" + language + "'; expected lua, python or node");
         yield null;
@@ -197,11 +208,13 @@ final class ScriptHandler implements NodeHandler {
     return (Map<String, Object>) m;
   }
 
-  private static NodeOutcome runSubprocess(NodeContext ctx, List<String> command, String program) throws Exception {
+  private static NodeOutcome runSubprocess(NodeContext ctx, List<String> command, String program,
+      Processes.Settings settings) throws Exception {
     Map<String, Object> b = bindings(ctx, true);
-    Processes.Result r;
+    ProcessSandbox.Finished r;
     try {
-      r = Processes.run(command, ctx.environment(), ctx.workingDirectory(), Json.compact(b));
+      r = ProcessSandbox.run(ctx, settings.sandbox(), command, ctx.environment(), ctx.workingDirectory(),
+          Json.compact(b), null, settings.maxOutputBytes());
     } catch (java.io.IOException e) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "cannot start " + program + ": " + e.getMessage()
           + " (is it installed and on PATH?)", ctx.position());
@@ -210,9 +223,15 @@ final class ScriptHandler implements NodeHandler {
       throw new LoopflowException(ErrorCode.NODE_FAILED, program + " script failed (exit " + r.exitCode() + "): "
           + ShellHandler.abbreviate(r.stderr().strip()), ctx.position());
     }
+    if (r.stdoutCut()) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, program + " script returned " + r.stdoutBytes() + " bytes "
+          + "of JSON; the limit is " + settings.maxOutputBytes() + " (max_output_bytes)", ctx.position());
+    }
     String out = r.stdout().strip();
     Object value = out.isEmpty() ? null : Json.parse(out);
-    return outcome(value, r.stderr(), ctx);
+    Map<String, Object> fields = new LinkedHashMap<>();
+    Processes.describe(r, fields);
+    return outcome(value, r.stderr(), ctx).withFields(fields);
   }
 
   /*

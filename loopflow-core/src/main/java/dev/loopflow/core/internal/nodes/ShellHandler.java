@@ -3,6 +3,8 @@ package dev.loopflow.core.internal.nodes;
 import dev.loopflow.core.NodeFailedException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.sandbox.ProcessSandbox;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
@@ -36,7 +38,8 @@ final class ShellHandler implements NodeHandler {
           FieldSpec.list("bash", TEXT, null)),
       FieldSpec.map("env", TEXT, "Environment variables for the command (values are templates)."),
       FieldSpec.template("cwd", "The working directory, relative to the run's."),
-      FieldSpec.string("shell", "The shell a string command runs under (default sh; bash for 'bash:').")))
+      FieldSpec.string("shell", "The shell a string command runs under (default sh; bash for 'bash:')."),
+      SandboxPolicy.FIELD, Processes.MAX_OUTPUT_BYTES))
       .oneRequired("command", "bash").atMostOne("command", "bash");
 
   @Override
@@ -56,7 +59,7 @@ final class ShellHandler implements NodeHandler {
 
   @Override
   public Set<String> resultFields() {
-    return Set.of("stdout", "stderr", "exitCode");
+    return Set.of("stdout", "stderr", "exitCode", "sandbox", "stdoutBytes", "stderrBytes");
   }
 
   @Override
@@ -101,11 +104,12 @@ final class ShellHandler implements NodeHandler {
     String shell = cfg.has("shell") ? cfg.string("shell") : (field.equals("bash") ? "bash" : "sh");
     ShellTemplate fScript = script;
     List<Template> fArgv = argv;
-    return ctx -> execute(ctx, fScript, fArgv, env, cwd, shell);
+    Processes.Settings settings = Processes.settings(cfg);
+    return ctx -> execute(ctx, fScript, fArgv, env, cwd, shell, settings);
   }
 
   private static NodeOutcome execute(NodeContext ctx, ShellTemplate script, List<Template> argv,
-      Map<String, Template> env, Template cwdT, String shell) throws Exception {
+      Map<String, Template> env, Template cwdT, String shell, Processes.Settings settings) throws Exception {
     Map<String, String> environment = new LinkedHashMap<>(ctx.environment());
     Map<String, String> extra = new LinkedHashMap<>();
     env.forEach((k, t) -> extra.put(k, Values.text(ctx.evaluate(t))));
@@ -127,11 +131,13 @@ final class ShellHandler implements NodeHandler {
     if (cwdT != null) {
       cwd = cwd.resolve(ctx.render(cwdT));
     }
-    Processes.Result r = Processes.run(command, environment, cwd, null);
+    ProcessSandbox.Finished r = ProcessSandbox.run(ctx, settings.sandbox(), command, environment, cwd, null, null,
+        settings.maxOutputBytes());
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("stdout", r.stdout());
     fields.put("stderr", r.stderr());
     fields.put("exitCode", r.exitCode());
+    Processes.describe(r, fields);
     if (r.exitCode() != 0) {
       fields.put("output", Processes.chomp(r.stdout()));
       String err = r.stderr().strip();

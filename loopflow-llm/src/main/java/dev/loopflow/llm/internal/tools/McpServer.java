@@ -15,6 +15,7 @@ import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ToolSpec;
 import java.time.Duration;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -113,12 +114,12 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
    * Starts the server and lists its tools. A server that cannot be started or does not answer fails the node
    * with {@code node_failed} naming it.
    */
-  Connection connect(NodeContext ctx, int index) {
+  Connection connect(NodeContext ctx, int index, SandboxPolicy sandbox) {
     McpTransport transport;
     if (command != null) {
       Map<String, String> environment = new HashMap<>(ctx.environment());
       environment.putAll(env);
-      transport = new StdioTransport(command, environment, ctx.workingDirectory());
+      transport = new StdioTransport(command, environment, ctx.workingDirectory(), ctx, sandbox);
     } else {
       StreamableHttpMcpTransport.Builder b = StreamableHttpMcpTransport.builder().url(url).timeout(STARTUP);
       if (url.regionMatches(true, 0, "http:", 0, 5)) {
@@ -138,6 +139,9 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
           .toolExecutionTimeout(timeout.plusSeconds(30))
           .autoHealthCheck(false)
           .build();
+    } catch (LoopflowException e) {
+      closeQuietly(transport); // a run that requires a sandbox this server cannot have: its own code says so
+      throw e;
     } catch (RuntimeException e) {
       closeQuietly(transport);
       throw failed(ctx, "did not start", e, transport);

@@ -9,6 +9,9 @@ import dev.langchain4j.mcp.client.transport.McpTransport;
 import dev.langchain4j.mcp.protocol.McpClientMessage;
 import dev.langchain4j.mcp.protocol.McpInitializationNotification;
 import dev.langchain4j.mcp.protocol.McpInitializeRequest;
+import dev.loopflow.core.sandbox.ProcessSandbox;
+import dev.loopflow.core.sandbox.SandboxPolicy;
+import dev.loopflow.core.spi.NodeContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *
  * MCP's stdio transport for LangChain4j's MCP client, in place of the one LangChain4j ships, which cannot set the
  * server's working directory, adds the JVM's own environment to the server's, and reads messages of any length.
- * Here the server runs in the run's working directory with exactly the run's environment plus the server's `env`;
+ * Here the server runs in the run's working directory with exactly the run's environment plus the server's `env`,
+ * contained by the agent node's sandbox like every process a node starts;
  * a message line longer than MAX_LINE_BYTES ends the connection (the server is stopped and pending calls fail);
  * stderr is read and its last MAX_STDERR_CHARS kept, for the message when the server dies; close() stops the
  * server and everything it started. Messages are newline-delimited JSON-RPC, as MCP's stdio transport defines.
@@ -44,7 +48,13 @@ final class StdioTransport implements McpTransport {
   private volatile McpOperationHandler handler;
   private volatile boolean closed;
 
-  StdioTransport(List<String> command, Map<String, String> environment, Path directory) {
+  private final NodeContext ctx;
+  private final SandboxPolicy sandbox;
+
+  StdioTransport(List<String> command, Map<String, String> environment, Path directory, NodeContext ctx,
+      SandboxPolicy sandbox) {
+    this.ctx = ctx;
+    this.sandbox = sandbox;
     this.command = List.copyOf(command);
     this.environment = Map.copyOf(environment);
     this.directory = directory;
@@ -53,13 +63,13 @@ final class StdioTransport implements McpTransport {
   @Override
   public void start(McpOperationHandler operationHandler) {
     this.handler = operationHandler;
-    ProcessBuilder pb = new ProcessBuilder(command).directory(directory.toFile());
-    pb.environment().clear();
-    pb.environment().putAll(environment);
     try {
-      process = pb.start();
+      process = ProcessSandbox.start(ctx, sandbox, command, environment, directory).process();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + command.get(0) + ": " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while starting " + command.get(0), e);
     }
     stdin = process.getOutputStream();
     Thread.ofVirtual().name("mcp-stdout-" + process.pid()).start(this::readMessages);

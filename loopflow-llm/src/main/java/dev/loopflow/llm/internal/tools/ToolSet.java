@@ -4,6 +4,7 @@ import dev.loopflow.core.ErrorCode;
 import dev.loopflow.core.LoopflowException;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,10 +33,13 @@ public final class ToolSet {
 
   private final List<Tool> tools;
   private final List<McpServer> servers;
+  /** The node's sandbox: its shell tool's commands and its stdio MCP servers run under it. */
+  private final SandboxPolicy sandbox;
 
-  private ToolSet(List<Tool> tools, List<McpServer> servers) {
+  private ToolSet(List<Tool> tools, List<McpServer> servers, SandboxPolicy sandbox) {
     this.tools = List.copyOf(tools);
     this.servers = List.copyOf(servers);
+    this.sandbox = sandbox;
   }
 
   /**
@@ -44,13 +48,14 @@ public final class ToolSet {
    * memory.
    */
   public static ToolSet compile(NodeConfig cfg, String session) {
+    SandboxPolicy sandbox = SandboxPolicy.of(cfg);
     List<Tool> tools = new ArrayList<>();
     Set<String> names = new HashSet<>();
     List<Object> entries = cfg.list("tools");
     if (entries != null) {
       for (int i = 0; i < entries.size(); i++) {
         String at = "tools[" + i + "]: ";
-        Tool t = tool(cfg, entries.get(i), session, at);
+        Tool t = tool(cfg, entries.get(i), session, at, sandbox);
         if (t != null && !names.add(t.spec().name())) {
           cfg.error("tools", at + "a tool named '" + t.spec().name() + "' is already offered; give each tool "
               + "once (name a workflow tool with name:)");
@@ -69,10 +74,10 @@ public final class ToolSet {
         }
       }
     }
-    return new ToolSet(tools, servers);
+    return new ToolSet(tools, servers, sandbox);
   }
 
-  private static Tool tool(NodeConfig cfg, Object entry, String session, String at) {
+  private static Tool tool(NodeConfig cfg, Object entry, String session, String at, SandboxPolicy sandbox) {
     String name;
     Map<?, ?> options = Map.of();
     if (entry instanceof String s) {
@@ -114,7 +119,7 @@ public final class ToolSet {
         Duration timeout = ToolOptions.duration(cfg, options.get("timeout"), SHELL_TIMEOUT, name + ".timeout", at);
         Integer max = ToolOptions.positive(cfg, options.get("max_output_bytes"), SHELL_MAX_OUTPUT, 16 << 20,
             name + ".max_output_bytes", at);
-        yield timeout == null || max == null ? null : new ShellTool(timeout, max);
+        yield timeout == null || max == null ? null : new ShellTool(timeout, max, sandbox);
       }
       case RestartTool.NAME -> ToolOptions.known(cfg, options, Set.of(), name, at) ? new RestartTool() : null;
       case MemoryTool.READ, MemoryTool.WRITE -> ToolOptions.known(cfg, options, Set.of(), name, at)
@@ -172,7 +177,7 @@ public final class ToolSet {
     try {
       for (int i = 0; i < servers.size(); i++) {
         McpServer s = servers.get(i);
-        McpServer.Connection c = s.connect(ctx, i);
+        McpServer.Connection c = s.connect(ctx, i, sandbox);
         clients.add(c.client());
         for (Tool t : c.tools()) {
           String clash = all.stream().map(x -> x.spec().name()).filter(t.spec().name()::equals).findFirst()

@@ -71,7 +71,10 @@ public final class Toolbox implements AutoCloseable {
     } catch (InterruptedException e) {
       throw e;
     } catch (LoopflowException e) {
-      if (e.code() == ErrorCode.CANCELLED || Thread.currentThread().isInterrupted()) {
+      // A cancel, and a run that requires a sandbox the tool cannot have, end the node: neither is the model's to
+      // negotiate.
+      if (e.code() == ErrorCode.CANCELLED || e.code() == ErrorCode.SANDBOX_REQUIRED
+          || Thread.currentThread().isInterrupted()) {
         throw e;
       }
       return ToolOutcome.failed(e.code().code() + ": " + e.getMessage());
