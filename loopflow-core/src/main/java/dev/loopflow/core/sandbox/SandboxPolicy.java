@@ -12,7 +12,7 @@ import java.util.Set;
  * {@link #WORKSPACE}.
  *
  * <ul>
- *   <li>{@code off}: nothing is contained.
+ *   <li>{@code off} (also {@code false}, which is how YAML reads an unquoted {@code off}): nothing is contained.
  *   <li>{@code workspace}: the filesystem is read-only except the node's working directory and {@code /tmp}; loopflow's
  *       home, the run store and the usual credential stores read as empty; the network is the host's.
  *   <li>{@code strict}: {@code workspace} without any network (loopback included).
@@ -45,7 +45,8 @@ public record SandboxPolicy(String level, boolean contained, boolean network, Li
   public static final FieldSpec FIELD = FieldSpec.oneOf("sandbox", "How the node's processes are contained: off, "
       + "workspace (the default: read-only filesystem except the working directory and /tmp, credentials and the "
       + "run store hidden), strict (workspace without network), or {network, write, read_deny}.",
-      FieldSpec.choice("sandbox", LEVELS, null), FieldSpec.section("sandbox", CUSTOM, null));
+      FieldSpec.choice("sandbox", LEVELS, null), FieldSpec.bool("sandbox", null),
+      FieldSpec.section("sandbox", CUSTOM, null));
 
   public SandboxPolicy {
     if (!Set.of("off", "workspace", "strict", "custom").contains(level)) {

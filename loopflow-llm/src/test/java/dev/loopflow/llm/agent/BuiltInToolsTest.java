@@ -140,14 +140,60 @@ class BuiltInToolsTest {
   }
 
   @Test
-  void shellOutputIsCutAtItsLimit() {
+  void shellOutputKeepsItsHeadAndTailWithinItsLimit() {
     AgentRuns runs = new AgentRuns().in(dir);
     RunResult r = agent(runs, "[{shell: {allow: true, max_output_bytes: 1000}}]", calls(
         call("shell", Map.of("command", "head -c 300000 /dev/zero | tr -c a a; echo end"))));
 
     Map<?, ?> result = (Map<?, ?>) AgentRuns.toolCalls(r, "a").get(0).get("result");
     assertThat(result.get("exit_code")).isEqualTo(0);
-    assertThat((String) result.get("stdout")).startsWith("a".repeat(1000)).contains("[cut: 299004 more bytes]");
+    assertThat((String) result.get("stdout")).startsWith("a".repeat(500)).endsWith("a".repeat(496) + "end\n")
+        .contains("[... 299004 bytes left out ...]");
+  }
+
+  @Test
+  void nothingAShellCommandStartedOutlivesIt_bugBackgroundSleepSurvivedTheToolCall() throws Exception {
+    String tag = "315" + (System.nanoTime() % 10000);
+    AgentRuns runs = new AgentRuns().in(dir);
+    RunResult r = agent(runs, "[{shell: {allow: true}}]", calls(
+        call("shell", Map.of("command", "sleep " + tag + " & setsid sleep " + tag + " >/dev/null 2>&1 & "
+            + "nohup sleep " + tag + " >/dev/null 2>&1 & echo left"))));
+
+    Map<?, ?> result = (Map<?, ?>) AgentRuns.toolCalls(r, "a").get(0).get("result");
+    assertThat(result.get("stdout")).isEqualTo("left\n");
+    assertThat(result.get("sandbox")).isEqualTo("workspace");
+    for (int i = 0; i < 100 && survivors("sleep " + tag) > 0; i++) {
+      Thread.sleep(100); // a killed process is reaped a moment later
+    }
+    assertThat(survivors("sleep " + tag)).isZero();
+  }
+
+  @Test
+  void aStrictAgentsShellReachesNothingOnLoopback() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      String probe = "exec 3<>/dev/tcp/127.0.0.1/" + server.getLocalPort() + " && echo CONNECTED";
+      RunResult r = new AgentRuns().in(dir).run("""
+          nodes:
+            - id: a
+              type: agent
+              model: "mock:m"
+              prompt: "work"
+              sandbox: strict
+              tools: [{shell: {allow: true}}]
+              mock:
+                - {tool_calls: %s}
+                - "done"
+          """.formatted(calls(call("shell", Map.of("command", probe)))));
+
+      Map<?, ?> result = (Map<?, ?>) AgentRuns.toolCalls(r, "a").get(0).get("result");
+      assertThat(result.get("sandbox")).isEqualTo("strict");
+      assertThat((String) result.get("stdout")).doesNotContain("CONNECTED");
+    }
+  }
+
+  private static long survivors(String commandLine) {
+    return ProcessHandle.allProcesses().filter(p -> p.info().commandLine().orElse("").contains(commandLine))
+        .count();
   }
 
   @Test
