@@ -192,6 +192,9 @@ final class ShowCommand implements Callable<Integer> {
     if (res.get("exit_reason") != null) {
       sb.append(", exit: ").append(res.get("exit_reason"));
     }
+    if (res.get("sandbox") instanceof String how) { // how a process node ran: contained, or why not
+      sb.append("  [sandbox: ").append(firstLine(how, 20)).append("]");
+    }
     if (e.status() == NodeStatus.FAILED || e.status() == NodeStatus.CANCELLED) {
       if (e.errorCode() != null) {
         sb.append("  [").append(e.errorCode()).append("] ").append(firstLine(e.errorMessage(), 100));

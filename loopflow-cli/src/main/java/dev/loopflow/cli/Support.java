@@ -59,20 +59,18 @@ final class Support {
       + "say so once and run them uncontained; required: refuse to start a process node that cannot be contained; "
       + "off: contain nothing (also: " + SANDBOX_ENV + ").";
 
-  private static final java.util.concurrent.atomic.AtomicBoolean SAID_UNCONTAINED =
-      new java.util.concurrent.atomic.AtomicBoolean();
-
   /**
    * Applies {@code --sandbox} (else {@code LOOPFLOW_SANDBOX}, else auto) and hides loopflow's home and the store's
-   * files from contained processes. In auto mode on a machine where bubblewrap does not work, says once on stderr
-   * that process nodes run uncontained. False (the problem printed) when the mode is not one.
+   * files from contained processes. In auto mode on a machine where bubblewrap does not work, says on stderr that
+   * process nodes run uncontained (each command calls this once: a server or worker says it when it starts, not per
+   * run). False (the problem printed) when the mode is not one.
    */
   static boolean sandbox(dev.loopflow.core.run.RunOptions.Builder opts, String flag, java.util.Map<String, String> env,
       dev.loopflow.core.store.RunStore store, PrintWriter err) {
     String v = flag != null ? flag : env.get(SANDBOX_ENV);
     dev.loopflow.core.sandbox.SandboxMode mode;
     try {
-      mode = v == null || v.isBlank() ? dev.loopflow.core.sandbox.SandboxMode.AUTO
+      mode = v == null || flag == null && v.isBlank() ? dev.loopflow.core.sandbox.SandboxMode.AUTO
           : dev.loopflow.core.sandbox.SandboxMode.of(v);
     } catch (IllegalArgumentException e) {
       err.println(Errors.oneLine("loopflow: " + (flag != null ? "--sandbox" : SANDBOX_ENV) + " must be auto, "
@@ -88,7 +86,7 @@ final class Support {
     opts.option(dev.loopflow.core.run.RunOptions.SANDBOX_HIDDEN_PATHS, hidden);
     if (mode == dev.loopflow.core.sandbox.SandboxMode.AUTO) {
       dev.loopflow.core.sandbox.ProcessSandbox.Availability a = dev.loopflow.core.sandbox.ProcessSandbox.availability();
-      if (!a.available() && SAID_UNCONTAINED.compareAndSet(false, true)) {
+      if (!a.available()) {
         err.println(Errors.oneLine("loopflow: process nodes run uncontained: bubblewrap does not work here ("
             + a.reason() + "); install bubblewrap, or pass --sandbox off to run them so without this notice or "
             + "--sandbox required to refuse them"));
