@@ -133,9 +133,9 @@ class ProcessContainmentTest {
   @ValueSource(strings = {"cat HOME/.ssh/id_ed25519", "cat HOME/.aws/credentials", "cat HOME/.netrc",
       "cat LFHOME/loopflow.db", "ls -la HOME/.ssh; cat HOME/.ssh/*", "tar cf - HOME 2>/dev/null | strings",
       "grep -r SECRET HOME LFHOME 2>/dev/null", "rm -rf k; cp -r HOME/.ssh ./k 2>/dev/null; cat ./k/* 2>/dev/null",
-      "cat /etc/shadow", "find / -name id_ed25519 -path '*HOMENAME*' 2>/dev/null -exec cat {} \\;"})
+      "cat /etc/shadow", "find TESTDIR -name id_ed25519 2>/dev/null -exec cat {} \\;"})
   void credentialsAndTheStoreReadAsEmpty(String attack) {
-    String script = attack.replace("LFHOME", store.toString()).replace("HOMENAME", home.getFileName().toString())
+    String script = attack.replace("LFHOME", store.toString()).replace("TESTDIR", dir.toString())
         .replace("HOME", home.toString());
     String out = node(run("workspace", script)).get("stdout") + "" + node(run("workspace", script)).get("stderr");
 
@@ -170,11 +170,12 @@ class ProcessContainmentTest {
     Map<String, Object> n = node(run("workspace", """
         kill -0 %1$d 2>/dev/null && echo SEES_ENGINE
         cat /proc/%1$d/environ 2>/dev/null | tr '\\0' '\\n' | head -3
+        python3 -c 'import ctypes,sys; l=ctypes.CDLL(None); print("TRACED" if l.ptrace(16, %1$d, 0, 0) == 0 else "no")'
         ls /proc | grep -cE '^[0-9]+$'
         """.formatted(engine)));
 
     String out = (String) n.get("stdout");
-    assertThat(out).doesNotContain("SEES_ENGINE", "PATH=");
+    assertThat(out).doesNotContain("SEES_ENGINE", "PATH=", "TRACED").contains("no\n");
     assertThat(Integer.parseInt(out.strip().lines().reduce((a, b) -> b).orElseThrow())).isLessThan(10);
     assertThat((String) node(run("off", "kill -0 " + engine + " && echo SEES_ENGINE")).get("stdout"))
         .contains("SEES_ENGINE"); // the control
@@ -218,6 +219,24 @@ class ProcessContainmentTest {
     RunResult r = ENGINE.run(wf, RunOptions.builder().workingDirectory(work).build());
 
     assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(waitGone("sleep " + tag)).isEmpty();
+  }
+
+  @Test
+  void nothingOutlivesACancel() throws Exception {
+    String tag = "33" + (System.nanoTime() % 100000);
+    Workflow wf = ENGINE.parse("""
+        nodes:
+          - id: sh
+            bash: "setsid sleep %s >/dev/null 2>&1 < /dev/null & echo up > up.txt; sleep %s"
+        """.formatted(tag, tag), "cancel.yaml");
+    dev.loopflow.core.run.RunHandle h = ENGINE.start(wf, RunOptions.builder().workingDirectory(work).build());
+    for (int i = 0; i < 300 && !Files.exists(work.resolve("up.txt")); i++) {
+      Thread.sleep(50);
+    }
+    h.cancel("the test is over");
+
+    assertThat(h.await().status()).isEqualTo(RunStatus.CANCELLED);
     assertThat(waitGone("sleep " + tag)).isEmpty();
   }
 
