@@ -29,8 +29,13 @@ import java.util.concurrent.TimeUnit;
 public final class ProcessSandbox {
   private ProcessSandbox() {}
 
-  /** The default most bytes of stdout, and of stderr, a process node keeps: the http node's response limit. */
-  public static final int DEFAULT_MAX_OUTPUT_BYTES = 10 * 1024 * 1024;
+  /**
+   * The default most bytes of stdout, and of stderr, a process node keeps. A kept output is held several times over
+   * (the result's {@code stdout} and {@code output}, the journal's JSON, the completion event), so 1 MiB keeps a
+   * flood of output at about a hundred megabytes of engine memory and two of store; a node raises it with
+   * {@code max_output_bytes}.
+   */
+  public static final int DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
   /**
    * A finished process.

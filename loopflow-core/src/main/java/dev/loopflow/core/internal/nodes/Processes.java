@@ -11,7 +11,7 @@ final class Processes {
   private Processes() {}
 
   static final FieldSpec MAX_OUTPUT_BYTES = FieldSpec.integer("max_output_bytes", 1024, 256L * 1024 * 1024,
-      "The most bytes of stdout, and of stderr, kept (default 10 MiB): the first and last halves, the middle left "
+      "The most bytes of stdout, and of stderr, kept (default 1 MiB): the first and last halves, the middle left "
           + "out and said so. The process is read to its end either way.");
 
   /** A process node's settings, read once when it is compiled. */
