@@ -153,7 +153,7 @@ final class SecretPieces {
     int best = 0;
     for (String v : known) {
       for (int k = Math.min(v.length() - 1, body.length()); k >= MIN_EDGE && k > best; k--) {
-        if (tail ? body.endsWith(v.substring(0, k)) : body.startsWith(v.substring(v.length() - k))) {
+        if (tail ? body.regionMatches(body.length() - k, v, 0, k) : body.regionMatches(0, v, v.length() - k, k)) {
           best = k;
           break;
         }
