@@ -13,7 +13,6 @@ import dev.loopflow.testkit.Reply;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -269,8 +268,6 @@ class WorkflowToolLimitsTest {
       assertThat(r.usage().llmCalls()).isEqualTo(1 + provider);
       assertThat(r.status()).isEqualTo(RunStatus.FAILED);
       assertThat(r.error().code()).isEqualTo(ErrorCode.BUDGET_EXCEEDED.code());
-      List<Map<String, Object>> results = AgentRuns.toolCalls(r, "a");
-      assertThat(results == null ? Collections.emptyList() : results).allSatisfy(e -> { });
     }
   }
 }
