@@ -162,6 +162,48 @@ class WorkflowToolLimitsTest {
     }
   }
 
+  /** The tokens every LLM call of the run and its children used, from each run's own journal. */
+  private static long tokensUsed(AgentRuns runs) {
+    long n = 0;
+    for (RunRecord run : runs.engine.store().listRuns()) {
+      for (Event e : runs.engine.store().events(run.runId())) {
+        if (e instanceof Event.LlmCalled c) {
+          n += c.inputTokens() + c.outputTokens();
+        }
+      }
+    }
+    return n;
+  }
+
+  @ParameterizedTest(name = "max_tokens {0}")
+  @CsvSource({"50", "200", "1000", "5000", "20000"})
+  void childrensTokensCountInTheParentsTokenBudget(long maxTokens) throws Exception {
+    child("ask.yaml", """
+        input: {word: string}
+        nodes:
+          - {id: q, type: llm, model: "mock:m", prompt: "{{ input.word }}", max_tokens: 40,
+             mock: [{text: "answer", input_tokens: 30, output_tokens: 40}]}
+        """);
+    AgentRuns runs = new AgentRuns().in(dir);
+    RunResult r = runs.run("""
+        budget: {max_tokens: %d}
+        nodes:
+          - id: a
+            type: agent
+            model: "mock:m"
+            prompt: "work"
+            max_tokens: 50
+            tools: [{workflow: ask.yaml, max_runs_per_reply: 100}]
+            mock:
+              - {tool_calls: %s, input_tokens: 20, output_tokens: 10}
+              - {text: "done", input_tokens: 20, output_tokens: 10}
+        """.formatted(maxTokens, calls("ask", 12)));
+
+    long used = tokensUsed(runs);
+    assertThat(used).as("tokens of the run and its children").isLessThanOrEqualTo(maxTokens);
+    assertThat(r.usage().totalTokens()).as("the run reports its tree's tokens").isEqualTo(used);
+  }
+
   @Test
   void aChildThatCallsTheWorkflowToolItselfCountsInTheTopRunsBudgetAndCap() throws Exception {
     child("leaf.yaml", """
