@@ -79,6 +79,41 @@ class StorePasswordCliTest {
     return c.stream();
   }
 
+  static Stream<Arguments> processes() {
+    return Stream.of(
+        Arguments.of(List.of("runs", "--store", "postgresql://admin:S3cr3tPw@127.0.0.1:1/x"), null),
+        Arguments.of(List.of("runs", "--store", "postgresql://admin:S3/cr3tPw@127.0.0.1:1/x", "--debug"), null),
+        Arguments.of(List.of("runs", "--store", "postgresql://admin:S3cr3tPw@127.0.0.1:99999/x"), null),
+        Arguments.of(List.of("runs", "--store",
+            "postgresql://admin@127.0.0.1:1/x?sslpassword=S3cr3tPw&sslmode=require&password=S3cr3tPw"), null),
+        Arguments.of(List.of("server", "--port", "0", "--store", "postgresql://admin:S3cr3tPw@127.0.0.1:1/x"), null),
+        Arguments.of(List.of("worker", "--store", "postgresql://admin:S3cr3tPw@127.0.0.1:1/x"), null),
+        Arguments.of(List.of("worker"), "postgresql://admin:S3cr3tPw@127.0.0.1:1/x?password=S3cr3tPw"),
+        Arguments.of(List.of("show", "run_x", "--debug"), "jdbc:postgresql://127.0.0.1:1/x?PASSWORD=S3cr3tPw"));
+  }
+
+  /** The real program in its own process: what the driver or the JVM print themselves is seen too. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("processes")
+  void aSeparateProcessNeverPrintsTheStorePassword(List<String> args, String storeVariable) throws Exception {
+    String jvm = ProcessHandle.current().info().command().orElse("java");
+    List<String> cmd = new ArrayList<>(List.of(jvm, "-cp", TestJvm.classPathOption(), "dev.loopflow.cli.Main"));
+    cmd.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());
+    pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
+    pb.environment().remove("LOOPFLOW_STORE");
+    if (storeVariable != null) {
+      pb.environment().put("LOOPFLOW_STORE", storeVariable);
+    }
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    p.getOutputStream().close();
+    String all = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(all).isNotZero();
+    assertThat(all).as(String.join(" ", args)).contains("loopflow").doesNotContain("S3cr3tPw", "cr3tPw");
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("urls")
   void theStorePasswordIsNeverPrinted(String url, List<String> secrets) {
