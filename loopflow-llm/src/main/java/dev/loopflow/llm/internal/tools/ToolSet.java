@@ -19,8 +19,8 @@ import java.util.Set;
  * <p>{@code tools:} entries: a built-in's name ({@code http}, {@code request_restart}, {@code shared_memory_read},
  * {@code shared_memory_write}), or a one-key mapping from that name to its options ({@code http: {timeout,
  * max_response_bytes}}, {@code shell: {allow: true, timeout, max_output_bytes}}; shell only this way), or
- * {@code {workflow: FILE, name?, description?, max_runs_per_reply?, max_runs_per_run?}}. {@code mcp:} entries: {@code {command: [argv...], env?, timeout?}}
- * or {@code {url: http(s)://..., timeout?}}.
+ * {@code {workflow: FILE, name?, description?, max_runs_per_reply?, max_runs_per_run?}}. {@code mcp:} entries:
+ * {@code {command: [argv...], env?, timeout?}} or {@code {url: http(s)://..., timeout?}}.
  */
 public final class ToolSet {
   static final Duration HTTP_TIMEOUT = Duration.ofSeconds(30);
