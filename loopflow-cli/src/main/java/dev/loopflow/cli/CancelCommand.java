@@ -43,7 +43,7 @@ final class CancelCommand implements Callable<Integer> {
       try (var journal = engine.store()) {
         RunStatus before = engine.store().findRun(runId).map(r -> r.status()).orElse(null);
         if (before == null) {
-          err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
+          err.println("loopflow: no run '" + runId + "' in " + Stores.printable(store));
           return Main.USAGE;
         }
         if (before.isTerminal()) {

@@ -58,17 +58,20 @@ final class Errors {
   static int report(Throwable ex, PrintWriter err, boolean debug) {
     int status;
     if (ex instanceof CliError c) {
-      err.println("loopflow: " + oneLine(c.getMessage()));
+      err.println("loopflow: " + Stores.scrub(oneLine(c.getMessage())));
       status = c.exitStatus();
     } else if (ex instanceof LoopflowException l && usage(l.code())) {
-      err.println("loopflow: " + oneLine(l.getMessage()));
+      err.println("loopflow: " + Stores.scrub(oneLine(l.getMessage())));
       status = Main.USAGE;
     } else {
-      err.println("loopflow: error: " + oneLine(describe(ex)) + " (use --debug for details)");
+      err.println("loopflow: error: " + Stores.scrub(oneLine(describe(ex))) + " (use --debug for details)");
       status = Main.FAILED;
     }
     if (debug) {
-      ex.printStackTrace(err);
+      // A driver's exception deep in the trace may quote the store URL: the trace is masked like the line.
+      java.io.StringWriter trace = new java.io.StringWriter();
+      ex.printStackTrace(new PrintWriter(trace));
+      err.print(Stores.scrub(trace.toString()));
     }
     err.flush();
     return status;

@@ -39,7 +39,7 @@ final class EventsCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try (RunStore s = Stores.open(store)) {
       if (s.findRun(runId).isEmpty()) {
-        err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
+        err.println("loopflow: no run '" + runId + "' in " + Stores.printable(store));
         return Main.USAGE;
       }
       // Masked when journaled; masked again with today's environment for journals written before it was known.

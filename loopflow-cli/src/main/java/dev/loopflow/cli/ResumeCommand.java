@@ -106,7 +106,7 @@ final class ResumeCommand implements Callable<Integer> {
   private int execute(Loopflow engine, PrintWriter out, PrintWriter err) throws Exception {
     RunInfo info = engine.inspect(runId).orElse(null);
     if (info == null) {
-      err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
+      err.println("loopflow: no run '" + runId + "' in " + Stores.printable(store));
       return Main.USAGE;
     }
     RunRecord rec = info.record();

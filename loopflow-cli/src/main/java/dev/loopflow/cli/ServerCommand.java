@@ -144,7 +144,7 @@ final class ServerCommand implements Callable<Integer> {
       try {
         out.println(server.url() + "#token=" + t);
         out.flush();
-        err.println("loopflow: serving " + Stores.url(store) + " and the workflows in " + server.workflowsDir()
+        err.println("loopflow: serving " + Stores.printable(store) + " and the workflows in " + server.workflowsDir()
             + "; stop with Ctrl-C");
         err.flush();
         stop.await();

@@ -60,7 +60,7 @@ final class ShowCommand implements Callable<Integer> {
     try (RunStore s = Stores.open(store)) {
       RunInfo info = Loopflow.builder().store(s).build().inspect(runId).orElse(null);
       if (info == null) {
-        err.println("loopflow: no run '" + runId + "' in " + Stores.url(store));
+        err.println("loopflow: no run '" + runId + "' in " + Stores.printable(store));
         return Main.USAGE;
       }
       // The journal was masked when it was written; masking again with today's environment also covers journals

@@ -100,8 +100,8 @@ final class WorkerCommand implements Callable<Integer> {
       }
       CountDownLatch stop = new CountDownLatch(1);
       ServerCommand.onStopSignal(stop::countDown);
-      err.println("loopflow: worker " + settings.name() + " taking runs from " + Stores.url(store) + " (concurrency "
-          + settings.concurrency() + ")");
+      err.println("loopflow: worker " + settings.name() + " taking runs from " + Stores.printable(store)
+          + " (concurrency " + settings.concurrency() + ")");
       err.flush();
       stop.await();
       err.println("loopflow: worker " + settings.name() + " stopping: " + worker.executing().size()

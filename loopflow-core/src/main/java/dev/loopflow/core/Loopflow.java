@@ -133,7 +133,8 @@ public final class Loopflow {
 
   /** Runs a workflow file as a child of a node's run (see {@code NodeContext.runWorkflow}). */
   private Map<String, Object> runChild(Path file, Map<String, Object> inputs, RunOptions parent, String parentRunId,
-      dev.loopflow.core.model.NodePosition caller) throws InterruptedException {
+      dev.loopflow.core.model.NodePosition caller, dev.loopflow.core.internal.exec.ChildLedger ledger)
+      throws InterruptedException {
     int depth = parent.options().get(CHILD_DEPTH) instanceof Number n ? n.intValue() : 0;
     if (depth >= dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "workflows run as tools nest at most "
@@ -154,7 +155,8 @@ public final class Loopflow {
     ob.option(CHILD_DEPTH, depth + 1);
     RunHandle h;
     try {
-      h = start(wf, ob.build());
+      RunOptions childOptions = ob.build();
+      h = engine.start(wf, Inputs.resolve(wf, childOptions.inputs()), childOptions, ledger);
     } catch (LoopflowException e) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "workflow '" + file.getFileName() + "' could not start: "
           + e.getMessage(), caller);
@@ -166,6 +168,9 @@ public final class Loopflow {
       h.cancel("the calling node was cancelled");
       throw e;
     }
+    // Its calls were reserved in the caller's budgets as they were made; the caller's execution journals the total,
+    // so the parent's usage (and a resume of it) counts what its children spent.
+    ledger.spent(r.usage());
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("run_id", r.runId());
     out.put("status", r.status().json());
@@ -177,6 +182,16 @@ public final class Loopflow {
       out.put("error", e);
     } else {
       out.put("error", null);
+    }
+    if (r.usage() != null) {
+      Map<String, Object> u = new LinkedHashMap<>();
+      u.put("llm_calls", r.usage().llmCalls());
+      u.put("input_tokens", r.usage().inputTokens());
+      u.put("output_tokens", r.usage().outputTokens());
+      if (r.usage().costUsd() != null) {
+        u.put("cost_usd", r.usage().costUsd());
+      }
+      out.put("usage", u);
     }
     return out;
   }

@@ -135,13 +135,20 @@ final class AgentRun {
       throws InterruptedException {
     ToolOutcome[] outcomes = new ToolOutcome[calls.size()];
     List<Integer> pending = new ArrayList<>();
+    String[] refused = box.refusals(calls);
     for (int i = 0; i < calls.size(); i++) {
       AgentSteps.Tool done = steps.tool(turn, i);
       if (done != null) {
         outcomes[i] = done.outcome();
+      } else if (refused[i] != null) {
+        outcomes[i] = ToolOutcome.failed(refused[i]);
+        steps.recordTool(turn, i, calls.get(i), outcomes[i]);
       } else {
         pending.add(i);
       }
+    }
+    if (pending.isEmpty()) {
+      return outcomes;
     }
     if (pending.size() == 1) {
       int i = pending.get(0);

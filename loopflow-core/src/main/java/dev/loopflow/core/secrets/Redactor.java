@@ -36,9 +36,11 @@ import java.util.regex.Pattern;
  *       variables, the literals under credential-named keys in the workflow source, the credential-named and
  *       {@code writeOnly} inputs and the inputs such templates render, and, learned as the run goes, every value
  *       found under a credential-named key in anything masked (a node result such as
- *       {@code {"access_token": "..."}}). A {@code Bearer X} value also teaches {@code X}. A text that begins with
- *       {@code ...} (or {@code …}) followed by the end of a known value, or ends with the start of one followed by
- *       {@code ...}, has that fragment masked too (a cut excerpt);
+ *       {@code {"access_token": "..."}}). A {@code Bearer X} value also teaches {@code X};
+ *   <li><b>by overlap</b>, for excerpts that cut through a credential ({@link SecretPieces}): every run of 6 or more
+ *       characters that is part of a known opaque value (no whitespace, not a path or URL), wherever it stands,
+ *       and at every cut mark ({@code ...}, {@code …}, {@code [cut}) the start of a known value of 4 or more
+ *       characters just before it and the end of one just after it;
  *   <li><b>by shape</b>: well-known token formats ({@link TokenShapes});
  *   <li>in the workflow source, each scalar under a credential-named key is replaced where it is written, the rest
  *       of the text staying byte-identical.
@@ -57,12 +59,10 @@ public final class Redactor {
   public static final String MASK = "[redacted]";
   /** Shorter values are masked only by name: masking them everywhere would hit ordinary words. */
   public static final int MIN_VALUE_LENGTH = 8;
-  private static final int MIN_FRAGMENT = 6;
   /** What a streamed text keeps back at least: longer than the shortest tail any token shape needs to match. */
   public static final int STREAM_HOLDBACK = 64;
   /** Learning stops here; a run that produces more credentials than this still has them masked by name. */
   private static final int MAX_VALUES = 1024;
-  private static final List<String> ELLIPSES = List.of("...", "…");
   private static final Pattern SCHEME = Pattern.compile("(?i)(?:bearer|basic|token|bot)\\s+(\\S{8,})");
   /** An input named in a template: {@code input.NAME}, {@code inputs.NAME}, {@code state.NAME}, or with brackets. */
   private static final Pattern INPUT_REFERENCE = Pattern.compile(
@@ -244,15 +244,23 @@ public final class Redactor {
     return (h ^ (h >>> 16)) & (CLEAN_SLOTS - 1);
   }
 
+  /** The pieces index of the knowledge it was built for; rebuilt when the knowledge changes. */
+  private volatile SecretPieces pieces = new SecretPieces(List.of());
+
   /** {@code s} masked against {@code known}; the same instance when there is nothing to mask. */
-  private static String maskText(String s, List<String> known) {
+  private String maskText(String s, List<String> known) {
     String out = s;
     for (String v : known) {
       if (out.contains(v)) {
         out = out.replace(v, MASK);
       }
     }
-    out = fragments(out, known);
+    SecretPieces p = pieces;
+    if (p.known != known) {
+      p = new SecretPieces(known);
+      pieces = p;
+    }
+    out = p.mask(out, MASK);
     return TokenShapes.mask(out);
   }
 
@@ -312,45 +320,6 @@ public final class Redactor {
       pending.setLength(0);
       return rest == null ? "" : rest;
     }
-  }
-
-  /** Masks the start or end of a known value cut off by an ellipsis. */
-  private static String fragments(String s, List<String> known) {
-    if (known.isEmpty()) {
-      return s;
-    }
-    String out = s;
-    for (String e : ELLIPSES) {
-      if (out.endsWith(e)) {
-        String body = out.substring(0, out.length() - e.length());
-        int k = longestFragment(known, body, true);
-        if (k > 0) {
-          out = body.substring(0, body.length() - k) + MASK + e;
-        }
-      }
-      if (out.startsWith(e)) {
-        String rest = out.substring(e.length());
-        int k = longestFragment(known, rest, false);
-        if (k > 0) {
-          out = e + MASK + rest.substring(k);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** The length of the longest start (tail: {@code body} ends with it) or end of a known value; 0 when none. */
-  private static int longestFragment(List<String> known, String body, boolean tail) {
-    int best = 0;
-    for (String v : known) {
-      for (int k = Math.min(v.length() - 1, body.length()); k >= MIN_FRAGMENT && k > best; k--) {
-        if (tail ? body.endsWith(v.substring(0, k)) : body.startsWith(v.substring(v.length() - k))) {
-          best = k;
-          break;
-        }
-      }
-    }
-    return best;
   }
 
   /**

@@ -102,6 +102,18 @@ public interface NodeContext {
    */
   Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs) throws InterruptedException;
 
+  /**
+   * {@link #runWorkflow(Path, Map)}, refused with {@code budget_exceeded} (and not started) when the tree of runs
+   * this one belongs to (its parents, their other children, and theirs) has started {@code maxChildRuns} child runs
+   * already. The child's LLM calls are reserved in this node's budgets (the run's and its loops') before they are
+   * made, so a child gets at most what this node has left, and what the child spent counts in this execution's
+   * usage and the run's. The result also has the child's {@code usage}.
+   */
+  default Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs, int maxChildRuns)
+      throws InterruptedException {
+    return runWorkflow(file, inputs);
+  }
+
   /** A durable list of steps; see {@link NodeContext#steps()}. */
   interface StepLog {
     /** The steps an interrupted earlier execution of this node recorded; empty on a first execution. */

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.core.secrets.PrivateFiles;
+import dev.loopflow.core.secrets.StoreUrls;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -66,7 +67,8 @@ public final class JdbcStores {
     if (lower.endsWith(".db") || lower.endsWith(".sqlite") || lower.endsWith(".sqlite3")) {
       return sqlite(Path.of(u), false);
     }
-    throw new IllegalArgumentException("unsupported store URL '" + u + "': use memory, sqlite:PATH or "
+    throw new IllegalArgumentException("unsupported store URL '" + StoreUrls.printable(u) + "': use memory, "
+        + "sqlite:PATH or "
         + "postgresql://user:password@host:port/database");
   }
 
@@ -170,7 +172,8 @@ public final class JdbcStores {
     try {
       ds = new HikariDataSource(hc);
     } catch (RuntimeException e) {
-      throw StoreFailures.of("cannot connect to the PostgreSQL store " + pg.display + ": " + rootMessage(e), e);
+      throw StoreFailures.of("cannot connect to the PostgreSQL store " + pg.display + ": "
+          + StoreUrls.scrub(rootMessage(e), url), e);
     }
     try {
       migrate(ds, pg.display);
@@ -286,11 +289,14 @@ public final class JdbcStores {
       if (u.startsWith("jdbc:")) {
         u = u.substring(5);
       }
+      refuseUnencodedUserInfo(u);
       URI uri;
       try {
         uri = new URI(u.replaceFirst("^postgres(ql)?://", "postgresql://"));
       } catch (java.net.URISyntaxException e) {
-        throw new IllegalArgumentException("malformed PostgreSQL store URL: " + e.getMessage());
+        // The parser's own message quotes the whole URL, password included: only its reason and position.
+        throw new IllegalArgumentException("malformed PostgreSQL store URL " + StoreUrls.printable(url.trim())
+            + ": " + e.getReason() + " at index " + e.getIndex());
       }
       String host = uri.getHost() == null ? "localhost" : uri.getHost();
       int port = uri.getPort() < 0 ? 5432 : uri.getPort();
@@ -317,6 +323,40 @@ public final class JdbcStores {
       String jdbc = "jdbc:postgresql://" + host + ":" + port + "/" + db + params;
       String display = "postgresql://" + (user == null ? "" : user + "@") + host + ":" + port + "/" + db;
       return new Pg(jdbc, user, password, display);
+    }
+
+    /**
+     * A password holding '/', '?', '#' or a space unencoded would be split where a URL parser splits (its end taken
+     * for the host, path or query, and then printed as such): such a URL is refused, without quoting it. User
+     * information ends at the last '@'; it holds a password when a ':' in it is followed by something other than a
+     * port number.
+     */
+    private static void refuseUnencodedUserInfo(String url) {
+      int scheme = url.indexOf("://");
+      String rest = scheme < 0 ? url : url.substring(scheme + 3);
+      int at = rest.lastIndexOf('@');
+      if (at < 0) {
+        return;
+      }
+      String userInfo = rest.substring(0, at);
+      int colon = userInfo.indexOf(':');
+      if (colon < 0) {
+        return;
+      }
+      int cut = colon + 1;
+      while (cut < userInfo.length() && "/?# ".indexOf(userInfo.charAt(cut)) < 0) {
+        cut++;
+      }
+      if (cut == userInfo.length()) {
+        return;
+      }
+      String beforeCut = userInfo.substring(colon + 1, cut);
+      if (!beforeCut.isEmpty() && beforeCut.chars().allMatch(Character::isDigit)) {
+        return; // host:port, and the '@' belongs to the path or query
+      }
+      throw new IllegalArgumentException("malformed PostgreSQL store URL " + StoreUrls.printable(url) + ": the user "
+          + "name and password must be percent-encoded ('/' as %2F, '?' as %3F, '#' as %23, '@' as %40, a space "
+          + "as %20)");
     }
   }
 }

@@ -43,22 +43,36 @@ final class Budgets {
   private final java.util.Set<Reservation> underWay;
   private long tokensHeld;
   private BigDecimal usdHeld = BigDecimal.ZERO;
+  /**
+   * For a child run's budget (a workflow run as a tool): the budget chain of the node that started it, which every
+   * call of the child is also reserved in, under the same lock. Empty for a run nobody started.
+   */
+  private final List<Budgets> above;
 
   /** The run's budget. */
   Budgets(Budget budget) {
-    this(budget, null, new Object());
+    this(budget, null, new Object(), List.of());
   }
 
-  private Budgets(Budget budget, String owner, Object lock) {
+  /**
+   * The budget of a child run started by a node whose budget chain is {@code above}: the child's calls count in
+   * that chain too, before they are made, so a child gets at most what its caller has left.
+   */
+  Budgets(Budget budget, List<Budgets> above) {
+    this(budget, null, above.isEmpty() ? new Object() : above.get(0).lock, List.copyOf(above));
+  }
+
+  private Budgets(Budget budget, String owner, Object lock, List<Budgets> above) {
     this.budget = budget;
     this.owner = owner;
     this.lock = lock;
     this.underWay = owner == null ? new java.util.HashSet<>() : null;
+    this.above = above;
   }
 
   /** A loop execution's budget in this run; {@code owner} names the loop in errors. */
   Budgets forLoop(Budget loopBudget, String loopOwner) {
-    return new Budgets(loopBudget, loopOwner, lock);
+    return new Budgets(loopBudget, loopOwner, lock, List.of());
   }
 
   /** Counts usage spent outside a reservation: what an earlier attempt of a resumed run journaled. */
@@ -103,7 +117,8 @@ final class Budgets {
    * Reserves one call of {@code plan} in every budget of {@code chain} (the run's first), or in none: throws
    * {@code budget_exceeded} naming the first budget that cannot hold it.
    */
-  static Reservation reserve(List<Budgets> chain, CallPlan plan, NodePosition at) {
+  static Reservation reserve(List<Budgets> own, CallPlan plan, NodePosition at) {
+    List<Budgets> chain = withCallers(own);
     synchronized (chain.get(0).lock) {
       boolean limitsTokens = false;
       Budgets usdBudget = null;
@@ -143,6 +158,17 @@ final class Budgets {
       }
       return r;
     }
+  }
+
+  /** {@code chain} preceded by the chains of the nodes that started its run, outermost first. */
+  private static List<Budgets> withCallers(List<Budgets> chain) {
+    List<Budgets> above = chain.get(0).above;
+    if (above.isEmpty()) {
+      return chain;
+    }
+    List<Budgets> all = new java.util.ArrayList<>(withCallers(above));
+    all.addAll(chain);
+    return all;
   }
 
   /**

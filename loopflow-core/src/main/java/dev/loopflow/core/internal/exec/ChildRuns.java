@@ -13,7 +13,10 @@ public interface ChildRuns {
   /** Nesting deeper than this fails the node that asked (a workflow calling itself as a tool). */
   int MAX_DEPTH = 4;
 
-  /** The child's {@code run_id}, {@code status}, {@code output} and {@code error} ({@code code}, {@code message}). */
+  /**
+   * The child's {@code run_id}, {@code status}, {@code output}, {@code error} ({@code code}, {@code message}) and
+   * {@code usage}. The child's calls are reserved in {@code ledger}'s budgets and what it spent is added to it.
+   */
   Map<String, Object> run(Path file, Map<String, Object> inputs, RunOptions parent, String parentRunId,
-      NodePosition caller) throws InterruptedException;
+      NodePosition caller, ChildLedger ledger) throws InterruptedException;
 }

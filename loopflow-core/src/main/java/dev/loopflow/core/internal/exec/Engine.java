@@ -52,9 +52,17 @@ public final class Engine {
   }
 
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options) {
+    return start(workflow, inputs, options, null);
+  }
+
+  /**
+   * Starts a run; {@code caller} non-null makes it a child run of the node it came from: its LLM calls are reserved
+   * in that node's budgets too, and it counts in that run's tally of child runs.
+   */
+  public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options, ChildLedger caller) {
     String runId = options.runId() != null ? options.runId() : newRunId();
     Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
-        null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
+        null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock), caller);
     execute(runId, scheduler);
     return scheduler;
   }

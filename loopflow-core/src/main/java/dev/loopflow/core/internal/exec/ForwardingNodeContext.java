@@ -129,6 +129,12 @@ abstract class ForwardingNodeContext implements NodeContext {
   }
 
   @Override
+  public Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs, int maxChildRuns)
+      throws InterruptedException {
+    return delegate.runWorkflow(file, inputs, maxChildRuns);
+  }
+
+  @Override
   public <T> Optional<T> service(Class<T> type) {
     return delegate.service(type);
   }

@@ -434,11 +434,23 @@ final class NodeContextImpl implements NodeContext {
   @Override
   public Map<String, Object> runWorkflow(java.nio.file.Path file, Map<String, Object> inputs)
       throws InterruptedException {
+    return runWorkflow(file, inputs, Integer.MAX_VALUE);
+  }
+
+  @Override
+  public Map<String, Object> runWorkflow(java.nio.file.Path file, Map<String, Object> inputs, int maxChildRuns)
+      throws InterruptedException {
     ChildRuns runner = (ChildRuns) ctx.services.get(ChildRuns.class);
     if (runner == null) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "this engine cannot run child workflows", position);
     }
+    ChildLedger ledger = new ChildLedger(frame.budgets, ctx.childRuns, this::count);
+    if (!ledger.take(maxChildRuns)) {
+      throw new LoopflowException(ErrorCode.BUDGET_EXCEEDED, "child runs: the cap of " + maxChildRuns
+          + " workflow runs per run is reached (" + ledger.started() + " started); '" + file.getFileName()
+          + "' was not run", position);
+    }
     java.nio.file.Path resolved = file.isAbsolute() ? file : ctx.options.workingDirectory().resolve(file);
-    return runner.run(resolved, inputs == null ? Map.of() : inputs, ctx.options, ctx.runId, position);
+    return runner.run(resolved, inputs == null ? Map.of() : inputs, ctx.options, ctx.runId, position, ledger);
   }
 }

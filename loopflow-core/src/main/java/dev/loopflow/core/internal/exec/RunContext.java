@@ -61,10 +61,20 @@ final class RunContext {
   final RunCommands commands;
   /** The run's shared memory. */
   final RunMemory memory;
+  /** The child runs started by this run and every run above and below it (one tally per tree of runs). */
+  final AtomicInteger childRuns;
 
   RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
       ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
       Replay replay, Redactor redactor) {
+    this(runId, workflow, options, store, clock, executor, state, bus, budgets, services, replay, redactor,
+        new AtomicInteger());
+  }
+
+  RunContext(String runId, Workflow workflow, RunOptions options, RunStore store, Clock clock,
+      ExecutorService executor, RunState state, EventBus bus, Budgets budgets, Map<Class<?>, Object> services,
+      Replay replay, Redactor redactor, AtomicInteger childRuns) {
+    this.childRuns = childRuns;
     this.runId = runId;
     this.workflow = workflow;
     this.options = options;

@@ -88,6 +88,14 @@ final class Scheduler implements RunHandle {
   Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
       Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
       ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease) {
+    this(runId, workflow, inputs, options, store, services, clock, executor, resumeFrom, answer, replay, lastSeq,
+        lease, null);
+  }
+
+  /** {@code caller}: what a child run owes the node that started it; null for a run nobody started. */
+  Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
+      Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
+      ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease, ChildLedger caller) {
     this.runId = runId;
     this.lease = lease;
     this.workflow = workflow;
@@ -96,7 +104,7 @@ final class Scheduler implements RunHandle {
     this.clock = clock;
     this.resumeFrom = resumeFrom;
     this.answer = answer;
-    this.budgets = new Budgets(workflow.budget());
+    this.budgets = caller == null ? new Budgets(workflow.budget()) : new Budgets(workflow.budget(), caller.budgets);
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
     budgets.add(replay.total());
     this.runState = new RunState(workflow, inputs, budgets, options.environment());
@@ -104,7 +112,7 @@ final class Scheduler implements RunHandle {
     this.bus = new EventBus(runId, clock, options.listeners(), lastSeq, redactor);
     this.bus.journal(store::appendEvent, this::journalFailed);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
-        replay, redactor);
+        replay, redactor, caller == null ? new java.util.concurrent.atomic.AtomicInteger() : caller.childRuns);
     this.units = new Units(ctx, new Recorder(ctx));
     ctx.onFatal = this::stopForInternalFailure;
   }

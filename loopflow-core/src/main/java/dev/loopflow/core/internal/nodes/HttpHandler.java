@@ -88,12 +88,20 @@ final class HttpHandler implements NodeHandler {
   }
 
   /** What a node asks for, compiled. {@code jsonBody} holds templates where the mapping had template strings. */
-  private record Spec(Template url, String method, Map<String, Template> headers, Template body, Object jsonBody,
+  private record Spec(UrlTemplate url, String method, Map<String, Template> headers, Template body, Object jsonBody,
       Set<Integer> okStatus, long maxBytes, boolean followRedirects) {}
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
-    Template url = cfg.requiredTemplate("url");
+    Template urlTemplate = cfg.requiredTemplate("url");
+    UrlTemplate url = null;
+    if (urlTemplate != null) {
+      try {
+        url = UrlTemplate.of(urlTemplate.source(), source -> cfg.template("url", source));
+      } catch (IllegalArgumentException e) {
+        cfg.error("url", e.getMessage());
+      }
+    }
     String method = cfg.has("method") ? cfg.string("method") : "GET";
     if (method != null && !METHODS.contains(method.toUpperCase(Locale.ROOT))) {
       cfg.error("method", "unknown HTTP method '" + method + "'; expected one of " + new TreeSet<>(METHODS));
@@ -178,7 +186,12 @@ final class HttpHandler implements NodeHandler {
   }
 
   private static NodeOutcome execute(NodeContext ctx, Spec spec) throws Exception {
-    String rendered = ctx.render(spec.url()).strip();
+    String rendered;
+    try {
+      rendered = spec.url().render(ctx::evaluate);
+    } catch (IllegalArgumentException e) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "url: " + e.getMessage());
+    }
     URI uri;
     try {
       uri = new URI(rendered);

@@ -20,8 +20,8 @@ import java.util.Set;
  * <p>{@code tools:} entries: a built-in's name ({@code http}, {@code request_restart}, {@code shared_memory_read},
  * {@code shared_memory_write}), or a one-key mapping from that name to its options ({@code http: {timeout,
  * max_response_bytes}}, {@code shell: {allow: true, timeout, max_output_bytes}}; shell only this way), or
- * {@code {workflow: FILE, name?, description?}}. {@code mcp:} entries: {@code {command: [argv...], env?, timeout?}}
- * or {@code {url: http(s)://..., timeout?}}.
+ * {@code {workflow: FILE, name?, description?, max_runs_per_reply?, max_runs_per_run?}}. {@code mcp:} entries:
+ * {@code {command: [argv...], env?, timeout?}} or {@code {url: http(s)://..., timeout?}}.
  */
 public final class ToolSet {
   static final Duration HTTP_TIMEOUT = Duration.ofSeconds(30);
@@ -133,7 +133,8 @@ public final class ToolSet {
   }
 
   private static Tool workflow(NodeConfig cfg, Map<?, ?> m, String at) {
-    if (!ToolOptions.known(cfg, m, Set.of(WorkflowTool.KEY, "name", "description"), WorkflowTool.KEY, at)) {
+    if (!ToolOptions.known(cfg, m, Set.of(WorkflowTool.KEY, "name", "description", "max_runs_per_reply",
+        "max_runs_per_run"), WorkflowTool.KEY, at)) {
       return null;
     }
     if (!(m.get(WorkflowTool.KEY) instanceof String file) || file.isBlank()) {
@@ -147,8 +148,15 @@ public final class ToolSet {
       cfg.error("tools", at + "name and description of a workflow tool must be text");
       return null;
     }
+    Integer perReply = ToolOptions.positive(cfg, m.get("max_runs_per_reply"), WorkflowTool.DEFAULT_RUNS_PER_REPLY,
+        WorkflowTool.MAX_RUNS, "max_runs_per_reply", at);
+    Integer perRun = ToolOptions.positive(cfg, m.get("max_runs_per_run"), WorkflowTool.DEFAULT_RUNS_PER_RUN,
+        WorkflowTool.MAX_RUNS, "max_runs_per_run", at);
+    if (perReply == null || perRun == null) {
+      return null;
+    }
     try {
-      return WorkflowTool.of(resolve(cfg, file), (String) name, (String) description);
+      return WorkflowTool.of(resolve(cfg, file), (String) name, (String) description, perReply, perRun);
     } catch (IllegalArgumentException e) {
       cfg.error("tools", at + e.getMessage());
       return null;

@@ -87,6 +87,26 @@ public final class Toolbox implements AutoCloseable {
     }
   }
 
+  /**
+   * The calls of one model reply that are refused before anything runs, by index (null: the call may run): the
+   * calls of a workflow tool past its {@code max_runs_per_reply}, in the order the reply made them. The same reply
+   * always gives the same answer, so a resumed run refuses the same calls.
+   */
+  public String[] refusals(List<ToolCall> calls) {
+    String[] out = new String[calls.size()];
+    Map<String, Integer> seen = new java.util.HashMap<>();
+    for (int i = 0; i < calls.size(); i++) {
+      if (tools.get(calls.get(i).name()) instanceof WorkflowTool w) {
+        int n = seen.merge(calls.get(i).name(), 1, Integer::sum);
+        if (n > w.runsPerReply()) {
+          out[i] = "refused: one reply may start at most " + w.runsPerReply() + " runs of '" + calls.get(i).name()
+              + "' (max_runs_per_reply); this was call " + n + " of it in this reply, and it was not run";
+        }
+      }
+    }
+    return out;
+  }
+
   /** The arguments as a map when they are a JSON object (blank counts as {}), else null. */
   static Map<String, Object> arguments(String raw) {
     if (raw.isBlank()) {

@@ -20,6 +20,11 @@ import java.util.Set;
  * the file when the agent's workflow is loaded; the call runs the child to its end as a child run and returns its
  * output. A child that does not complete is the call's error, with its status and error. The child is loaded and
  * checked in full when it runs.
+ *
+ * <p>What must stay true: one model reply starts at most {@code max_runs_per_reply} runs of this tool and a tree of
+ * runs at most {@code max_runs_per_run} child runs (the calls past a cap are refused to the model, never run), and a
+ * child's LLM calls are reserved in the calling node's budgets before they are made (see
+ * {@link NodeContext#runWorkflow(Path, Map, int)}).
  */
 final class WorkflowTool implements Tool {
   static final String KEY = "workflow";
@@ -27,14 +32,33 @@ final class WorkflowTool implements Tool {
   static final long MAX_FILE_BYTES = 1 << 20;
   private static final Set<String> TYPES = Set.of("string", "number", "integer", "boolean", "object", "array");
 
+  /** How many runs of one workflow tool a single model reply may start when its entry sets no limit. */
+  static final int DEFAULT_RUNS_PER_REPLY = 8;
+  /**
+   * How many child runs a run may start through a workflow tool when its entry sets no limit; counted over the
+   * whole tree of runs (a child's own children count too).
+   */
+  static final int DEFAULT_RUNS_PER_RUN = 50;
+  /** The highest either limit may be set to. */
+  static final int MAX_RUNS = 10_000;
+
   private final Path file;
   private final ToolSpec spec;
   private final JsonSchemas.Compiled schema;
+  private final int runsPerReply;
+  private final int runsPerRun;
 
-  private WorkflowTool(Path file, ToolSpec spec) {
+  private WorkflowTool(Path file, ToolSpec spec, int runsPerReply, int runsPerRun) {
     this.file = file;
     this.spec = spec;
     this.schema = JsonSchemas.compile(spec.parameters());
+    this.runsPerReply = runsPerReply;
+    this.runsPerRun = runsPerRun;
+  }
+
+  /** How many calls of this tool one model reply may make; the calls past it are refused, in reply order. */
+  int runsPerReply() {
+    return runsPerReply;
   }
 
   /**
@@ -42,6 +66,11 @@ final class WorkflowTool implements Tool {
    * without its extension). Throws {@link IllegalArgumentException} with what is wrong with the file.
    */
   static WorkflowTool of(Path file, String name, String description) {
+    return of(file, name, description, DEFAULT_RUNS_PER_REPLY, DEFAULT_RUNS_PER_RUN);
+  }
+
+  /** {@link #of(Path, String, String)} with its caps on child runs per model reply and per run. */
+  static WorkflowTool of(Path file, String name, String description, int runsPerReply, int runsPerRun) {
     Map<?, ?> doc = read(file);
     String toolName = name != null ? name : defaultName(file);
     if (!ToolSpec.isValidName(toolName)) {
@@ -52,7 +81,7 @@ final class WorkflowTool implements Tool {
         : doc.get("description") instanceof String d ? d
         : "Runs the workflow " + (doc.get("name") instanceof String n ? n : file.getFileName()) + " and returns its "
             + "output.";
-    return new WorkflowTool(file, new ToolSpec(toolName, about, parameters(file, doc)));
+    return new WorkflowTool(file, new ToolSpec(toolName, about, parameters(file, doc)), runsPerReply, runsPerRun);
   }
 
   static String defaultName(Path file) {
@@ -134,7 +163,8 @@ final class WorkflowTool implements Tool {
 
   @Override
   public Object call(NodeContext ctx, Map<String, Object> args) throws Exception {
-    Map<String, Object> r = ctx.runWorkflow(file, args);
+    // Over the cap this throws budget_exceeded, which the model is told as the call's error.
+    Map<String, Object> r = ctx.runWorkflow(file, args, runsPerRun);
     if ("completed".equals(r.get("status"))) {
       return r.get("output") == null ? "" : r.get("output");
     }
