@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * A process's stdout or stderr, read to its end while only its first and last {@code max / 2} bytes are kept: a
  * process that prints gigabytes never blocks on a full pipe and never fills the engine's memory or the store. What
- * was left out is said in the text itself, between the head and the tail.
+ * was left out is said in the text itself, between the head and the tail, as {@code ...[N bytes left out]...}: the
+ * dots are a cut mark the redactor knows, so a credential cut in two at either edge is masked too.
  */
 final class CappedOutput {
   private final int headMax;
@@ -76,6 +77,6 @@ final class CappedOutput {
     String h = new String(head, 0, headLen, StandardCharsets.UTF_8);
     String tl = new String(t, StandardCharsets.UTF_8);
     long left = total - headLen - tailLen;
-    return left == 0 ? h + tl : h + "\n[... " + left + " bytes left out ...]\n" + tl;
+    return left == 0 ? h + tl : h + "...[" + left + " bytes left out]..." + tl;
   }
 }

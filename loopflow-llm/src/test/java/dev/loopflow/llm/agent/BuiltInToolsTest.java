@@ -148,7 +148,7 @@ class BuiltInToolsTest {
     Map<?, ?> result = (Map<?, ?>) AgentRuns.toolCalls(r, "a").get(0).get("result");
     assertThat(result.get("exit_code")).isEqualTo(0);
     assertThat((String) result.get("stdout")).startsWith("a".repeat(500)).endsWith("a".repeat(496) + "end\n")
-        .contains("[... 299004 bytes left out ...]");
+        .contains("...[299004 bytes left out]...");
   }
 
   @Test
