@@ -12,9 +12,12 @@ import java.nio.charset.StandardCharsets;
  */
 final class CappedOutput {
   private final int headMax;
-  private final byte[] head;
+  private final int tailMax;
+  /** Both buffers grow as bytes arrive (most processes print little; a node must not cost its limit up front). */
+  private byte[] head = new byte[0];
   private int headLen;
-  private final byte[] tail;
+  private byte[] tail = new byte[0];
+  /** Where the oldest tail byte is once the tail is full and wraps; 0 until then. */
   private int tailStart;
   private int tailLen;
   private long total;
@@ -24,8 +27,7 @@ final class CappedOutput {
       throw new IllegalArgumentException("max must be >= 2 but was " + max);
     }
     this.headMax = max / 2;
-    this.head = new byte[headMax];
-    this.tail = new byte[max - headMax];
+    this.tailMax = max - headMax;
   }
 
   void drain(InputStream in) {
@@ -44,19 +46,28 @@ final class CappedOutput {
     int off = 0;
     if (headLen < headMax) {
       int k = Math.min(n, headMax - headLen);
+      head = ensure(head, headLen + k, headMax);
       System.arraycopy(buf, 0, head, headLen, k);
       headLen += k;
       off = k;
     }
-    for (int i = off; i < n; i++) { // a ring of the last bytes
-      int pos = (tailStart + tailLen) % tail.length;
-      tail[pos] = buf[i];
-      if (tailLen < tail.length) {
-        tailLen++;
-      } else {
-        tailStart = (tailStart + 1) % tail.length;
+    for (int i = off; i < n; i++) {
+      if (tailLen < tailMax) { // filling: the bytes lie in order from 0
+        tail = ensure(tail, tailLen + 1, tailMax);
+        tail[tailLen++] = buf[i];
+      } else { // full: a ring of the last bytes
+        tail[tailStart] = buf[i];
+        tailStart = (tailStart + 1) % tailMax;
       }
     }
+  }
+
+  /** {@code b}, or a copy at least {@code need} long (doubling, at most {@code max}). */
+  private static byte[] ensure(byte[] b, int need, int max) {
+    if (need <= b.length) {
+      return b;
+    }
+    return java.util.Arrays.copyOf(b, (int) Math.min(max, Math.max(need, Math.max(4096L, 2L * b.length))));
   }
 
   /** How many bytes the process wrote. */
@@ -72,7 +83,7 @@ final class CappedOutput {
   synchronized String text() {
     byte[] t = new byte[tailLen];
     for (int i = 0; i < tailLen; i++) {
-      t[i] = tail[(tailStart + i) % tail.length];
+      t[i] = tail[(tailStart + i) % tailLen];
     }
     String h = new String(head, 0, headLen, StandardCharsets.UTF_8);
     String tl = new String(t, StandardCharsets.UTF_8);
