@@ -47,7 +47,6 @@ final class ReferenceCheck {
 
   /** Checks one template's references; {@code scope} is where it was written. */
   void check(TemplateRef ref, Scope scope) {
-    Set<String> known = scope.visible();
     // One report per distinct reference: a template that repeats a typo gets one error, at its first use.
     for (Reference r : new LinkedHashSet<>(ref.references())) {
       String root = r.root();
@@ -57,12 +56,12 @@ final class ReferenceCheck {
       if (r.forLoopVariable()) {
         field(ref, r, 0, Reference.FOR_LOOP_FIELDS, "inside {% for %}, 'loop' is the for-loop's own variable, "
             + "which has", " (read the workflow's loop before the block: {% set pass = loop.iteration %})");
-      } else if (known.contains(root)) {
+      } else if (scope.sees(root)) {
         node(ref, r, scope.kindOf(root), scope.resolvesToTopLevel(root));
       } else if (TemplateScope.ROOTS.contains(root)) {
         scopeName(ref, r);
       } else {
-        Set<String> candidates = new LinkedHashSet<>(known);
+        Set<String> candidates = new LinkedHashSet<>(scope.visible());
         candidates.addAll(TemplateScope.ROOTS);
         candidates.addAll(ref.locals());
         String hint = switch (root) {
