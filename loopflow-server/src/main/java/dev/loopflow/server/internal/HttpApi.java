@@ -45,9 +45,13 @@ public final class HttpApi implements AutoCloseable {
   private final boolean loopbackOnly;
   private volatile boolean stopping;
 
-  /** The pages of the web UI, which need no token (they hold no data; the app asks the API with the token). */
+  /**
+   * The pages of the web UI and its bundled assets, which need no token (they hold no data; the app asks the API
+   * with the token). Asset paths are plain names in plain folders: a path with a dot-dot segment, an escape or a
+   * parameter is not public, whatever it would resolve to.
+   */
   static final java.util.regex.Pattern PUBLIC_PAGES = java.util.regex.Pattern.compile(
-      "/|/builder/?|/runs/[^/]+/?|/builder/[^/]+/?|/assets/[^/]+");
+      "/|/builder/?|/runs/[^/]+/?|/builder/[^/]+/?|/assets/(?:(?!\\.\\.)[A-Za-z0-9_.-]+/)*(?!\\.\\.)[A-Za-z0-9_.-]+");
 
   /** The body types a route takes. */
   enum Accepts {
