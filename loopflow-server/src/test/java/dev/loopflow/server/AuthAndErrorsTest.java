@@ -81,8 +81,8 @@ class AuthAndErrorsTest {
 
   @Test
   void aTokenDifferingOnlyInCaseIsRefusedOnAKeptAliveConnection_bugJettyHeaderCacheIgnoresCase() throws IOException {
-    String twoRequests = "GET /api/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ServerHarness.TOKEN
-        + "\r\n\r\nGET /api/health HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+    String twoRequests = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + ServerHarness.TOKEN
+        + "\r\n\r\nGET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
         + ServerHarness.TOKEN.toUpperCase() + "\r\nConnection: close\r\n\r\n";
     String raw = rawRequest(twoRequests);
     assertThat(raw).startsWith("HTTP/1.1 200");
@@ -191,7 +191,7 @@ class AuthAndErrorsTest {
 
   @Test
   void aRequestJettyRefusesStillGetsAJsonError() throws IOException {
-    String raw = rawRequest("GET /api/workflows/a%00b HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+    String raw = rawRequest("GET /api/workflows/a%00b HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
         + ServerHarness.TOKEN + "\r\nConnection: close\r\n\r\n");
     assertThat(raw).startsWith("HTTP/1.1 400");
     assertThat(raw).contains("\"code\":\"bad_request\"").contains("application/json");

@@ -28,6 +28,7 @@ final class ErrorTable {
     CONFLICT(409, "conflict"),
     PAYLOAD_TOO_LARGE(413, "payload_too_large"),
     UNSUPPORTED_MEDIA_TYPE(415, "unsupported_media_type"),
+    MISDIRECTED(421, "misdirected_request"),
     INTERNAL(500, "internal"),
     UNAVAILABLE(503, "unavailable");
 
@@ -92,6 +93,7 @@ final class ErrorTable {
       case 409 -> Kind.CONFLICT.entry;
       case 413 -> Kind.PAYLOAD_TOO_LARGE.entry;
       case 415 -> Kind.UNSUPPORTED_MEDIA_TYPE.entry;
+      case 421 -> Kind.MISDIRECTED.entry;
       case 503 -> Kind.UNAVAILABLE.entry;
       default -> status >= 400 && status < 500 ? new Entry(status, Kind.BAD_REQUEST.entry.code())
           : Kind.INTERNAL.entry;

@@ -23,8 +23,14 @@ import java.util.Properties;
 
 /**
  * The HTTP side of one server: Javalin configured once (no compression, so streamed events are never held back;
- * request bodies up to the configured limit; handlers on virtual threads), the security headers, the token check of
- * {@code /api}, the route table, the pages of the web UI, and the one mapping of every failure to a JSON error body.
+ * request bodies up to the configured limit; handlers on virtual threads), the security headers, the host check of a
+ * loopback server, the token check, the route table, the pages of the web UI, and the one mapping of every failure
+ * to a JSON error body.
+ *
+ * <p>What must stay true about the token: it is required by route, not by how a path is spelt. Every API route is
+ * registered through {@link #api}, which checks the token before its handler runs, whatever path or method reached
+ * it; and before any route, every request that is not for one of the public pages needs it too, so a path no route
+ * takes (a 404 or 405) tells nothing either. The public pages are listed once, in {@link #PUBLIC_PAGES}.
  */
 public final class HttpApi implements AutoCloseable {
   private final Settings settings;
@@ -35,12 +41,33 @@ public final class HttpApi implements AutoCloseable {
   static final String METRICS = "/metrics";
   private final UiBundle ui;
   private final Javalin app;
+  /** Whether the server listens on loopback only: then it answers only requests addressed to a loopback name. */
+  private final boolean loopbackOnly;
   private volatile boolean stopping;
+
+  /**
+   * The pages of the web UI and its bundled assets, which need no token (they hold no data; the app asks the API
+   * with the token). Asset paths are plain names in plain folders: a path with a dot-dot segment, an escape or a
+   * parameter is not public, whatever it would resolve to.
+   */
+  static final java.util.regex.Pattern PUBLIC_PAGES = java.util.regex.Pattern.compile(
+      "/|/builder/?|/runs/[^/]+/?|/builder/[^/]+/?|/assets/(?:(?!\\.\\.)[A-Za-z0-9_.-]+/)*(?!\\.\\.)[A-Za-z0-9_.-]+");
+
+  /** The body types a route takes. */
+  enum Accepts {
+    /** No body is read (GET routes). */
+    NOTHING,
+    /** {@code application/json}. */
+    JSON,
+    /** {@code application/json}, or YAML itself ({@code application/yaml} and its variants). */
+    JSON_OR_YAML
+  }
 
   public HttpApi(Settings settings) {
     this.settings = settings;
     this.engine = Loopflow.builder().store(settings.store()).build();
     this.auth = new Auth(settings.token());
+    this.loopbackOnly = dev.loopflow.server.LoopflowServer.isLoopback(settings.host());
     this.ui = new UiBundle(settings.uiResources());
     try {
       Files.createDirectories(settings.workflowsDir());
@@ -75,12 +102,19 @@ public final class HttpApi implements AutoCloseable {
       });
       config.jetty.modifyServer(server -> server.setErrorHandler(new JettyErrors()));
       config.routes.before(this::securityHeaders);
+      config.routes.before(this::checkHost);
       config.routes.before(this::authenticate);
       config.routes.before(this::limitBody);
 
       config.routes.exception(ApiError.class, (e, ctx) -> error(ctx, e));
       config.routes.exception(LoopflowException.class, (e, ctx) -> error(ctx, ApiError.of(e)));
       config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, fromJavalin(e, ctx)));
+      config.routes.exception(IOException.class, (e, ctx) -> {
+        // The operating system's reason only: an exception's message names the server's files.
+        settings.log().accept("loopflow server: internal error on " + ctx.method() + " " + ctx.path() + ": "
+            + trace(e));
+        error(ctx, ApiError.of(ErrorTable.Kind.INTERNAL, "internal error: " + ApiError.oneLine(WorkflowFiles.why(e))));
+      });
       config.routes.exception(Exception.class, (e, ctx) -> {
         settings.log().accept("loopflow server: internal error on " + ctx.method() + " " + ctx.path() + ": "
             + trace(e));
@@ -91,26 +125,26 @@ public final class HttpApi implements AutoCloseable {
       Map<String, Object> health = new java.util.LinkedHashMap<>();
       health.put("status", "ok");
       health.put("version", version);
-      config.routes.get("/api/health", ctx -> json(ctx, 200, health));
-      config.routes.get(METRICS, this::metrics);
-      config.routes.post("/api/validate", guard(workflowRoutes::validate));
-      config.routes.get("/api/schema", guard(workflowRoutes::schema));
-      config.routes.get("/api/node-kinds", guard(catalogRoutes::nodeKinds));
-      config.routes.get("/api/templates", guard(catalogRoutes::templates));
-      config.routes.get("/api/templates/{id}", guard(catalogRoutes::template));
-      config.routes.get("/api/workflows", guard(workflowRoutes::list));
-      config.routes.get("/api/workflows/{name}", guard(workflowRoutes::get));
-      config.routes.put("/api/workflows/{name}", guard(workflowRoutes::put));
-      config.routes.get("/api/runs", guard(runRoutes::list));
-      config.routes.post("/api/runs", guard(runRoutes::start));
-      config.routes.get("/api/runs/{id}", guard(runRoutes::show));
-      config.routes.get("/api/runs/{id}/executions", guard(runRoutes::executions));
-      config.routes.get("/api/runs/{id}/events", guard(runRoutes::events));
-      config.routes.get("/api/runs/{id}/graph", guard(runRoutes::graph));
-      config.routes.post("/api/graph", guard(workflowRoutes::graph));
-      config.routes.post("/api/runs/{id}/resume", guard(runRoutes::resume));
-      config.routes.post("/api/runs/{id}/cancel", guard(runRoutes::cancel));
-      config.routes.post("/api/runs/{id}/signal", guard(runRoutes::signal));
+      config.routes.get("/api/health", api(Accepts.NOTHING, ctx -> json(ctx, 200, health)));
+      config.routes.get(METRICS, api(Accepts.NOTHING, this::metrics));
+      config.routes.post("/api/validate", api(Accepts.JSON, workflowRoutes::validate));
+      config.routes.get("/api/schema", api(Accepts.NOTHING, workflowRoutes::schema));
+      config.routes.get("/api/node-kinds", api(Accepts.NOTHING, catalogRoutes::nodeKinds));
+      config.routes.get("/api/templates", api(Accepts.NOTHING, catalogRoutes::templates));
+      config.routes.get("/api/templates/{id}", api(Accepts.NOTHING, catalogRoutes::template));
+      config.routes.get("/api/workflows", api(Accepts.NOTHING, workflowRoutes::list));
+      config.routes.get("/api/workflows/{name}", api(Accepts.NOTHING, workflowRoutes::get));
+      config.routes.put("/api/workflows/{name}", api(Accepts.JSON_OR_YAML, workflowRoutes::put));
+      config.routes.get("/api/runs", api(Accepts.NOTHING, runRoutes::list));
+      config.routes.post("/api/runs", api(Accepts.JSON, runRoutes::start));
+      config.routes.get("/api/runs/{id}", api(Accepts.NOTHING, runRoutes::show));
+      config.routes.get("/api/runs/{id}/executions", api(Accepts.NOTHING, runRoutes::executions));
+      config.routes.get("/api/runs/{id}/events", api(Accepts.NOTHING, runRoutes::events));
+      config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));
+      config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
+      config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
+      config.routes.post("/api/runs/{id}/cancel", api(Accepts.JSON, runRoutes::cancel));
+      config.routes.post("/api/runs/{id}/signal", api(Accepts.JSON, runRoutes::signal));
 
       for (String page : new String[] {"/", "/runs/{id}", "/builder", "/builder/{name}"}) {
         config.routes.get(page, this::page);
@@ -120,11 +154,14 @@ public final class HttpApi implements AutoCloseable {
   }
 
   /**
-   * A route's handler, with a stack overflow (input nested too deeply for a recursive reader) turned into an
-   * exception the error mapping answers, instead of an error that would end the request without a body.
+   * An API route's handler: the token is checked first (whatever path or method reached the route), then the body's
+   * type, and a stack overflow (input nested too deeply for a recursive reader) is turned into an exception the
+   * error mapping answers, instead of an error that would end the request without a body.
    */
-  private static Handler guard(Handler h) {
+  private Handler api(Accepts accepts, Handler h) {
     return ctx -> {
+      requireToken(ctx);
+      checkContentType(ctx, accepts);
       try {
         h.handle(ctx);
       } catch (StackOverflowError e) {
@@ -172,20 +209,76 @@ public final class HttpApi implements AutoCloseable {
   }
 
   /**
-   * Every {@code /api} path needs the token, whether or not a route exists for it, and so does {@code /metrics}:
-   * run counts, workflow names and costs are not for anyone who can reach the port. A Prometheus server sends it
-   * with {@code authorization: {credentials_file: ...}} in its scrape configuration.
+   * A server listening on loopback answers only requests addressed to a loopback name (see {@link HostCheck}): the
+   * {@code Host} header and the host of an absolute request target must both be one. A server on another address
+   * is reached under names this one cannot know, and needs its token for everything but the pages anyway.
    */
-  private void authenticate(Context ctx) {
-    if (!ctx.path().startsWith("/api") && !ctx.path().equals(METRICS)) {
+  private void checkHost(Context ctx) {
+    if (!loopbackOnly) {
       return;
     }
+    String host = ctx.req().getHeader("Host");
+    if (!HostCheck.isLoopbackHost(host) || !HostCheck.isLoopbackName(ctx.req().getServerName())) {
+      throw ApiError.of(ErrorTable.Kind.MISDIRECTED, "this server listens on loopback and answers only requests "
+          + "for localhost, 127.0.0.1 or [::1], not for host '" + JsonBody.printable(host == null ? "" : host)
+          + "'");
+    }
+  }
+
+  /**
+   * Every request needs the token except a GET (or HEAD) of a public page: API paths whether or not a route exists
+   * for them, {@code /metrics}, and any path however spelt (a trailing or doubled slash, another case, percent
+   * encoding, parameters) that is not exactly a page. Run counts, workflow names and costs are not for anyone who
+   * can reach the port. A Prometheus server sends the token with {@code authorization: {credentials_file: ...}} in
+   * its scrape configuration.
+   */
+  private void authenticate(Context ctx) {
+    String method = ctx.method().name();
+    if ((method.equals("GET") || method.equals("HEAD")) && PUBLIC_PAGES.matcher(ctx.path()).matches()) {
+      return;
+    }
+    requireToken(ctx);
+  }
+
+  private void requireToken(Context ctx) {
     ctx.header("Cache-Control", "no-store");
     String refusal = auth.refusal(ctx.header("Authorization"));
     if (refusal != null) {
       ctx.header("WWW-Authenticate", "Bearer realm=\"loopflow\"");
       throw ApiError.of(ErrorTable.Kind.UNAUTHORIZED, refusal);
     }
+  }
+
+  /**
+   * Refuses a body of a type the route does not take (415), so that a page on another site cannot post a form or
+   * plain text to a route as a request a browser sends without asking first. A request without a body may omit the
+   * type.
+   */
+  private static void checkContentType(Context ctx, Accepts accepts) {
+    if (accepts == Accepts.NOTHING) {
+      return;
+    }
+    String type = ctx.req().getContentType();
+    if (type == null || type.isBlank()) {
+      if (ctx.bodyAsBytes().length == 0) {
+        return;
+      }
+      throw unsupported(accepts, "a body without a Content-Type");
+    }
+    String media = type.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+    boolean ok = media.equals("application/json") || accepts == Accepts.JSON_OR_YAML && (media.equals(
+        "application/yaml") || media.equals("application/x-yaml") || media.equals("text/yaml")
+        || media.equals("text/x-yaml"));
+    if (!ok) {
+      throw unsupported(accepts, "Content-Type '" + JsonBody.printable(type) + "'");
+    }
+  }
+
+  private static ApiError unsupported(Accepts accepts, String what) {
+    return ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.UNSUPPORTED_MEDIA_TYPE), "this route takes "
+        + (accepts == Accepts.JSON ? "a JSON body (Content-Type: application/json)"
+            : "a JSON body (Content-Type: application/json) or YAML (Content-Type: application/yaml)")
+        + ", not " + what, java.util.Map.of("field", "Content-Type"));
   }
 
   /** The run metrics in the Prometheus text format; 404 when the server keeps none. */

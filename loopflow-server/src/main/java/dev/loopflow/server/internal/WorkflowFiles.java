@@ -114,6 +114,12 @@ final class WorkflowFiles {
    */
   Path write(String name, String source) throws IOException {
     Path target = find(name).orElse(resolve(name, ".yaml"));
+    // A directory, a FIFO or a link pointing out of the directory where the file would go: replacing it would either
+    // fail with an error naming the server's paths or silently remove what is there.
+    if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !(Files.isRegularFile(target) && inside(target))) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, "workflow '" + name + "' cannot be written: '"
+          + target.getFileName() + "' in the workflows directory is not a regular file");
+    }
     Path tmp = Files.createTempFile(dir, ".write-", ".tmp");
     try {
       Files.writeString(tmp, source, StandardCharsets.UTF_8);
@@ -126,6 +132,24 @@ final class WorkflowFiles {
       Files.deleteIfExists(tmp);
     }
     return target;
+  }
+
+  /**
+   * Why a file operation failed, for a response: the operating system's reason without the file's path (the
+   * server's directories are not the client's business).
+   */
+  static String why(IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.FileSystemException f) {
+      return f.getReason() == null ? f.getClass().getSimpleName() : f.getReason();
+    }
+    String m = e.getMessage();
+    return m == null ? e.getClass().getSimpleName() : m;
   }
 
   /** The path of {@code name + ext}; refuses (defence in depth) anything that is not directly in the directory. */

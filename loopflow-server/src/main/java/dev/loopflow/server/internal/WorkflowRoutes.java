@@ -20,6 +20,21 @@ final class WorkflowRoutes {
   private final WorkflowFiles files;
   /** The schema's JSON text, made on first use. */
   private volatile String schema;
+  /**
+   * Each listed file as last loaded, with the attributes it had just before: a listing loads only the files whose
+   * modification time, size or identity changed since (a listing used to load every file on every call).
+   */
+  private final Map<Path, Listed> listed = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** A file's modification time, size and file key (the inode: a file replaced by a move has a new one). */
+  private record Stamp(java.nio.file.attribute.FileTime modified, long size, Object key) {
+    static Stamp of(Path f) throws IOException {
+      var a = java.nio.file.Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class);
+      return new Stamp(a.lastModifiedTime(), a.size(), a.fileKey());
+    }
+  }
+
+  private record Listed(Stamp stamp, Checked checked) {}
 
   WorkflowRoutes(Loopflow engine, WorkflowFiles files) {
     this.engine = engine;
@@ -63,8 +78,11 @@ final class WorkflowRoutes {
   /** {@code GET /api/workflows} → every workflow file, with what a start form needs. */
   void list(Context ctx) throws IOException {
     List<Map<String, Object>> out = new ArrayList<>();
-    for (WorkflowFiles.Entry e : files.list()) {
-      Checked c = load(e.file());
+    List<WorkflowFiles.Entry> entries = files.list();
+    listed.keySet().retainAll(entries.stream().map(WorkflowFiles.Entry::file).collect(
+        java.util.stream.Collectors.toSet()));
+    for (WorkflowFiles.Entry e : entries) {
+      Checked c = loadListed(e.file());
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("name", e.name());
       m.put("file", e.file().getFileName().toString());
@@ -88,7 +106,7 @@ final class WorkflowRoutes {
       source = WorkflowFiles.read(file);
     } catch (IOException e) {
       throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.ErrorCode.WORKFLOW_INVALID), "workflow '" + name
-          + "' cannot be read: " + e.getMessage(), Map.of("problems", List.of(problem(e.getMessage()))));
+          + "' cannot be read: " + WorkflowFiles.why(e), Map.of("problems", List.of(problem(WorkflowFiles.why(e)))));
     }
     String accept = ctx.header("Accept");
     if (accept != null && accept.toLowerCase(Locale.ROOT).contains("yaml")) {
@@ -128,7 +146,13 @@ final class WorkflowRoutes {
           + "; nothing was written", Map.of("problems", c.problems()));
     }
     boolean existed = files.find(name).isPresent();
-    Path written = files.write(name, source);
+    Path written;
+    try {
+      written = files.write(name, source);
+    } catch (IOException e) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, "workflow '" + name + "' cannot be written: "
+          + WorkflowFiles.why(e));
+    }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("name", name);
     out.put("file", written.getFileName().toString());
@@ -157,6 +181,27 @@ final class WorkflowRoutes {
     } catch (WorkflowInvalidException e) {
       return new Checked(null, ApiError.problems(e.problems()));
     }
+  }
+
+  /**
+   * The file, loaded, or as loaded before when it has not changed. The attributes are read before the file is, so
+   * a change made while it is read leaves attributes that differ from the ones kept, and is loaded next time.
+   */
+  private Checked loadListed(Path file) {
+    Stamp stamp;
+    try {
+      stamp = Stamp.of(file);
+    } catch (IOException e) {
+      listed.remove(file);
+      return load(file);
+    }
+    Listed before = listed.get(file);
+    if (before != null && before.stamp().equals(stamp)) {
+      return before.checked();
+    }
+    Checked c = load(file);
+    listed.put(file, new Listed(stamp, c));
+    return c;
   }
 
   private Checked load(Path file) {

@@ -178,7 +178,7 @@ final class Edges {
       return id;
     }
     if (!st.nodeIds.containsKey(id)) {
-      problems.add(v.location(), path + "." + field, "unknown node '" + id + "'" + Names.suggest(id,
+      problems.add(v.location(), path + "." + field, "unknown node '" + id + "'" + problems.suggest(id,
           st.nodeIds.keySet()));
       return null;
     }

@@ -58,8 +58,12 @@ final class Graphs {
     }
     Map<String, String> pairOf = new HashMap<>();
     Map<String, String> loopOf = new HashMap<>();
+    Map<String, Constructs.Construct> constructOf = new HashMap<>();
+    Map<String, Node> byId = new HashMap<>();
+    nodes.forEach(x -> byId.putIfAbsent(x.id(), x));
     for (Constructs.Construct c : cs) {
       if (c.loopNode() != null) {
+        constructOf.putIfAbsent(c.loopNode().id(), c);
         pairOf.put(c.loopNode().id(), c.pairId());
         loopOf.put(c.pairId(), c.loopNode().id());
       }
@@ -78,10 +82,9 @@ final class Graphs {
         List<Node> body = l.body().isEmpty() ? l.body() : pair(l.body(), List.of(), problems, invalidLoops);
         b = new Node.Loop(cfg, l.maxIterations(), l.onExhausted(), l.budget(), l.input(), body);
         if (cfg instanceof LoopConfig.Refine r && r.exitCondition() == LoopConfig.ExitCondition.EVALUATOR) {
-          Constructs.Construct c = cs.stream().filter(x -> x.loopNode() != null && x.loopNode().id().equals(n.id()))
-              .findFirst().orElse(null);
-          boolean router = c != null && nodes.stream().anyMatch(x -> c.inner().contains(x.id())
-              && x.body() instanceof Node.Router);
+          Constructs.Construct c = constructOf.get(n.id());
+          boolean router = c != null && c.inner().stream().anyMatch(id -> byId.get(id) != null
+              && byId.get(id).body() instanceof Node.Router);
           if (c != null && !router) {
             problems.add(n.location(), "nodes." + n.id(), "loop '" + n.id() + "' uses exitCondition evaluator, "
                 + "but its body has no router to choose 'done' or 'continue'");

@@ -244,9 +244,9 @@ final class NodeLoader {
     for (YNode item : items) {
       if (item instanceof YNode.YScalar s && s.value() instanceof String dep) {
         if (!scope.ids.containsKey(dep)) {
-          String outer = scope.parent != null && scope.parent.visible().contains(dep)
+          String outer = scope.parent != null && scope.parent.sees(dep)
               ? " ('" + dep + "' is outside the body: a body's depends_on resolve inside it; it may still read "
-                  + "outer results in templates)" : Names.suggest(dep, scope.ids.keySet());
+                  + "outer results in templates)" : problems.suggest(dep, scope.ids.keySet());
           problems.add(item.location(), path + ".depends_on", scope.prefix() + "unknown node '" + dep + "'"
               + outer);
         } else {

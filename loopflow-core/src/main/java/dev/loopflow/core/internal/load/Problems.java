@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.model.Location;
 import dev.loopflow.core.model.Problem;
 import java.util.ArrayList;
@@ -16,6 +17,42 @@ import java.util.Set;
 final class Problems {
   private final List<Problem> list = new ArrayList<>();
   private final Set<Location> unreadable = new HashSet<>();
+  /**
+   * Work left for "did you mean" hints in this load, in character comparisons. A hint compares a name with every
+   * candidate, so hints for every one of many unknown names among many ids would make loading quadratic (20,000
+   * unknown references took minutes); past the budget, problems are still reported, without a hint.
+   */
+  private long suggestionBudget = 50_000_000L;
+
+  /** {@link Names#suggest} while the budget lasts, else "". */
+  String suggest(String word, java.util.Collection<String> candidates) {
+    String c = closest(word, candidates);
+    return c == null ? "" : Names.suggest(word, java.util.List.of(c));
+  }
+
+  /** {@link Names#closest} while the budget lasts, else null. */
+  String closest(String word, java.util.Collection<String> candidates) {
+    if (!maySuggest(candidates.size())) {
+      return null;
+    }
+    long cost = candidates.size();
+    for (String c : candidates) {
+      if (Math.abs(c.length() - word.length()) <= 3) {
+        cost += (long) (word.length() + 1) * (c.length() + 1);
+      }
+    }
+    if (cost > suggestionBudget) {
+      suggestionBudget -= candidates.size();
+      return null;
+    }
+    suggestionBudget -= cost;
+    return Names.closest(word, candidates);
+  }
+
+  /** Whether a hint among {@code candidates} names may still be looked for (checked before making the list). */
+  boolean maySuggest(int candidates) {
+    return candidates <= suggestionBudget;
+  }
 
   void add(Location at, String path, String message) {
     if (!unreadable.contains(at)) {

@@ -35,6 +35,8 @@ final class ReferenceCheck {
   private final Set<String> loopEdgeSources;
   /** The result fields of a node kind, besides the common ones; null when the kind declares none. */
   private final Function<String, Set<String>> resultFields;
+  /** Each scope's visible ids, made once (for hints only: they copy every id). */
+  private final java.util.Map<Scope, Set<String>> visibleIn = new java.util.IdentityHashMap<>();
 
   ReferenceCheck(Problems problems, String text, Set<String> declaredInputs, Set<String> loopEdgeSources,
       Function<String, Set<String>> resultFields) {
@@ -47,7 +49,6 @@ final class ReferenceCheck {
 
   /** Checks one template's references; {@code scope} is where it was written. */
   void check(TemplateRef ref, Scope scope) {
-    Set<String> known = scope.visible();
     // One report per distinct reference: a template that repeats a typo gets one error, at its first use.
     for (Reference r : new LinkedHashSet<>(ref.references())) {
       String root = r.root();
@@ -57,23 +58,42 @@ final class ReferenceCheck {
       if (r.forLoopVariable()) {
         field(ref, r, 0, Reference.FOR_LOOP_FIELDS, "inside {% for %}, 'loop' is the for-loop's own variable, "
             + "which has", " (read the workflow's loop before the block: {% set pass = loop.iteration %})");
-      } else if (known.contains(root)) {
+      } else if (scope.sees(root)) {
         node(ref, r, scope.kindOf(root), scope.resolvesToTopLevel(root));
       } else if (TemplateScope.ROOTS.contains(root)) {
         scopeName(ref, r);
       } else {
-        Set<String> candidates = new LinkedHashSet<>(known);
-        candidates.addAll(TemplateScope.ROOTS);
-        candidates.addAll(ref.locals());
         String hint = switch (root) {
           case "item" -> " (in an iterator's body the current item is loop.item)";
           case "previous" -> " (previous is a pipeline placeholder: it names the stage before in a workflow_pattern stage's prompt_template)";
-          default -> Names.suggest(root, candidates);
+          default -> hint(root, scope, ref);
         };
         problems.add(locate(ref, r, 0), ref.path(), "unknown reference '" + root + "': no node or variable has "
             + "that name" + hint);
       }
     }
+  }
+
+  /** "Did you mean" among the names a template here may read, while the load's budget for hints lasts. */
+  private String hint(String root, Scope scope, TemplateRef ref) {
+    Set<String> visible = visibleIn.get(scope);
+    if (visible == null) {
+      if (!problems.maySuggest(scope.ids.size())) {
+        return "";
+      }
+      visible = scope.visible();
+      visibleIn.put(scope, visible);
+    }
+    // The closest of each group's closest is the closest of all (ties go alphabetically either way), and the ids
+    // are not copied per reference.
+    List<String> best = new java.util.ArrayList<>();
+    for (String c : new String[] {problems.closest(root, visible), Names.closest(root, TemplateScope.ROOTS),
+        Names.closest(root, ref.locals())}) {
+      if (c != null) {
+        best.add(c);
+      }
+    }
+    return Names.suggest(root, best);
   }
 
   private void node(TemplateRef ref, Reference r, String kind, boolean topLevel) {
@@ -238,11 +258,32 @@ final class ReferenceCheck {
     return open >= 0 && open > close;
   }
 
+  /** Where each line of the file starts, found once (splitting the file per problem made loading quadratic). */
+  private int[] lineStarts;
+
   private String fileLine(int line) {
     if (text == null || line < 1) {
       return null;
     }
-    String[] lines = text.split("\n", -1);
-    return line <= lines.length ? lines[line - 1] : null;
+    if (lineStarts == null) {
+      int count = 1;
+      for (int i = 0; i < text.length(); i++) {
+        if (text.charAt(i) == '\n') {
+          count++;
+        }
+      }
+      lineStarts = new int[count];
+      for (int i = 0, k = 1; i < text.length(); i++) {
+        if (text.charAt(i) == '\n') {
+          lineStarts[k++] = i + 1;
+        }
+      }
+    }
+    if (line > lineStarts.length) {
+      return null;
+    }
+    int start = lineStarts[line - 1];
+    int end = line < lineStarts.length ? lineStarts[line] - 1 : text.length();
+    return text.substring(start, end);
   }
 }

@@ -24,7 +24,21 @@ final class Scope {
     this.ids = ids;
   }
 
-  /** Ids a template in this scope may read: its own, and every enclosing scope's. */
+  /** Whether a template in this scope may read {@code id}: it is declared here or in an enclosing scope. */
+  boolean sees(String id) {
+    for (Scope s = this; s != null; s = s.parent) {
+      if (s.ids.containsKey(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Ids a template in this scope may read: its own, and every enclosing scope's. Copies every id, so it is for
+   * error messages only; a membership test is {@link #sees(String)} (called per reference, a copy made loading
+   * quadratic in the node count).
+   */
   Set<String> visible() {
     Set<String> out = new LinkedHashSet<>(ids.keySet());
     for (Scope s = parent; s != null; s = s.parent) {

@@ -47,6 +47,11 @@ public final class Constructs {
     List<Construct> found = new ArrayList<>();
     Map<String, Node> byId = new LinkedHashMap<>();
     nodes.forEach(n -> byId.put(n.id(), n));
+    Map<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      index.putIfAbsent(nodes.get(i).id(), i);
+    }
+    Map<String, Integer> rank = ranks(nodes, out, in);
     Map<String, String> pairedBy = new HashMap<>();
     for (Node n : nodes) {
       if (!(n.body() instanceof Node.Loop loop)) {
@@ -63,31 +68,28 @@ public final class Constructs {
       }
       String marker = loop.config() instanceof LoopConfig.Refine ? "exit" : "aggregator";
       // The paired marker: the one named by the config, else the single marker reachable without passing another.
-      Set<String> fwd = reach(n.id(), out, Set.of());
-      Set<String> candidates = new LinkedHashSet<>();
-      for (String id : fwd) {
-        Node m = byId.get(id);
-        if (m != null && m.body() instanceof Node.Marker && m.kind().equals(marker)) {
-          candidates.add(id);
-        }
-      }
       String exit = pair.isEmpty() ? null : pair;
       if (exit == null) {
-        // Stop at markers: the nearest ones are this loop's candidates.
-        Set<String> stops = new LinkedHashSet<>();
-        for (String c : candidates) {
-          Node m = byId.get(c);
-          stops.add(m.id());
+        // The markers reached before any other marker, less those another of them leads to: the nearest ones are
+        // this loop's candidates. Each search stops where it can no longer matter (at markers; past the last
+        // candidate in topological order), so a long chain of loops is not searched to its end once per loop.
+        Set<String> first = new LinkedHashSet<>();
+        for (String id : reach(n.id(), out, id -> isMarker(byId.get(id), marker), null)) {
+          if (isMarker(byId.get(id), marker)) {
+            first.add(id);
+          }
+        }
+        int last = Integer.MIN_VALUE;
+        for (String c : first) {
+          last = Math.max(last, rank.getOrDefault(c, Integer.MAX_VALUE));
+        }
+        Set<String> behind = new java.util.HashSet<>();
+        for (String c : first) {
+          behind.addAll(reach(c, out, id -> false, bound(rank, last, true)));
         }
         Set<String> near = new LinkedHashSet<>();
-        for (String c : stops) {
-          boolean behindAnother = false;
-          for (String o : stops) {
-            if (!o.equals(c) && reach(o, out, Set.of()).contains(c)) {
-              behindAnother = true;
-            }
-          }
-          if (!behindAnother) {
+        for (String c : first) {
+          if (!behind.contains(c)) {
             near.add(c);
           }
         }
@@ -100,7 +102,8 @@ public final class Constructs {
           continue;
         }
         exit = near.iterator().next();
-      } else if (!fwd.contains(exit)) {
+      } else if (!reach(n.id(), out, id -> false, bound(rank, rank.getOrDefault(exit, Integer.MAX_VALUE), true))
+              .contains(exit)) {
         pairedBy.putIfAbsent(exit, n.id());
         issues.add(new Issue(n, n.kind() + " '" + n.id() + "': " + marker + " '" + exit + "' is not downstream of it"));
         continue;
@@ -114,8 +117,14 @@ public final class Constructs {
       // A loop's body is the nodes on paths from the loop to its exit; a dead-end branch inside it (the evaluator's
       // `continue` path that feeds the next pass) belongs to it too: everything downstream of the loop node that
       // is not downstream of its exit.
-      Set<String> body = new LinkedHashSet<>(reach(n.id(), out, Set.of(exit)));
-      body.removeAll(reach(exit, out, Set.of()));
+      String stop = exit;
+      Set<String> body = new LinkedHashSet<>(reach(n.id(), out, stop::equals, null));
+      // Only the part of the exit's downstream that can still meet the body matters.
+      int last = Integer.MIN_VALUE;
+      for (String b : body) {
+        last = Math.max(last, rank.getOrDefault(b, Integer.MAX_VALUE));
+      }
+      body.removeAll(reach(exit, out, id -> false, bound(rank, last, true)));
       body.remove(n.id());
       body.remove(exit);
       if (body.isEmpty()) {
@@ -126,7 +135,7 @@ public final class Constructs {
       Set<String> span = new LinkedHashSet<>(body);
       span.add(n.id());
       span.add(exit);
-      found.add(new Construct(n.id(), null, n, exit, order(span, nodes), order(body, nodes)));
+      found.add(new Construct(n.id(), null, n, exit, order(span, index), order(body, index)));
     }
     for (Node n : nodes) {
       if (n.body() instanceof Node.Marker && !pairedBy.containsKey(n.id())) {
@@ -138,9 +147,12 @@ public final class Constructs {
       if (!e.isLoop()) {
         continue;
       }
-      Set<String> region = new LinkedHashSet<>(reach(e.to(), out, Set.of()));
+      // A cycle region lies between the target and the source in topological order: neither search goes past.
+      Set<String> region = new LinkedHashSet<>(reach(e.to(), out, id -> false,
+          bound(rank, rank.getOrDefault(e.from(), Integer.MAX_VALUE), true)));
       region.add(e.to());
-      Set<String> back = reach(e.from(), in, Set.of());
+      Set<String> back = reach(e.from(), in, id -> false,
+          bound(rank, rank.getOrDefault(e.to(), Integer.MIN_VALUE), false));
       back.add(e.from());
       region.retainAll(back);
       if (!region.contains(e.from())) {
@@ -148,14 +160,21 @@ public final class Constructs {
             + "' is not reachable from '" + e.to() + "' by forward edges, so there is no cycle to repeat"));
         continue;
       }
-      Set<String> r = order(region, nodes);
+      Set<String> r = order(region, index);
       found.add(new Construct(e.from() + "->" + e.to(), e, null, null, r, r));
     }
-    // Nesting: spans must be disjoint or one inside the other's inner set.
+    // Nesting: spans must be disjoint or one inside the other's inner set. Only constructs that share a node with
+    // this one can break the rule, so only those are compared (in the order they were accepted).
     List<Construct> ok = new ArrayList<>();
+    Map<String, List<Integer>> okByNode = new HashMap<>();
     for (Construct c : found) {
       boolean bad = false;
-      for (Construct o : ok) {
+      java.util.TreeSet<Integer> sharing = new java.util.TreeSet<>();
+      for (String id : c.span()) {
+        sharing.addAll(okByNode.getOrDefault(id, List.of()));
+      }
+      for (int k : sharing) {
+        Construct o = ok.get(k);
         boolean disjoint = Collections.disjoint(c.span(), o.span());
         // Checked first: two loop edges over the same region each "contain" the other, and the run would then
         // never loop back.
@@ -174,6 +193,9 @@ public final class Constructs {
         break;
       }
       if (!bad) {
+        for (String id : c.span()) {
+          okByNode.computeIfAbsent(id, x -> new ArrayList<>()).add(ok.size());
+        }
         ok.add(c);
       }
     }
@@ -185,30 +207,80 @@ public final class Constructs {
         + c.span() : c.loopNode().kind() + " '" + c.id() + "' " + c.inner();
   }
 
-  private static Set<String> order(Set<String> ids, List<Node> nodes) {
-    Set<String> out = new LinkedHashSet<>();
-    for (Node n : nodes) {
-      if (ids.contains(n.id())) {
-        out.add(n.id());
-      }
-    }
-    return out;
+  private static boolean isMarker(Node m, String kind) {
+    return m != null && m.body() instanceof Node.Marker && m.kind().equals(kind);
   }
 
-  private static Set<String> reach(String from, Map<String, List<String>> adj, Set<String> stop) {
+  /** The node ids of {@code ids}, in declaration order (ids that name no node are left out). */
+  private static Set<String> order(Set<String> ids, Map<String, Integer> index) {
+    List<String> known = new ArrayList<>();
+    for (String id : ids) {
+      if (index.containsKey(id)) {
+        known.add(id);
+      }
+    }
+    known.sort(java.util.Comparator.comparingInt(index::get));
+    return new LinkedHashSet<>(known);
+  }
+
+  /**
+   * A node's position in a topological order of the forward graph. Empty when the graph has a cycle (reported
+   * elsewhere): then no search is cut short.
+   */
+  private static Map<String, Integer> ranks(List<Node> nodes, Map<String, List<String>> out,
+      Map<String, List<String>> in) {
+    Map<String, Integer> pending = new HashMap<>();
+    ArrayDeque<String> ready = new ArrayDeque<>();
+    Set<String> all = new LinkedHashSet<>();
+    nodes.forEach(n -> all.add(n.id()));
+    all.addAll(out.keySet());
+    all.addAll(in.keySet());
+    for (String id : all) {
+      int k = in.getOrDefault(id, List.of()).size();
+      pending.put(id, k);
+      if (k == 0) {
+        ready.add(id);
+      }
+    }
+    Map<String, Integer> rank = new HashMap<>();
+    while (!ready.isEmpty()) {
+      String x = ready.poll();
+      rank.put(x, rank.size());
+      for (String y : out.getOrDefault(x, List.of())) {
+        if (pending.merge(y, -1, Integer::sum) == 0) {
+          ready.add(y);
+        }
+      }
+    }
+    return rank.size() == all.size() ? rank : Map.of();
+  }
+
+  /**
+   * Which ids a search may enter: with a topological order, those at or before {@code limit} (forward searches)
+   * or at or after it (backward ones), since nothing past it can lead back; null (everything) without an order.
+   */
+  private static java.util.function.Predicate<String> bound(Map<String, Integer> rank, int limit, boolean forward) {
+    if (rank.isEmpty()) {
+      return null;
+    }
+    return forward ? id -> rank.getOrDefault(id, Integer.MIN_VALUE) <= limit
+        : id -> rank.getOrDefault(id, Integer.MAX_VALUE) >= limit;
+  }
+
+  /**
+   * The ids reachable from {@code from} (not itself unless on a cycle) over {@code adj}. A node that {@code stop}
+   * holds for is included but not searched past; one {@code within} refuses (when given) is neither.
+   */
+  private static Set<String> reach(String from, Map<String, List<String>> adj,
+      java.util.function.Predicate<String> stop, java.util.function.Predicate<String> within) {
     Set<String> seen = new LinkedHashSet<>();
     ArrayDeque<String> q = new ArrayDeque<>();
     q.add(from);
     while (!q.isEmpty()) {
       String x = q.poll();
-      if (stop.contains(x) && !x.equals(from)) {
-        continue;
-      }
       for (String y : adj.getOrDefault(x, List.of())) {
-        if (seen.add(y) && !stop.contains(y)) {
+        if ((within == null || within.test(y)) && seen.add(y) && !stop.test(y)) {
           q.add(y);
-        } else if (stop.contains(y)) {
-          seen.add(y);
         }
       }
     }

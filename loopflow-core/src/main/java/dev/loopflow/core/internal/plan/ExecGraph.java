@@ -127,26 +127,69 @@ public final class ExecGraph {
   private static ExecGraph of(List<Node> nodes, List<Edge> edges, List<Edge> deps) {
     Map<String, Node> byId = new LinkedHashMap<>();
     nodes.forEach(n -> byId.put(n.id(), n));
-    return level(new LinkedHashSet<>(byId.keySet()), null, byId, deps, Constructs.find(nodes, edges, new ArrayList<>()));
+    return level(new LinkedHashSet<>(byId.keySet()), null, null,
+        new Whole(byId, deps, Constructs.find(nodes, edges, new ArrayList<>())));
   }
 
-  private static ExecGraph level(Set<String> members, String entry, Map<String, Node> byId, List<Edge> deps,
-      List<Constructs.Construct> all) {
-    return level(members, entry, null, byId, deps, all);
+  /**
+   * What every level of one plan shares, indexed once so that building a level costs what the level holds, not
+   * what the whole workflow holds (a workflow of many small loops would otherwise be quadratic to plan).
+   */
+  private static final class Whole {
+    final Map<String, Node> byId;
+    /** The dependencies into each node, in the order of the dependency list. */
+    final Map<String, List<Edge>> depsTo = new HashMap<>();
+    /** The constructs, in discovery order, and the positions of those whose span holds each node. */
+    final List<Constructs.Construct> all;
+    final Map<String, List<Integer>> spanning = new HashMap<>();
+
+    Whole(Map<String, Node> byId, List<Edge> deps, List<Constructs.Construct> all) {
+      this.byId = byId;
+      this.all = all;
+      for (Edge e : deps) {
+        depsTo.computeIfAbsent(e.to(), k -> new ArrayList<>()).add(e);
+      }
+      for (int i = 0; i < all.size(); i++) {
+        for (String id : all.get(i).span()) {
+          spanning.computeIfAbsent(id, k -> new ArrayList<>()).add(i);
+        }
+      }
+    }
+
+    List<Edge> into(String id) {
+      return depsTo.getOrDefault(id, List.of());
+    }
   }
 
-  /** {@code self}: the region whose body this level is (it must not be found again inside itself). */
-  private static ExecGraph level(Set<String> members, String entry, String self, Map<String, Node> byId,
-      List<Edge> deps, List<Constructs.Construct> all) {
-    // Maximal constructs inside this level.
+  /**
+   * {@code entry}: the loop node whose body this level is; {@code self}: the region whose body this level is (it
+   * must not be found again inside itself).
+   */
+  private static ExecGraph level(Set<String> members, String entry, String self, Whole w) {
+    Map<String, Node> byId = w.byId;
+    // The constructs inside this level: those whose span lies in it (each holds a member, so they are found
+    // through the members), in discovery order.
+    java.util.TreeSet<Integer> inside = new java.util.TreeSet<>();
+    for (String id : members) {
+      for (int i : w.spanning.getOrDefault(id, List.of())) {
+        Constructs.Construct c = w.all.get(i);
+        if (!inside.contains(i) && members.containsAll(c.span())) {
+          inside.add(i);
+        }
+      }
+    }
+    // Maximal ones: inside no other one's inner set. Constructs nest or are disjoint, so one that holds c in its
+    // inner set also spans c's first node.
     List<Constructs.Construct> here = new ArrayList<>();
-    for (Constructs.Construct c : all) {
-      if (!members.containsAll(c.span()) || c.id().equals(entry) || c.id().equals(self)) {
+    for (int i : inside) {
+      Constructs.Construct c = w.all.get(i);
+      if (c.id().equals(entry) || c.id().equals(self)) {
         continue;
       }
       boolean maximal = true;
-      for (Constructs.Construct o : all) {
-        if (o != c && !o.id().equals(self) && members.containsAll(o.span()) && o.inner().containsAll(c.span())) {
+      for (int j : w.spanning.getOrDefault(c.span().iterator().next(), List.of())) {
+        Constructs.Construct o = w.all.get(j);
+        if (o != c && !o.id().equals(self) && inside.contains(j) && o.inner().containsAll(c.span())) {
           maximal = false;
         }
       }
@@ -171,6 +214,12 @@ public final class ExecGraph {
         exitsOf.add(c.pairId());
       }
     }
+    Map<Node, Constructs.Construct> constructOfLoop = new java.util.IdentityHashMap<>();
+    for (Constructs.Construct c : here) {
+      if (c.loopNode() != null) {
+        constructOfLoop.putIfAbsent(c.loopNode(), c);
+      }
+    }
     List<Unit> units = new ArrayList<>();
     Map<String, Body> bodies = new HashMap<>();
     Set<String> placedRegions = new java.util.HashSet<>();
@@ -180,12 +229,12 @@ public final class ExecGraph {
         Node n = byId.get(id);
         units.add(new NodeUnit(n));
         if (n.body() instanceof Node.Loop loop) {
-          Constructs.Construct c = here.stream().filter(x -> x.loopNode() == n).findFirst().orElse(null);
+          Constructs.Construct c = constructOfLoop.get(n);
           if (c != null) {
-            ExecGraph g = level(c.inner(), n.id(), byId, deps, all);
+            ExecGraph g = level(c.inner(), n.id(), null, w);
             List<Incoming> exits = new ArrayList<>();
-            for (Edge e : deps) {
-              if (e.to().equals(c.pairId()) && c.inner().contains(e.from())) {
+            for (Edge e : w.into(c.pairId())) {
+              if (c.inner().contains(e.from())) {
                 exits.add(new Incoming(e.from(), e.when(), e.branch()));
               }
             }
@@ -199,26 +248,25 @@ public final class ExecGraph {
       } else if (regionOf.containsKey(o) && placedRegions.add(o)) {
         Constructs.Construct c = regionOf.get(o);
         // The enclosing loop's entry edges stay active inside a region placed directly after the loop node.
-        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), entry, c.id(), byId, deps, all),
+        units.add(new RegionUnit(c.id(), c.loopEdge(), level(c.inner(), entry, c.id(), w),
             c.inner()));
       }
     }
     Map<String, List<Incoming>> incoming = new LinkedHashMap<>();
     Map<String, Set<String>> counted = new LinkedHashMap<>();
+    Map<String, Unit> unitOf = new HashMap<>();
     for (Unit u : units) {
+      unitOf.putIfAbsent(u.id(), u);
       incoming.put(u.id(), new ArrayList<>());
       counted.put(u.id(), new LinkedHashSet<>());
     }
-    for (Edge e : deps) {
-      if (!members.contains(e.to())) {
-        continue;
-      }
+    for (Edge e : levelDeps(members, w)) {
       String toUnit = owner.get(e.to());
       String fromUnit = members.contains(e.from()) ? owner.get(e.from()) : null;
       if (fromUnit != null && fromUnit.equals(toUnit)) {
         continue; // inside one construct: that construct's own level handles it
       }
-      Unit u = units.stream().filter(x -> x.id().equals(toUnit)).findFirst().orElse(null);
+      Unit u = unitOf.get(toUnit);
       if (u == null) {
         continue; // into a loop node's body from outside it: the body level evaluates it
       }
@@ -255,5 +303,15 @@ public final class ExecGraph {
     successors.forEach((k, v) -> frozenSucc.put(k, List.copyOf(v)));
     return new ExecGraph(units, Collections.unmodifiableMap(frozen), Collections.unmodifiableMap(frozenSucc),
         Collections.unmodifiableMap(depCount), Collections.unmodifiableMap(bodies), entry);
+  }
+
+  /** The dependencies into this level's members, in the order of the dependency list. */
+  private static List<Edge> levelDeps(Set<String> members, Whole w) {
+    List<Edge> out = new ArrayList<>();
+    for (String id : members) {
+      out.addAll(w.into(id));
+    }
+    // Grouped by target, not in list order: what depends on the order (each node's incoming edges) is kept.
+    return out;
   }
 }

@@ -8,8 +8,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Forward dependencies of a workflow's nodes, by the one rule in {@link Dependencies}, as a graph the loader
@@ -32,11 +34,13 @@ public final class GraphPlan {
   public static GraphPlan of(List<Node> nodes, List<Edge> edges) {
     List<String> order = new ArrayList<>();
     Map<String, List<Incoming>> in = new LinkedHashMap<>();
-    Map<String, List<String>> out = new HashMap<>();
+    // Successor sets keep insertion order and answer "already there?" in constant time: a list's contains made a
+    // wide fan-out quadratic.
+    Map<String, Set<String>> out = new HashMap<>();
     for (Node n : nodes) {
       order.add(n.id());
       in.put(n.id(), new ArrayList<>());
-      out.put(n.id(), new ArrayList<>());
+      out.put(n.id(), new LinkedHashSet<>());
     }
     for (Edge e : Dependencies.of(nodes, edges)) {
       if (in.containsKey(e.to()) && out.containsKey(e.from())) {
@@ -55,12 +59,10 @@ public final class GraphPlan {
     return of(wf.nodes(), wf.edges());
   }
 
-  private static void add(Map<String, List<Incoming>> in, Map<String, List<String>> out, String from, String to,
+  private static void add(Map<String, List<Incoming>> in, Map<String, Set<String>> out, String from, String to,
       Condition when, String branch) {
     in.get(to).add(new Incoming(from, when, branch));
-    if (!out.get(from).contains(to)) {
-      out.get(from).add(to);
-    }
+    out.get(from).add(to);
   }
 
   public List<String> order() {

@@ -15,8 +15,14 @@ public final class Names {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     int limit = Math.max(1, Math.min(3, word.length() / 3 + 1));
+    String w = word.toLowerCase(java.util.Locale.ROOT);
     for (String c : candidates) {
-      int d = distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
+      String lc = c.toLowerCase(java.util.Locale.ROOT);
+      // The distance is at least the difference in length: such a candidate cannot be within the limit.
+      if (Math.abs(lc.length() - w.length()) > limit) {
+        continue;
+      }
+      int d = distance(w, lc);
       if (d <= limit && (d < bestDistance || d == bestDistance && c.compareTo(best) < 0)) {
         best = c;
         bestDistance = d;
