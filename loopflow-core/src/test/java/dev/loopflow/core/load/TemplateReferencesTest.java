@@ -111,7 +111,7 @@ class TemplateReferencesTest {
     return Stream.of(
         // node result fields, through every expression form
         Arguments.of("{{ sh.outptu }}", "sh.outptu", "unknown field 'outptu' of node 'sh' (did you mean 'output'?); "
-            + "a shell node's result has error, exitCode, output, status, stderr, stdout"),
+            + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes"),
         Arguments.of("{{ sh.stdot | trim }}", "sh.stdot", "unknown field 'stdot' of node 'sh' (did you mean 'stdout'?)"),
         Arguments.of("{{ sh['exitcode'] }}", "sh['exitcode']", "unknown field 'exitcode' of node 'sh' (did you mean "
             + "'exitCode'?)"),
@@ -276,13 +276,13 @@ class TemplateReferencesTest {
     assertThat(problems(yaml)).extracting(Problem::format).containsExactly(
         "refs.yaml:7:12: nodes.sh.when: unknown input 'topik' (did you mean 'topic'?); the workflow declares topic",
         "refs.yaml:11:11: nodes.rt.routes.x: unknown field 'exitcod' of node 'sh' (did you mean 'exitCode'?); "
-            + "a shell node's result has error, exitCode, output, status, stderr, stdout",
+            + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes",
         "refs.yaml:12:25: nodes.rt.routes.y: unknown field 'stdot' of node 'sh' (did you mean 'stdout'?); "
-            + "a shell node's result has error, exitCode, output, status, stderr, stdout",
+            + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes",
         "refs.yaml:16:37: nodes.wl.condition: unknown field 'iteratoin' (did you mean 'iteration'?); 'loop' has "
             + "id, index, input, item, iteration, max, parent, prev, restart, user_input",
         "refs.yaml:21:31: edges[0].when: unknown field 'outptu' of node 'sh' (did you mean 'output'?); "
-            + "a shell node's result has error, exitCode, output, status, stderr, stdout");
+            + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes");
   }
 
   @Test
