@@ -158,6 +158,9 @@ final class Jinja {
       // missing entry); everything else as Jinjava prints it.
       @Override
       public String getAsString(Object value) {
+        if (!isStructured(value) && value != null && JinjaLimits.data(value) == null) {
+          return ""; // an object of the engine reached by a lookup is not a value (see JinjaLimits.data)
+        }
         return isStructured(value) ? structuredText(value) : super.getAsString(value);
       }
     };
