@@ -72,6 +72,7 @@ final class Jinja {
       single = m.group(1).trim();
     }
     for (String filter : scan.filters()) {
+      refuseReRendering(filter, scan.lineOf(filter));
       if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
         throw new TemplateSyntaxException("unknown filter '" + filter + "'", scan.lineOf(filter));
       }
@@ -87,12 +88,25 @@ final class Jinja {
     String expr = JinjaCondition.expressionOf(expression);
     RootScanner.Result scan = RootScanner.scan("{{ " + expr + " }}");
     for (String filter : scan.filters()) {
+      refuseReRendering(filter, 1);
       if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
         throw new TemplateSyntaxException("unknown filter '" + filter + "'", 1);
       }
     }
     checkExpression(expr);
     return new JinjaCondition(expression, expr, scan.roots(), scan.references());
+  }
+
+  /** Filters that evaluate their input as a template: a value is never evaluated again, so they are refused. */
+  private static final Set<String> RE_RENDERING_FILTERS = Set.of("render");
+  /** Tags that render another template, chosen by a value or not: a template is only ever its own text. */
+  private static final Set<String> OTHER_TEMPLATE_TAGS = Set.of("include", "import", "from", "extends");
+
+  private static void refuseReRendering(String filter, int line) {
+    if (RE_RENDERING_FILTERS.contains(filter)) {
+      throw new TemplateSyntaxException("the '" + filter + "' filter is not available: a value is never evaluated "
+          + "again as a template", line);
+    }
   }
 
   static Object evaluate(String expression, Map<String, Object> scope) {
@@ -243,6 +257,10 @@ final class Jinja {
       }
       checkSyntax(token.getExpr(), node.getLineNumber(), el);
     } else if (node instanceof TagNode t) {
+      if (OTHER_TEMPLATE_TAGS.contains(t.getName())) {
+        throw new TemplateSyntaxException("{% " + t.getName() + " %} is not available: a template is only its own "
+            + "text, and never renders another template or a value as one", Math.max(0, node.getLineNumber()));
+      }
       checkSyntax(tagExpression(t), node.getLineNumber(), el);
     }
     for (Node child : node.getChildren()) {
