@@ -118,6 +118,8 @@ final class Jinja {
       return JinjaLimits.plain(value);
     } catch (JinjaLimits.LimitException e) {
       throw new TemplateRenderException(e.getMessage() + " (in '" + abbreviate(expression) + "')");
+    } catch (JinjaLimits.Stopped e) {
+      throw new TemplateRenderException(e.getMessage());
     } finally {
       JinjavaInterpreter.popCurrent();
     }
@@ -132,6 +134,8 @@ final class Jinja {
       return out;
     } catch (TemplateRenderException e) {
       throw e;
+    } catch (JinjaLimits.Stopped e) {
+      throw new TemplateRenderException(e.getMessage());
     } catch (RuntimeException e) {
       // A tag that fails (a {% set %} over a limit, say) ends the render with an exception instead of an error.
       String limit = JinjaLimits.limitMessage(e);
@@ -170,6 +174,17 @@ final class Jinja {
       // What a {{ }} inside longer text prints. A map or list prints as JSON, as `| tojson` writes it, not as
       // Java's {k=v} form (which no reader of a prompt or a command expects, and which printed "null" for a
       // missing entry); everything else as Jinjava prints it.
+      /*
+       * Rendering asks for its context at every step: each loop iteration, each variable, each tag. A render whose
+       * node was cancelled or timed out (its thread interrupted) stops there, instead of keeping a core busy until
+       * the template ends.
+       */
+      @Override
+      public Context getContext() {
+        JinjaLimits.stopIfInterrupted();
+        return super.getContext();
+      }
+
       @Override
       public String getAsString(Object value) {
         if (!isStructured(value) && value != null && JinjaLimits.data(value) == null) {

@@ -71,6 +71,20 @@ final class JinjaLimits {
 
   private JinjaLimits() {}
 
+  /** The render's thread was interrupted (its node was cancelled or timed out): the render ends here. */
+  static final class Stopped extends RuntimeException {
+    Stopped() {
+      super("the template's render was stopped: its node was cancelled or timed out", null, false, false);
+    }
+  }
+
+  /** Ends the render when its thread was interrupted; the interrupt stays set for whoever waits on the node. */
+  static void stopIfInterrupted() {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new Stopped();
+    }
+  }
+
   /**
    * A template went over one of the limits above; the message names the limit. An ELException, because Jinjava
    * reports those with their message as an argument; other exceptions' messages it splices into a format string,
@@ -342,6 +356,7 @@ final class JinjaLimits {
 
     @Override
     public Object getValue(ELContext context, Object base, Object property) {
+      stopIfInterrupted();
       if (engine(base)) {
         context.setPropertyResolved(true);
         return null;
@@ -351,6 +366,7 @@ final class JinjaLimits {
 
     @Override
     public Object invoke(ELContext context, Object base, Object method, Class<?>[] paramTypes, Object[] params) {
+      stopIfInterrupted();
       if (engine(base)) {
         context.setPropertyResolved(true);
         return null;
