@@ -65,7 +65,8 @@ class ShellDenyListCorpusTest {
         "flock /tmp/loopflow-corpus.lock bash -c \"V\"", "flock /tmp/loopflow-corpus.lock -c \"V\"",
         "find . -maxdepth 0 -exec sh -c \"V\" \\;", "find . -maxdepth 0 -execdir bash -c 'eval \"$1\"' _ \"V\" \\;",
         "chroot / bash -c \"V\"", "chroot / sh -c 'eval \"$1\"' _ \"V\"", "script -qc \"V\" /dev/null",
-        "git -c alias.x=\"!V\" x", "git -c \"alias.x=!sh -c 'V'\" x", "git -c core.pager=\"V\" log -1",
+        "git -c alias.x=\"!V\" x", "git -c \"alias.x=!sh -c 'V'\" x", "git -c core.pager=\"V\" log -1", "echo x | sed 's/x/y/' \"V\"", "git grep x \"V\"",
+        "git log \"V\" -1",
         "timeout 5 bash -c \"V\"", "nice -n 1 bash -c \"V\"", "nohup sh -c \"V\" >/dev/null",
         "setsid -w sh -c \"V\"", "stdbuf -o0 sh -c \"V\"", "sudo -n sh -c \"V\"", "sudo -n -s \"V\"",
         "command eval \"V\"", "builtin eval \"V\"", "exec sh -c \"V\"", "time bash -c \"V\"",
@@ -120,14 +121,15 @@ class ShellDenyListCorpusTest {
   static List<String> values(Path marker) {
     String m = marker.toString();
     return List.of("$(touch " + m + ")", "`touch " + m + "`", "a;touch " + m, "a[$(touch " + m + ")]",
-        "touch " + m, "x[`touch " + m + "`]", "-c touch " + m, "!touch " + m);
+        "touch " + m, "x[`touch " + m + "`]", "-c touch " + m, "!touch " + m, "--expression=e touch " + m,
+        "-Otouch " + m);
   }
 
   static Stream<Arguments> cases() {
     List<Arguments> all = new ArrayList<>();
     List<String> forms = forms();
     for (int f = 0; f < forms.size(); f++) {
-      for (int v = 0; v < 8; v++) {
+      for (int v = 0; v < 10; v++) {
         all.add(Arguments.of(forms.get(f), v));
       }
     }

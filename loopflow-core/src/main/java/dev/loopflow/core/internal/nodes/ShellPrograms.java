@@ -147,6 +147,15 @@ final class ShellPrograms {
     return p == SHELL;
   }
 
+  /**
+   * Whether the program reads options anywhere among its arguments (GNU getopt's permutation: sed "s/a/b/" FILE
+   * takes a FILE of "--expression=e CMD" as a script; git's subcommands take options such as -O CMD after other
+   * arguments), so no value of it may start like an option.
+   */
+  static boolean readsOptionsAnywhere(Interpreter p) {
+    return p == SED || p == GIT;
+  }
+
   /** Whether the interpreter reads no options after its inline program (python -c CODE ARGS...). */
   static boolean stopsAtCode(Interpreter p) {
     return p == PYTHON;

@@ -478,7 +478,7 @@ final class ShellWords {
       return;
     }
     boolean optionPlace = cmd.operands == 0 && !cmd.endOfOptions && !(cmd.optionGaveCode
-        && ShellPrograms.stopsAtCode(p));
+        && ShellPrograms.stopsAtCode(p)) || ShellPrograms.readsOptionsAnywhere(p) && !cmd.endOfOptions;
     if (optionPlace && !w.refs.isEmpty() && startsLikeOption(w)) {
       code(w, "a value cannot be an option of " + cmd.name + ", whose options may give it code");
       return;
