@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *    body where quotes would be literal, in arithmetic where dash rejects quotes);
  *  - dropped from # comments (a value there would do nothing, and it must not end the comment);
  *  - refused in a heredoc with a quoted delimiter (nothing is expanded there, the value would never arrive), as a
- *    heredoc delimiter, and in code that eval, trap or sh -c run (ShellWords).
+ *    heredoc delimiter, in code that eval, trap or sh -c run, as the command name, assigned to a special variable
+ *    (ShellWords), and anywhere in a command that runs code it does not show (read() adds those problems last).
  * It also classifies each reference: INTEGER where bash evaluates the text as arithmetic (operands are evaluated
  * recursively, and an array subscript met on the way is expanded, $(...) included), NAME where bash takes the
  * text as a variable name (whose subscript is evaluated the same way), TEXT everywhere else. And it notes whether

@@ -15,8 +15,13 @@ import java.util.regex.Pattern;
  * arguments of read are variable names, the arguments of eval are code. {@link ShellLexer} feeds the characters;
  * this class decides what the finished words mean.
  *
- * <p>It stays one class (a little over 500 lines): the table of which command makes which argument arithmetic, a
- * name or code is one rule, and it is safer read in one place than spread over several.
+ * It also notes what makes a command run code that it does not show (an interpreter reading its input, a computed
+ * command name or script, eval of computed text, a special variable filled from elsewhere, a program whose
+ * arguments are commands): then no value may appear anywhere in the command.
+ *
+ * <p>It stays one class (about 750 lines): the table of which command makes which argument arithmetic, a name,
+ * an operand or code is one rule, and it is safer read in one place than spread over several; the program tables
+ * are in ShellPrograms and the variable table in ShellSpecials.
  */
 final class ShellWords {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
