@@ -18,7 +18,12 @@ public final class ShellValueRejectedException extends LoopflowException {
     /** Used as a variable name: letters, digits and {@code _} not starting with a digit, or an integer. */
     NAME,
     /** Passed to a command that evaluates arithmetic or variable names: no {@code [} followed by {@code $} or a backquote. */
-    ARITHMETIC_INERT;
+    ARITHMETIC_INERT,
+    /**
+     * Passed where a program that runs code reads its options (python3 VALUE, ssh VALUE cmd, sed -e s/a/b/ VALUE):
+     * must not start with {@code -} or {@code +}, which would make it an option.
+     */
+    OPERAND;
 
     /** The lower-case form used in a run's error details, e.g. {@code integer}. */
     public String code() {

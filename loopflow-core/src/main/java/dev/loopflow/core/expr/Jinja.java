@@ -72,6 +72,7 @@ final class Jinja {
       single = m.group(1).trim();
     }
     for (String filter : scan.filters()) {
+      refuseReRendering(filter, scan.lineOf(filter));
       if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
         throw new TemplateSyntaxException("unknown filter '" + filter + "'", scan.lineOf(filter));
       }
@@ -87,12 +88,25 @@ final class Jinja {
     String expr = JinjaCondition.expressionOf(expression);
     RootScanner.Result scan = RootScanner.scan("{{ " + expr + " }}");
     for (String filter : scan.filters()) {
+      refuseReRendering(filter, 1);
       if (JINJAVA.getGlobalContext().getFilter(filter) == null) {
         throw new TemplateSyntaxException("unknown filter '" + filter + "'", 1);
       }
     }
     checkExpression(expr);
     return new JinjaCondition(expression, expr, scan.roots(), scan.references());
+  }
+
+  /** Filters that evaluate their input as a template: a value is never evaluated again, so they are refused. */
+  private static final Set<String> RE_RENDERING_FILTERS = Set.of("render");
+  /** Tags that render another template, chosen by a value or not: a template is only ever its own text. */
+  private static final Set<String> OTHER_TEMPLATE_TAGS = Set.of("include", "import", "from", "extends");
+
+  private static void refuseReRendering(String filter, int line) {
+    if (RE_RENDERING_FILTERS.contains(filter)) {
+      throw new TemplateSyntaxException("the '" + filter + "' filter is not available: a value is never evaluated "
+          + "again as a template", line);
+    }
   }
 
   static Object evaluate(String expression, Map<String, Object> scope) {
@@ -104,6 +118,8 @@ final class Jinja {
       return JinjaLimits.plain(value);
     } catch (JinjaLimits.LimitException e) {
       throw new TemplateRenderException(e.getMessage() + " (in '" + abbreviate(expression) + "')");
+    } catch (JinjaLimits.Stopped e) {
+      throw new TemplateRenderException(e.getMessage());
     } finally {
       JinjavaInterpreter.popCurrent();
     }
@@ -118,6 +134,8 @@ final class Jinja {
       return out;
     } catch (TemplateRenderException e) {
       throw e;
+    } catch (JinjaLimits.Stopped e) {
+      throw new TemplateRenderException(e.getMessage());
     } catch (RuntimeException e) {
       // A tag that fails (a {% set %} over a limit, say) ends the render with an exception instead of an error.
       String limit = JinjaLimits.limitMessage(e);
@@ -156,8 +174,22 @@ final class Jinja {
       // What a {{ }} inside longer text prints. A map or list prints as JSON, as `| tojson` writes it, not as
       // Java's {k=v} form (which no reader of a prompt or a command expects, and which printed "null" for a
       // missing entry); everything else as Jinjava prints it.
+      /*
+       * Rendering asks for its context at every step: each loop iteration, each variable, each tag. A render whose
+       * node was cancelled or timed out (its thread interrupted) stops there, instead of keeping a core busy until
+       * the template ends.
+       */
+      @Override
+      public Context getContext() {
+        JinjaLimits.stopIfInterrupted();
+        return super.getContext();
+      }
+
       @Override
       public String getAsString(Object value) {
+        if (!isStructured(value) && value != null && JinjaLimits.data(value) == null) {
+          return ""; // an object of the engine reached by a lookup is not a value (see JinjaLimits.data)
+        }
         return isStructured(value) ? structuredText(value) : super.getAsString(value);
       }
     };
@@ -240,6 +272,10 @@ final class Jinja {
       }
       checkSyntax(token.getExpr(), node.getLineNumber(), el);
     } else if (node instanceof TagNode t) {
+      if (OTHER_TEMPLATE_TAGS.contains(t.getName())) {
+        throw new TemplateSyntaxException("{% " + t.getName() + " %} is not available: a template is only its own "
+            + "text, and never renders another template or a value as one", Math.max(0, node.getLineNumber()));
+      }
       checkSyntax(tagExpression(t), node.getLineNumber(), el);
     }
     for (Node child : node.getChildren()) {

@@ -71,6 +71,20 @@ final class JinjaLimits {
 
   private JinjaLimits() {}
 
+  /** The render's thread was interrupted (its node was cancelled or timed out): the render ends here. */
+  static final class Stopped extends RuntimeException {
+    Stopped() {
+      super("the template's render was stopped: its node was cancelled or timed out", null, false, false);
+    }
+  }
+
+  /** Ends the render when its thread was interrupted; the interrupt stays set for whoever waits on the node. */
+  static void stopIfInterrupted() {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new Stopped();
+    }
+  }
+
   /**
    * A template went over one of the limits above; the message names the limit. An ELException, because Jinjava
    * reports those with their message as an argument; other exceptions' messages it splices into a format string,
@@ -171,7 +185,7 @@ final class JinjaLimits {
 
   private static Object copy(Object value, IdentityHashMap<Object, Object> done) {
     if (!(value instanceof Map<?, ?> || value instanceof Collection<?> || value instanceof Object[])) {
-      return Values.plain(value);
+      return data(value);
     }
     Object seen = done.get(value);
     if (seen != null) {
@@ -192,6 +206,46 @@ final class JinjaLimits {
       out.add(copy(o, done));
     }
     return out;
+  }
+
+  /**
+   * A leaf of a template's value as data: text, a number, true/false, a date as its text, or null. Anything else
+   * is an object of the engine a lookup reached (Jinjava resolves a few reserved names, such as its interpreter
+   * and "filter:NAME", whatever map they are looked up in, so {{ state[key] }} with a hostile key returns them):
+   * it never becomes a value, and reads as missing.
+   */
+  static Object data(Object value) {
+    if (value == null || value instanceof String || value instanceof Number || value instanceof Boolean) {
+      return value;
+    }
+    if (value instanceof CharSequence || value instanceof Character || value instanceof java.time.temporal.TemporalAccessor
+        || value instanceof java.util.Date || value instanceof com.hubspot.jinjava.objects.date.PyishDate
+        || value instanceof com.hubspot.jinjava.objects.SafeString) {
+      return value.toString();
+    }
+    return null;
+  }
+
+  /** Whether the value is data all the way down (see {@link #data}). */
+  static boolean isData(Object value) {
+    return isData(value, java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
+  }
+
+  private static boolean isData(Object value, java.util.Set<Object> seen) {
+    if (value instanceof Map<?, ?> || value instanceof Collection<?> || value instanceof Object[]) {
+      if (!seen.add(value)) {
+        return true;
+      }
+      Collection<?> items = value instanceof Map<?, ?> m ? m.values()
+          : value instanceof Collection<?> c ? c : java.util.Arrays.asList((Object[]) value);
+      for (Object o : items) {
+        if (!isData(o, seen)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return value == null || data(value) != null;
   }
 
   /** Checks the value a {@code {% set %}} assigns, so no template variable holds a value over the limits. */
@@ -293,8 +347,30 @@ final class JinjaLimits {
       super(true);
     }
 
+    /** The engine's own objects, which a hostile key can reach ({{ state[key] }}): nothing of them is readable. */
+    private static boolean engine(Object base) {
+      return base instanceof JinjavaInterpreter || base instanceof com.hubspot.jinjava.interpret.Context
+          || base instanceof com.hubspot.jinjava.Jinjava || base instanceof JinjavaConfig || base instanceof ELContext
+          || base instanceof Class<?> || base instanceof ClassLoader || base instanceof Thread;
+    }
+
+    @Override
+    public Object getValue(ELContext context, Object base, Object property) {
+      stopIfInterrupted();
+      if (engine(base)) {
+        context.setPropertyResolved(true);
+        return null;
+      }
+      return super.getValue(context, base, property);
+    }
+
     @Override
     public Object invoke(ELContext context, Object base, Object method, Class<?>[] paramTypes, Object[] params) {
+      stopIfInterrupted();
+      if (engine(base)) {
+        context.setPropertyResolved(true);
+        return null;
+      }
       String name = String.valueOf(method);
       Object[] p = params == null ? new Object[0] : params;
       if (base instanceof Filter f && name.equals("filter")) {

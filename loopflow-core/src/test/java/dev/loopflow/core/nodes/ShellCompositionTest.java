@@ -115,7 +115,14 @@ class ShellCompositionTest {
   @MethodSource("commands")
   void composedCommandNeverRunsAValue_bugBashRecursiveArithmetic(String command) {
     Path marker = tmp.resolve("pwned");
-    Workflow wf = ENGINE.workflow("w").node("sh", "shell", Map.of("bash", command, "timeout", "10s")).build();
+    Workflow wf;
+    try {
+      wf = ENGINE.workflow("w").node("sh", "shell", Map.of("bash", command, "timeout", "10s")).build();
+    } catch (dev.loopflow.core.WorkflowInvalidException refused) {
+      // A computed variable name (printf -v "${nope:-VALUE}") is refused when the workflow loads.
+      assertThat(refused.problems()).isNotEmpty();
+      return;
+    }
     for (String v : List.of("a[$(touch " + marker + ")]", "x[`touch " + marker + "`]", "b[c[$(touch " + marker + ")]]")) {
       RunResult r = ENGINE.run(wf, RunOptions.builder().input("v", v).workingDirectory(tmp).build());
 

@@ -166,7 +166,43 @@ final class NodeRunner {
     if (!o.usage().equals(Usage.NONE) && !result.containsKey("usage")) {
       result.put("usage", Recorder.usageMap(o.usage()));
     }
+    // What the journal cannot write must fail the node here: failing later, while journaling, left the run
+    // 'running' for ever.
+    String bad = notData(result, "result");
+    if (bad == null && o.statePatch() != null) {
+      bad = notData(o.statePatch(), "state");
+    }
+    if (bad != null) {
+      throw new LoopflowException(ErrorCode.NODE_FAILED, "the node's " + bad + " is not data (text, a number, "
+          + "true/false, a list or a map) and cannot be saved", nctx.position());
+    }
     return new Ran.Shaped(result, out, o.statePatch(), null, Usage.NONE);
+  }
+
+  /** The path of the first part of the value that is not plain data, or null when it is all data. */
+  static String notData(Object value, String path) {
+    if (value == null || value instanceof String || value instanceof Number || value instanceof Boolean) {
+      return null;
+    }
+    if (value instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        String bad = notData(e.getValue(), path + "." + e.getKey());
+        if (bad != null) {
+          return bad;
+        }
+      }
+      return null;
+    }
+    if (value instanceof java.util.List<?> list) {
+      for (int i = 0; i < list.size(); i++) {
+        String bad = notData(list.get(i), path + "[" + i + "]");
+        if (bad != null) {
+          return bad;
+        }
+      }
+      return null;
+    }
+    return path;
   }
 
   /** Restores a journaled execution instead of running it again. False when it cannot be restored. */

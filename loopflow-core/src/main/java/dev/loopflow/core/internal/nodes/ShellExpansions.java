@@ -110,8 +110,10 @@ final class ShellExpansions {
       k++;
     }
     ShellLexer sub = new ShellLexer(inner.toString(), lx.sources, lx.refs, new HashSet<>(lx.associative));
+    int refsBefore = lx.refs.size();
     ShellLexer.Result r = sub.run();
-    lx.evaluatesIndirectly |= r.evaluatesIndirectly();
+    int opened = lx.i;
+    lx.adopt(r, refsBefore, offset -> origins.isEmpty() ? opened : origins.get(Math.min(offset, origins.size() - 1)));
     for (ShellLexer.Problem p : r.problems()) {
       int at = origins.isEmpty() ? lx.i : origins.get(Math.min(p.offset(), origins.size() - 1));
       lx.problems.add(new ShellLexer.Problem(at, p.message()));
@@ -192,6 +194,11 @@ final class ShellExpansions {
         } else if (c == ':') {
           lx.emit(c);
           lx.push(new ShellFrame(Kind.ARITH, '}')); // ${x:offset:length}
+        } else if (c == '@' && lx.at(lx.i + 1) == 'P') {
+          // ${x@P} expands the value as a prompt, command substitution included.
+          lx.runsCode = lx.runsCode != null ? lx.runsCode : "${name@P} expands a variable's text as a prompt, "
+              + "running the command substitutions in it";
+          lx.emit(c);
         } else {
           f.paramState = 3;
           lx.emit(c);

@@ -100,6 +100,7 @@ final class ShellHandler implements NodeHandler {
     if (envRaw != null) {
       envRaw.forEach((k, v) -> env.put(k, cfg.template("env", v == null ? "" : String.valueOf(v))));
     }
+    ShellTemplate.checkEnv(cfg, env, script);
     Template cwd = cfg.template("cwd");
     String shell = cfg.has("shell") ? cfg.string("shell") : (field.equals("bash") ? "bash" : "sh");
     ShellTemplate fScript = script;

@@ -99,8 +99,9 @@ final class ShellHeredocs {
     ShellLexer body = new ShellLexer(lx.s.substring(start, end), lx.sources, lx.refs, new HashSet<>(lx.associative));
     ShellFrame f = new ShellFrame(Kind.HEREDOC, (char) 0);
     f.heredoc = h;
+    int refsBefore = lx.refs.size();
     ShellLexer.Result r = body.run(f);
-    lx.evaluatesIndirectly |= r.evaluatesIndirectly();
+    lx.adopt(r, refsBefore, offset -> start + offset);
     for (ShellLexer.Problem p : r.problems()) {
       lx.problems.add(new ShellLexer.Problem(start + p.offset(), p.message()));
     }

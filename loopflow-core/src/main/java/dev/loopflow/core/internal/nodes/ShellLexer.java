@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
  *    body where quotes would be literal, in arithmetic where dash rejects quotes);
  *  - dropped from # comments (a value there would do nothing, and it must not end the comment);
  *  - refused in a heredoc with a quoted delimiter (nothing is expanded there, the value would never arrive), as a
- *    heredoc delimiter, and in code that eval, trap or sh -c run (ShellWords).
+ *    heredoc delimiter, in code that eval, trap or sh -c run, as the command name, assigned to a special variable
+ *    (ShellWords), and anywhere in a command that runs code it does not show (read() adds those problems last).
  * It also classifies each reference: INTEGER where bash evaluates the text as arithmetic (operands are evaluated
  * recursively, and an array subscript met on the way is expanded, $(...) included), NAME where bash takes the
  * text as a variable name (whose subscript is evaluated the same way), TEXT everywhere else. And it notes whether
@@ -39,7 +40,7 @@ final class ShellLexer {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{LOOPFLOW_ARG_([0-9]{1,6})}");
 
   /** How the shell uses a value. */
-  enum Use { TEXT, INTEGER, NAME }
+  enum Use { TEXT, INTEGER, NAME, OPERAND }
 
   /** A value reference that remains in the command: argument n (1-based) and how it is used. */
   record Reference(int arg, Use use) {}
@@ -51,7 +52,8 @@ final class ShellLexer {
    * The command to run, its references in order, whether the command evaluates arithmetic or names through
    * anything but a reference, and the problems found.
    */
-  record Result(String script, List<Reference> references, boolean evaluatesIndirectly, List<Problem> problems) {}
+  record Result(String script, List<Reference> references, boolean evaluatesIndirectly, List<Problem> problems,
+      String runsCode) {}
 
   /** The text read. */
   final String s;
@@ -67,6 +69,8 @@ final class ShellLexer {
   /** The arrays declared associative so far (their subscripts are keys, not arithmetic). */
   final Set<String> associative;
   boolean evaluatesIndirectly;
+  /** What makes the command run code that is not written in it, or null. */
+  String runsCode;
   /** The text is over: the frames still open are being closed. */
   boolean closing;
   /** The position in {@code s}. */
@@ -79,6 +83,13 @@ final class ShellLexer {
     @Override
     public void evaluatesIndirectly() {
       evaluatesIndirectly = true;
+    }
+
+    @Override
+    public void runsCode(String why) {
+      if (runsCode == null) {
+        runsCode = why;
+      }
     }
 
     @Override
@@ -121,7 +132,38 @@ final class ShellLexer {
    * template that gives argument n (used in messages). Placeholders with no source are left as written.
    */
   static Result read(String text, List<String> sources) {
-    return new ShellLexer(text, sources, new ArrayList<>(), new HashSet<>()).run();
+    ShellLexer lx = new ShellLexer(text, sources, new ArrayList<>(), new HashSet<>());
+    Result r = lx.run();
+    if (r.runsCode() == null) {
+      return r;
+    }
+    // The command runs code it does not show: no value may appear anywhere in it, since any of them could reach
+    // that code through a variable, a file or a pipe.
+    List<Problem> problems = new ArrayList<>(r.problems());
+    java.util.Set<Integer> reported = new HashSet<>();
+    for (Problem p : r.problems()) {
+      reported.add(p.offset());
+    }
+    for (Ref ref : lx.refs) {
+      if (!reported.add(ref.offset)) {
+        continue; // already refused where it stands
+      }
+      problems.add(new Problem(ref.offset, sources.get(ref.arg - 1) + " cannot be used in this command: "
+          + r.runsCode() + ", and a value could reach that code through a variable, a file or a pipe; run the "
+          + "code in a script node, or give the value to a program that takes it as data"));
+    }
+    return new Result(r.script(), r.references(), r.evaluatesIndirectly(), List.copyOf(problems), r.runsCode());
+  }
+
+  /** After a nested read of text at the given origins: its references' offsets in this text. */
+  void adopt(Result r, int refsBefore, java.util.function.IntUnaryOperator origin) {
+    evaluatesIndirectly |= r.evaluatesIndirectly();
+    if (runsCode == null) {
+      runsCode = r.runsCode();
+    }
+    for (Ref ref : refs.subList(refsBefore, refs.size())) {
+      ref.offset = origin.applyAsInt(ref.offset);
+    }
   }
 
   Result run() {
@@ -154,7 +196,7 @@ final class ShellLexer {
     for (Ref r : refs) {
       list.add(new Reference(r.arg, r.use));
     }
-    return new Result(out.toString(), List.copyOf(list), evaluatesIndirectly, List.copyOf(problems));
+    return new Result(out.toString(), List.copyOf(list), evaluatesIndirectly, List.copyOf(problems), runsCode);
   }
 
   ShellFrame commands(char closer, String arrayName) {
@@ -323,7 +365,7 @@ final class ShellLexer {
 
   private void close(ShellFrame f) {
     switch (f.kind) {
-      case CMD, DBRACKET -> f.words.endWord(true); // a last word "[[" opens nothing once its list is over
+      case CMD, DBRACKET -> f.words.close(); // a last word "[[" opens nothing once its list is over
       case ARITH -> {
         if (f.numeric ? f.sawName : f.hasReference) {
           evaluatesIndirectly = true;

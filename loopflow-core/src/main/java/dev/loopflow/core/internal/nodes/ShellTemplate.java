@@ -31,6 +31,7 @@ final class ShellTemplate {
   private static final Pattern END_RAW = Pattern.compile("\\{%[-+]?\\s*endraw\\s*[-+]?%}");
   private static final Set<String> ALLOWED_TAGS = Set.of("if", "elif", "else", "endif");
   private static final String RESERVED = "LOOPFLOW_ARG_";
+  private static final Pattern TAG = Pattern.compile("\\{%.*?%}|\\{#.*?#}", Pattern.DOTALL);
 
   /** The field as written in the workflow, for messages. */
   final String field;
@@ -38,12 +39,16 @@ final class ShellTemplate {
   private final List<Template> args;
   /** The command read at load time, when it has no tags (its text never changes); null otherwise. */
   private final ShellLexer.Result fixed;
+  /** What makes the command run code it does not show, or null. */
+  private final String runsCode;
 
-  private ShellTemplate(String field, Template script, List<Template> args, ShellLexer.Result fixed) {
+  private ShellTemplate(String field, Template script, List<Template> args, ShellLexer.Result fixed,
+      String runsCode) {
     this.field = field;
     this.script = script;
     this.args = args;
     this.fixed = fixed;
+    this.runsCode = runsCode;
   }
 
   static String var(int i) {
@@ -63,13 +68,28 @@ final class ShellTemplate {
       return null;
     }
     ShellLexer.Result read = null;
-    if (!src.hasTags) {
+    String runsCode = null;
+    if (src.hasTags) {
+      // The text depends on the tags' conditions; read it with every branch present to find whether any of them
+      // makes the command run code that is not written in it (then no value may appear, whichever branch runs).
+      List<String> names = new ArrayList<>();
+      for (Template t : src.args) {
+        names.add(t == null ? "" : t.source());
+      }
+      ShellLexer.Result all = ShellLexer.read(TAG.matcher(src.script).replaceAll(" "), names);
+      runsCode = all.runsCode();
+      if (runsCode != null) {
+        cfg.error(field, lineOf(source, 0), "no value can be used in this command: " + runsCode);
+        src.ok = false;
+      }
+    } else {
       // Without tags the text never changes: read it now, and report its problems where they are written.
       List<String> names = new ArrayList<>();
       for (Template t : src.args) {
         names.add(t == null ? "" : t.source());
       }
       read = ShellLexer.read(src.script.toString(), names);
+      runsCode = read.runsCode();
       for (ShellLexer.Problem p : read.problems()) {
         cfg.error(field, lineOf(source, src.origin(p.offset())), p.message());
         src.ok = false;
@@ -79,7 +99,28 @@ final class ShellTemplate {
       return null; // the command is not compiled with a refused tag or value
     }
     Template script = cfg.template(field, src.script.toString());
-    return script == null ? null : new ShellTemplate(shownAs, script, src.args, read);
+    return script == null ? null : new ShellTemplate(shownAs, script, src.args, read, runsCode);
+  }
+
+  /**
+   * Checks the node's env: values, which reach the command as variables: a value may not be given to a variable
+   * whose text the shell or a program runs (PS4, BASH_ENV, LD_PRELOAD, ...), nor to a command that runs code it
+   * does not show ({@code eval "$X"}, {@code bash <<EOF}).
+   */
+  static void checkEnv(NodeConfig cfg, Map<String, Template> env, ShellTemplate script) {
+    env.forEach((name, t) -> {
+      if (t == null || t.isLiteral()) {
+        return;
+      }
+      ShellSpecials.Kind kind = ShellSpecials.kind(name);
+      if (kind != ShellSpecials.Kind.NONE) {
+        cfg.error("env", "env." + name + " cannot be given a value (" + t.source() + "): "
+            + ShellSpecials.why(kind) + "; use a variable of your own (lower case)");
+      } else if (script != null && script.runsCode != null) {
+        cfg.error("env", "env." + name + " cannot be given a value (" + t.source() + ") for this command: "
+            + script.runsCode + ", and the value could reach that code through the variable");
+      }
+    });
   }
 
   /** The command split into its text and its values. */
@@ -249,6 +290,7 @@ final class ShellTemplate {
       vars.put(var(r.arg()), switch (r.use()) {
         case INTEGER -> ShellValues.integer(value, field, t.source());
         case NAME -> ShellValues.name(value, field, t.source());
+        case OPERAND -> ShellValues.operand(value, field, t.source());
         case TEXT -> value;
       });
     }

@@ -14,7 +14,11 @@ import java.util.regex.Pattern;
  */
 final class ShellValues {
   private static final Pattern INTEGER = Pattern.compile("[ \\t\\r\\n]*([+-]?)([0-9]+)[ \\t\\r\\n]*");
-  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  /**
+   * Lower case only: the shell's own variables with a meaning (RANDOM, PS4, IFS, PATH, ...) and the variables
+   * programs read as options or commands (LD_PRELOAD, GIT_SSH_COMMAND, ...) are upper case.
+   */
+  private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
   private static final BigInteger MIN = BigInteger.valueOf(Long.MIN_VALUE);
   private static final BigInteger MAX = BigInteger.valueOf(Long.MAX_VALUE);
   private static final int SHOWN = 40;
@@ -43,8 +47,20 @@ final class ShellValues {
     if (NAME.matcher(value).matches() || INTEGER.matcher(value).matches()) {
       return value;
     }
-    throw reject(field, source, Rule.NAME, "is used as a variable name and must be a name (letters, digits and _, "
-        + "not starting with a digit) or an integer", value);
+    throw reject(field, source, Rule.NAME, "is used as a variable name and must be a name (lower-case letters, "
+        + "digits and _, not starting with a digit) or an integer", value);
+  }
+
+  /**
+   * The value, when it cannot be taken for an option: it is passed where a program that runs code still reads
+   * options ({@code ssh -oProxyCommand=...}, {@code python3 -cCODE}, {@code sed --expression=...}).
+   */
+  static String operand(String value, String field, String source) {
+    if (!value.startsWith("-") && !value.startsWith("+")) {
+      return value;
+    }
+    throw reject(field, source, Rule.OPERAND, "is passed where " + "the program reads its options, which may give "
+        + "it code, and must not start with '-' or '+'", value);
   }
 
   /**

@@ -13,7 +13,8 @@ final class ShellWord {
   /** A value reference: argument n (1-based), where it was read, and how the shell uses it. */
   static final class Ref {
     final int arg;
-    final int offset;
+    /** Where it was read, in the text of the outermost read once a nested read (a backquote, a heredoc) is over. */
+    int offset;
     Use use;
 
     Ref(int arg, int offset, Use use) {

@@ -15,14 +15,21 @@ import java.util.regex.Pattern;
  * arguments of read are variable names, the arguments of eval are code. {@link ShellLexer} feeds the characters;
  * this class decides what the finished words mean.
  *
- * <p>It stays one class (a little over 500 lines): the table of which command makes which argument arithmetic, a
- * name or code is one rule, and it is safer read in one place than spread over several.
+ * It also notes what makes a command run code that it does not show (an interpreter reading its input, a computed
+ * command name or script, eval of computed text, a special variable filled from elsewhere, a program whose
+ * arguments are commands): then no value may appear anywhere in the command.
+ *
+ * <p>It stays one class (about 750 lines): the table of which command makes which argument arithmetic, a name,
+ * an operand or code is one rule, and it is safer read in one place than spread over several; the program tables
+ * are in ShellPrograms and the variable table in ShellSpecials.
  */
 final class ShellWords {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern ASSIGNMENT_TARGET = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\[.*])?\\+?");
   /** What in a nested shell script may evaluate arithmetic or a variable name (see nestedScript). */
   private static final Pattern NESTED_EVALUATION = Pattern.compile("\\[|\\(\\(|\\$\\{!|\\b(let|declare|typeset|local)\\b");
+  /** declare/export "name=..." with the name and '=' inside the quotes. */
+  private static final Pattern QUOTED_ASSIGNMENT = Pattern.compile("[\"']([A-Za-z_][A-Za-z0-9_]*)\\+?=");
   private static final Set<String> ARITHMETIC_OPERATORS = Set.of("-eq", "-ne", "-lt", "-le", "-gt", "-ge");
   /** Reserved words after which the next word is still in command position. */
   private static final Set<String> KEEP_COMMAND_POSITION = Set.of("if", "then", "elif", "else", "fi", "do", "done",
@@ -32,6 +39,12 @@ final class ShellWords {
   interface Reader {
     /** The command evaluates arithmetic or a variable name through something other than a checked value. */
     void evaluatesIndirectly();
+
+    /**
+     * The command runs code that is not written in it (read from a variable, a file, a pipe or its input), so a
+     * value anywhere in it could become that code; {@code why} says what does it.
+     */
+    void runsCode(String why);
 
     void problem(int offset, String message);
 
@@ -44,7 +57,8 @@ final class ShellWords {
     void openConditional();
   }
 
-  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, INTERPRETER, RUNNER, OTHER }
+  private enum Mode { PLAIN, ARITHMETIC, DECLARE, NAMES, TEST, PRINTF, CODE, INTERPRETER, RUNNER, FOR, FIND, ANY_CODE,
+    OTHER }
 
   private enum CaseState { SUBJECT, PATTERN, BODY }
 
@@ -69,6 +83,8 @@ final class ShellWords {
     boolean endOfOptions;
     int operands;
     int arguments;
+    /** Run by xargs, which adds what it reads to this command's arguments. */
+    boolean fedByInput;
   }
 
   private final Reader reader;
@@ -164,7 +180,25 @@ final class ShellWords {
   /** A control operator (; & | && || newline) ends the simple command. */
   void endCommand() {
     endWord(false);
+    finishCommand();
     cmd = new Command();
+  }
+
+  /** The text of this list is over: its last word and command end. */
+  void close() {
+    endWord(true);
+    finishCommand();
+  }
+
+  /** What a complete simple command does with what it did not get in its arguments. */
+  private void finishCommand() {
+    if (cmd.mode == Mode.INTERPRETER && cmd.interpreter.stdinIsCode() && !cmd.optionGaveCode && cmd.operands == 0) {
+      reader.runsCode(cmd.name + " reads its program from its standard input (a heredoc, a here-string, a pipe or "
+          + "a redirection)");
+    }
+    if (cmd.mode == Mode.CODE && cmd.arguments == 0 && !"trap".equals(cmd.name) && !"complete".equals(cmd.name)) {
+      reader.runsCode(cmd.name + " without arguments reads code from elsewhere");
+    }
   }
 
   /** && or || inside [[ ]]: operands do not pair across them. */
@@ -186,6 +220,7 @@ final class ShellWords {
     }
     // Otherwise the word was esac, which ended the case, and the ')' is a syntax error the shell reports; what
     // follows is still read as a command, the stricter reading.
+    finishCommand();
     cmd = new Command();
   }
 
@@ -301,12 +336,36 @@ final class ShellWords {
         if (cmd.nextName) {
           cmd.nextName = false;
           nameWord(w, w.refs, w.dynamic);
-        } else if ("-v".equals(t)) {
+          filledVariable(w, t);
+        } else if ("-v".equals(t) && w.refs.isEmpty()) {
           cmd.nextName = true;
+        } else if (cmd.arguments == 1 && w.text.toString().replaceAll("[\"']", "").startsWith("-v")) {
+          nameWord(w, w.refs, w.dynamic); // -vNAME
+          filledVariable(w, t == null ? null : t.substring(2));
         }
       }
-      case CODE -> code(w, cmd.name + " runs its arguments as shell code, so the value would be parsed as code; "
-          + "set a variable first and refer to it inside the code: v=VALUE; " + cmd.name + " '... \"$v\" ...'");
+      case CODE -> {
+        code(w, cmd.name + " runs its arguments (or the file they name) as shell code, so the value would be parsed "
+            + "as code; set a variable first and refer to it inside the code: v=VALUE; " + cmd.name
+            + " '... \"$v\" ...'");
+        if (w.dynamic) {
+          reader.runsCode(cmd.name + " runs a computed text as code");
+        } else if (("source".equals(cmd.name) || ".".equals(cmd.name)) && cmd.arguments == 1 && t != null
+            && (t.startsWith("/dev/") || t.startsWith("/proc/") || t.equals("-"))) {
+          reader.runsCode(cmd.name + " " + t + " runs what it reads from its input as code");
+        }
+      }
+      case ANY_CODE -> code(w, cmd.name + " runs commands or code given in its arguments or input");
+      case FOR -> {
+        if (cmd.arguments == 1) {
+          filledVariable(w, t);
+        }
+      }
+      case FIND -> {
+        if (t != null && t.matches("-(exec|execdir|ok|okdir)")) {
+          cmd = new Command(); // the words up to ';' or '+' are a command that find runs
+        }
+      }
       case INTERPRETER -> interpreterWord(w, t);
       case RUNNER -> runnerWord(w, reserved, t, closing);
       default -> { }
@@ -318,7 +377,8 @@ final class ShellWords {
       return;
     }
     if (w.beforeEquals != null && ASSIGNMENT_TARGET.matcher(w.beforeEquals).matches()) {
-      return; // an assignment before the command name
+      assignment(w, w.beforeEquals, w.refsBeforeEquals.size()); // an assignment before the command name
+      return;
     }
     if ("case".equals(reserved)) {
       cases.push(CaseState.SUBJECT);
@@ -332,23 +392,76 @@ final class ShellWords {
       }
       return;
     }
+    for (Ref r : w.refs) {
+      reader.problem(r.offset, reader.source(r.arg) + " is used as the command name, so the value would choose the "
+          + "program that runs; write the program in the command and pass the value as its argument");
+    }
+    if (w.dynamic) {
+      reader.runsCode("its command name is an expansion (such as $x, ${x} or $( )), so what runs is not written "
+          + "in the command");
+    }
     cmd.name = t == null ? "" : t;
     cmd.mode = switch (cmd.name) {
       case "let" -> {
         reader.evaluatesIndirectly();
         yield Mode.ARITHMETIC;
       }
-      case "declare", "typeset", "local" -> Mode.DECLARE;
+      case "declare", "typeset", "local", "export", "readonly" -> Mode.DECLARE;
       case "read", "unset", "mapfile", "readarray" -> Mode.NAMES;
       case "test", "[" -> Mode.TEST;
       case "printf" -> Mode.PRINTF;
-      case "eval", "trap" -> Mode.CODE;
+      case "for", "select" -> Mode.FOR;
+      case "find" -> Mode.FIND;
+      case "eval", "trap", "source", ".", "compgen", "complete", "bind", "fc", "enable" -> Mode.CODE;
+      case "coproc" -> {
+        reader.runsCode("coproc runs a command in the background whose input and output other commands write and "
+            + "read");
+        yield Mode.OTHER;
+      }
       default -> {
+        if (ShellPrograms.runsAnything(cmd.name)) {
+          reader.runsCode(cmd.name + " runs commands or code given in its arguments or input");
+          yield Mode.ANY_CODE;
+        }
         cmd.interpreter = ShellPrograms.interpreter(cmd.name);
         cmd.runner = ShellPrograms.runner(cmd.name);
         yield cmd.interpreter != null ? Mode.INTERPRETER : cmd.runner != null ? Mode.RUNNER : Mode.OTHER;
       }
     };
+    if (cmd.fedByInput && cmd.mode != Mode.OTHER && cmd.mode != Mode.PLAIN) {
+      reader.runsCode("xargs adds what it reads to the arguments of " + cmd.name + ", which may run them as code");
+    }
+  }
+
+  /**
+   * An assignment {@code name=value} (before a command, as a command, or given to declare, export, env, ...),
+   * whose value starts after the first {@code refsInName} references of the word.
+   */
+  private void assignment(ShellWord w, String target, int refsInName) {
+    String name = target.replaceFirst("\\+$", "").replaceFirst("\\[.*$", "");
+    ShellSpecials.Kind kind = ShellSpecials.kind(name);
+    if (kind == ShellSpecials.Kind.NONE) {
+      return;
+    }
+    for (Ref r : w.refs.subList(refsInName, w.refs.size())) {
+      reader.problem(r.offset, reader.source(r.arg) + " is assigned to " + name + ", and " + ShellSpecials.why(kind)
+          + "; give the value a variable of your own (lower case) instead");
+    }
+    if (w.dynamic && kind == ShellSpecials.Kind.INTEGER) {
+      reader.evaluatesIndirectly();
+    } else if (w.dynamic && kind == ShellSpecials.Kind.CODE) {
+      reader.runsCode("it assigns a computed text to " + name + ", which the shell runs as code");
+    }
+  }
+
+  /** A variable the shell assigns from its input or a computed text (read, mapfile, printf -v, for). */
+  private void filledVariable(ShellWord w, String name) {
+    if (w.dynamic) {
+      reader.runsCode("it fills a variable whose name is computed, which may be one the shell runs as code");
+    } else if (name != null && ShellSpecials.kind(name) != ShellSpecials.Kind.NONE) {
+      reader.runsCode("it fills " + name + " from its input or a computed text, and "
+          + ShellSpecials.why(ShellSpecials.kind(name)));
+    }
   }
 
   /** An argument of a program that takes code (sh -c, python -c, awk, ssh's remote command, ...). */
@@ -364,10 +477,28 @@ final class ShellWords {
     }
     if (cmd.nextOptionArgument) {
       cmd.nextOptionArgument = false;
+      if (ShellPrograms.isShell(p) && w.dynamic) {
+        reader.runsCode(cmd.name + " is given a computed option, which may name a file it runs");
+      }
       return;
+    }
+    boolean optionPlace = cmd.operands == 0 && !cmd.endOfOptions && !(cmd.optionGaveCode
+        && ShellPrograms.stopsAtCode(p)) || ShellPrograms.readsOptionsAnywhere(p) && !cmd.endOfOptions;
+    if (optionPlace && !w.refs.isEmpty() && startsLikeOption(w)) {
+      code(w, "a value cannot be an option of " + cmd.name + ", whose options may give it code");
+      return;
+    }
+    if (optionPlace && !w.refs.isEmpty()) {
+      // Where an option may stand, a value could be one (python3 "-cCODE", ssh "-oProxyCommand=..."): it is
+      // passed only if it cannot be taken for one.
+      operand(w);
     }
     if (cmd.operands == 0 && !cmd.endOfOptions && t != null && t.length() > 1
         && (t.startsWith("-") || t.startsWith("+"))) {
+      if (ShellPrograms.isShell(p) && (t.matches("[-+][A-Za-z]*[si][A-Za-z]*") || t.startsWith("--rcfile")
+          || t.startsWith("--init-file") || t.equals("--login") || t.equals("--interactive"))) {
+        reader.runsCode(cmd.name + " " + t + " runs code from its input or a start-up file");
+      }
       if (t.equals("--")) {
         cmd.endOfOptions = true;
       } else if (p.codeOption().matcher(t).matches()) {
@@ -386,6 +517,9 @@ final class ShellWords {
       return;
     }
     int index = cmd.operands++;
+    if (index == 0 && !cmd.optionGaveCode && p.stdinIsCode() && "-".equals(t)) {
+      reader.runsCode(cmd.name + " reads its program from its standard input");
+    }
     boolean isCode = cmd.firstOperandIsCode ? index == 0
         : !cmd.optionGaveCode && index >= p.operandsBefore()
             && (p.codeOperands() == -1 || p.codeOperands() == 1 && index == p.operandsBefore());
@@ -403,30 +537,96 @@ final class ShellWords {
    * ${!), the command counts as evaluating indirectly, so every value must be free of expandable subscripts.
    */
   private void nestedScript(ShellWord w, ShellPrograms.Interpreter p) {
+    if (w.dynamic) {
+      reader.runsCode("the program given to " + cmd.name + " is computed (such as \"$x\" or $( )), so it is code "
+          + "that is not written in the command");
+    }
     if (ShellPrograms.isShell(p) && (w.dynamic || NESTED_EVALUATION.matcher(w.text).find())) {
       reader.evaluatesIndirectly();
+    }
+    String script = w.dynamic ? null : w.unquoted();
+    if (ShellPrograms.isShell(p) && script != null) {
+      // The script is read like the command itself: what it runs from its arguments or input ($1 as a command,
+      // eval "$1", bash <<<"$1") is code that the command's values can reach.
+      ShellLexer.Result nested = ShellLexer.read(script, List.of());
+      if (nested.runsCode() != null) {
+        reader.runsCode("the script given to " + cmd.name + " runs code it does not show (" + nested.runsCode()
+            + ")");
+      }
+      if (nested.evaluatesIndirectly()) {
+        reader.evaluatesIndirectly();
+      }
     }
   }
 
   /** An argument of a program that runs another command (env, sudo, timeout, xargs, ...). */
   private void runnerWord(ShellWord w, String reserved, String t, boolean closing) {
     ShellPrograms.Runner p = cmd.runner;
+    String why = cmd.name + " runs this text as a command line, so the value would be parsed as code";
+    if (cmd.nextIsCode) {
+      cmd.nextIsCode = false;
+      code(w, why);
+      if (w.dynamic) {
+        reader.runsCode(cmd.name + " is given a computed command line");
+      }
+      return;
+    }
     if (cmd.nextOptionArgument) {
       cmd.nextOptionArgument = false;
       return;
     }
-    if (cmd.operands == 0 && t != null && t.length() > 1 && t.startsWith("-")) {
-      cmd.nextOptionArgument = p.optionsWithArgument().contains(t);
+    boolean beforeCommand = cmd.operands <= p.operandsBefore();
+    if (p.skipsAssignments() && beforeCommand && w.beforeEquals != null
+        && IDENTIFIER.matcher(w.beforeEquals).matches()) {
+      assignment(w, w.beforeEquals, w.refsBeforeEquals.size());
       return;
     }
-    if (p.skipsAssignments() && t != null && t.matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
+    if (beforeCommand && !w.refs.isEmpty() && startsLikeOption(w)) {
+      code(w, "a value cannot be an option of " + cmd.name + ", which runs a command");
+      return;
+    }
+    if (beforeCommand && !w.refs.isEmpty()) {
+      operand(w); // timeout VALUE cmd: a duration, unless it is an option
+    }
+    if (beforeCommand && t != null && t.length() > 1 && t.startsWith("-")) {
+      String option = t.contains("=") && t.startsWith("--") ? t.substring(0, t.indexOf('=')) : t;
+      if (p.codeOptions().contains(t)) {
+        cmd.nextIsCode = true;
+      } else if (p.codeOptions().contains(option) || p.codeOptions().stream().anyMatch(
+          o -> o.length() == 2 && t.startsWith(o))) {
+        code(w, why); // --split-string=TEXT, -STEXT
+        if (w.dynamic) {
+          reader.runsCode(cmd.name + " is given a computed command line");
+        }
+      } else if (p.shellOptions().contains(t)) {
+        reader.runsCode(cmd.name + " " + t + " joins its arguments into a shell command line");
+      } else {
+        cmd.nextOptionArgument = p.optionsWithArgument().contains(t);
+      }
       return;
     }
     if (cmd.operands++ < p.operandsBefore()) {
       return;
     }
+    boolean feeds = ShellPrograms.feedsInput(cmd.name);
     cmd = new Command(); // the command it runs
+    cmd.fedByInput = feeds;
     commandWord(w, reserved, t, closing);
+  }
+
+  /** Values in the word are passed where a program reads options: they must not start like one. */
+  private static void operand(ShellWord w) {
+    for (Ref r : w.refs) {
+      if (r.use == Use.TEXT) {
+        r.use = Use.OPERAND;
+      }
+    }
+  }
+
+  /** The word starts with '-' or '+' once its quotes are removed, ignoring the values in it. */
+  private static boolean startsLikeOption(ShellWord w) {
+    String literal = w.text.toString().replaceAll("[\"'\\\\]", "");
+    return literal.startsWith("-") || literal.startsWith("+");
   }
 
   /** A word that a command runs as shell code: a value in it could not stay data. */
@@ -450,6 +650,10 @@ final class ShellWords {
   }
 
   private void declareWord(ShellWord w, String t) {
+    if (w.text.toString().replaceAll("[\"']", "").startsWith("-") && !w.refs.isEmpty()) {
+      code(w, "a value cannot be an option of " + cmd.name);
+      return;
+    }
     if (t != null && t.startsWith("-") && t.length() > 1) {
       if (t.indexOf('i') > 0) {
         cmd.mode = Mode.ARITHMETIC; // every value assigned now is evaluated as arithmetic
@@ -468,8 +672,19 @@ final class ShellWords {
       if (w.beforeEquals.indexOf('[') >= 0) {
         reader.evaluatesIndirectly();
       }
+      if (w.dynamicBeforeEquals) {
+        reader.runsCode(cmd.name + " is given a computed variable name, which may be one the shell runs as code");
+      } else {
+        assignment(w, w.beforeEquals, w.refsBeforeEquals.size());
+      }
     } else {
       nameWord(w, w.refs, w.dynamic);
+      java.util.regex.Matcher quoted = QUOTED_ASSIGNMENT.matcher(w.text);
+      if (quoted.lookingAt()) {
+        assignment(w, quoted.group(1), 0); // declare "name=$value": the name is still the literal one
+      } else if (w.dynamic) {
+        reader.runsCode(cmd.name + " is given a computed variable name, which may be one the shell runs as code");
+      }
     }
     if (cmd.declaresAssociative) {
       String name = w.beforeEquals != null ? w.beforeEquals : w.text.toString();
@@ -484,9 +699,19 @@ final class ShellWords {
       cmd.nextOptionArgument = false;
       if (cmd.optionArgumentIsName) {
         nameWord(w, w.refs, w.dynamic);
+        if (!"unset".equals(cmd.name)) {
+          filledVariable(w, t);
+        }
       } else if (cmd.optionArgumentIsCode) {
         code(w, cmd.name + " -C runs its callback as shell code, so the value would be parsed as code");
+        if (w.dynamic) {
+          reader.runsCode(cmd.name + " -C runs a computed callback");
+        }
       }
+      return;
+    }
+    if (w.text.toString().replaceAll("[\"']", "").startsWith("-") && !w.refs.isEmpty()) {
+      code(w, "a value cannot be an option of " + cmd.name);
       return;
     }
     if (t != null && t.startsWith("-") && t.length() > 1) {
@@ -504,6 +729,9 @@ final class ShellWords {
       return;
     }
     nameWord(w, w.refs, w.dynamic);
+    if (!"unset".equals(cmd.name)) {
+      filledVariable(w, t);
+    }
   }
 
   private void testWord(ShellWord w, String t, boolean evaluates) {
