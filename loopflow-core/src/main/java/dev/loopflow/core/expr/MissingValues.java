@@ -75,6 +75,12 @@ final class MissingValues {
             }
           });
 
+  /** An object of the engine that a lookup reached is no value: a filter sees it as missing (JinjaLimits.data). */
+  private static Object engineObjectAsMissing(Object var) {
+    return var == null || Jinja.isStructured(var) || JinjaLimits.data(var) != null
+        || var instanceof Map.Entry<?, ?> ? var : null;
+  }
+
   private static final class MissingAwareFilter implements Filter {
     private final Filter inner;
 
@@ -94,6 +100,7 @@ final class MissingValues {
 
     @Override
     public Object filter(Object var, JinjavaInterpreter interpreter, String... args) {
+      var = engineObjectAsMissing(var);
       if (var == null && !SEE_MISSING.contains(getName())) {
         return getName().equals("string") ? "" : null;
       }
@@ -105,6 +112,7 @@ final class MissingValues {
 
     @Override
     public Object filter(Object var, JinjavaInterpreter interpreter, Object[] args, Map<String, Object> kwargs) {
+      var = engineObjectAsMissing(var);
       if (var == null && !SEE_MISSING.contains(getName())) {
         return getName().equals("string") ? "" : null;
       }

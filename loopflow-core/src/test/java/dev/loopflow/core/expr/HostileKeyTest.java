@@ -33,7 +33,8 @@ class HostileKeyTest {
     List<String> templates = List.of("{{ state[input.field] }}", "{{ input[input.field] }}",
         "{{ state[input.field].context }}", "{{ [state[input.field]] }}", "{{ {'a': state[input.field]} }}",
         "x {{ state[input.field] }} y", "{{ state[input.field] is none }}", "{{ state[input.field].getContext() }}",
-        "{{ state[input.field].interpreter }}", "{% if state[input.field] %}{{ state[input.field] }}{% endif %}");
+        "{{ state[input.field].interpreter }}", "{% if state[input.field] %}{{ state[input.field] }}{% endif %}",
+        "{{ state[input.field] | string }}", "{{ state[input.field] | upper }}", "{{ state[input.field] | tojson }}");
     return keys.stream().flatMap(k -> templates.stream().map(t -> Arguments.of(t, k)));
   }
 
