@@ -162,6 +162,34 @@ final class Bubblewrap {
     return argv;
   }
 
+  /**
+   * The first {@code write} path of the policy whose real location is outside the working directory and
+   * {@code /tmp}, or null when there is none (a path that does not exist gets no mount, so it is none).
+   */
+  static String writeOutsideWorkspace(SandboxPolicy policy, Path cwd) {
+    Path home = Path.of(System.getProperty("user.home", "/"));
+    List<Path> inside = new ArrayList<>();
+    for (Path p : List.of(cwd, Path.of("/tmp"))) {
+      try {
+        inside.add(p.toAbsolutePath().normalize().toRealPath());
+      } catch (IOException | SecurityException e) {
+        // not there: nothing is inside it
+      }
+    }
+    for (String w : policy.write()) {
+      Path real;
+      try {
+        real = resolve(w, cwd, home).toAbsolutePath().normalize().toRealPath();
+      } catch (IOException | SecurityException e) {
+        continue;
+      }
+      if (inside.stream().noneMatch(real::startsWith)) {
+        return w;
+      }
+    }
+    return null;
+  }
+
   private static Path resolve(String path, Path cwd, Path home) {
     if (path.equals("~")) {
       return home;

@@ -178,6 +178,16 @@ public final class ProcessSandbox {
       }
       return new Launch(command, false, "off");
     }
+    if (mode == SandboxMode.REQUIRED) {
+      // A workflow may widen its own sandbox, but not past what the operator's required mode means: a writable
+      // path elsewhere (/, ~/.bashrc, /usr/local/bin) would let it plant code that runs later, uncontained.
+      String outside = Bubblewrap.writeOutsideWorkspace(policy, cwd.toAbsolutePath());
+      if (outside != null) {
+        throw new LoopflowException(ErrorCode.SANDBOX_REQUIRED, "the node's sandbox makes '" + outside + "' "
+            + "writable, outside its working directory and /tmp, and this run requires a sandbox for every process "
+            + "node (--sandbox required)", ctx.position());
+      }
+    }
     Bubblewrap.Availability a = Bubblewrap.availability();
     if (!a.available()) {
       if (mode == SandboxMode.REQUIRED) {

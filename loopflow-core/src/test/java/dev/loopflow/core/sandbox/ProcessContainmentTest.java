@@ -250,6 +250,25 @@ class ProcessContainmentTest {
     assertThat(work.resolve("refused.txt")).doesNotExist();
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"/", "/usr/local/bin", "/etc", "~", "../../..", "link-to-root"})
+  void requiredRefusesWritablePathsOutsideTheWorkspace_bugWriteSlashUnderRequired(String path) throws IOException {
+    Files.createSymbolicLink(work.resolve("link-to-root"), Path.of("/"));
+    RunResult refused = run("{write: ['" + path + "']}", "echo ran > refused.txt", "required");
+
+    assertThat(refused.nodes().get("sh").get("error")).asString().contains("sandbox_required").contains(path);
+    assertThat(work.resolve("refused.txt")).doesNotExist();
+  }
+
+  @Test
+  void requiredAllowsWritablePathsInsideTheWorkspace() throws IOException {
+    Files.createDirectories(work.resolve("build"));
+    RunResult r = run("{write: [build, /tmp]}", "echo ran > build/f", "required");
+
+    assertThat(node(r)).containsEntry("exitCode", 0).containsEntry("sandbox", "custom");
+    assertThat(work.resolve("build/f")).hasContent("ran");
+  }
+
   @Test
   void modeOffContainsNothingAndSaysSo() {
     RunResult r = run("strict", "cat '" + home + "/.netrc'", "off");
