@@ -85,6 +85,8 @@ final class LlmCalls {
       String model = spec.model();
       String finishReason;
       List<ToolCall> calls;
+      long cacheRead = 0;
+      long cacheWrite = 0;
       if (mock) {
         // The mock reports its script's token counts and ignores max_tokens, so a script can play a provider that
         // overshoots the reply limit it was sent.
@@ -142,6 +144,8 @@ final class LlmCalls {
         attempts = reply.attempts();
         calls = reply.toolCalls();
         finishReason = reply.finishReason();
+        cacheRead = reply.cacheReadTokens();
+        cacheWrite = reply.cacheWriteTokens();
         if (reply.model() != null && !reply.model().isBlank()) {
           model = reply.model();
         }
@@ -150,9 +154,10 @@ final class LlmCalls {
         ctx.streamEnded(); // the reply's last text before its llm.called event
       }
       // The mock is free (a known zero); an unpriced real model stays null, never 0.
-      Double cost = price == null ? null : price.cost(in, out).doubleValue();
+      Double cost = price == null ? null : price.cost(in, out, cacheRead, cacheWrite).doubleValue();
       reservation.settle(new NodeContext.LlmCall(provider, model, in, out, cost, mock, attempts,
-          (System.nanoTime() - t0) / 1_000_000, spec.model(), finishReason));
+          (System.nanoTime() - t0) / 1_000_000, spec.model(), finishReason, cacheRead == 0 ? null : cacheRead,
+          cacheWrite == 0 ? null : cacheWrite));
       return new Result(text, provider, model, in, out, cost, mock, calls);
     } finally {
       // Sent, but what it used is unknown (timeout, cancelled while waiting, unreadable answer): it counts at its

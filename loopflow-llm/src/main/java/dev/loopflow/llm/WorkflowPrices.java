@@ -14,9 +14,9 @@ import java.util.stream.Collectors;
 
 /**
  * The prices a workflow's calls are counted with: the bundled table, overridden and extended by the workflow's
- * {@code prices} section (provider → model → {input, output} in USD per million tokens, already checked by the
- * loader). The mock provider is always free. Also the engine's {@link ModelPrices} service, so the loader can check
- * LLM-chosen routers the same way llm nodes check themselves.
+ * {@code prices} section (provider → model → {input, output, cache_read, cache_write} in USD per million tokens,
+ * already checked by the loader). The mock provider is always free. Also the engine's {@link ModelPrices} service,
+ * so the loader can check LLM-chosen routers the same way llm nodes check themselves.
  */
 final class WorkflowPrices implements ModelPrices {
   static final NodeContext.TokenPrice FREE = new NodeContext.TokenPrice(BigDecimal.ZERO, BigDecimal.ZERO);
@@ -35,7 +35,9 @@ final class WorkflowPrices implements ModelPrices {
           if (price instanceof Map<?, ?> p && p.get("input") instanceof Number in
               && p.get("output") instanceof Number out) {
             overrides.computeIfAbsent(String.valueOf(provider), k -> new HashMap<>()).put(String.valueOf(model),
-                new ModelPrice(decimal(in), decimal(out)));
+                new ModelPrice(decimal(in), decimal(out),
+                    p.get("cache_read") instanceof Number read ? decimal(read) : null,
+                    p.get("cache_write") instanceof Number write ? decimal(write) : null));
           }
         });
       }
@@ -49,7 +51,9 @@ final class WorkflowPrices implements ModelPrices {
       return FREE;
     }
     return pricing.price(spec.provider(), spec.model())
-        .map(p -> new NodeContext.TokenPrice(p.inputPerMillion(), p.outputPerMillion())).orElse(null);
+        .map(p -> new NodeContext.TokenPrice(p.inputPerMillion(), p.outputPerMillion(), p.cacheReadPerMillion(),
+            p.cacheWritePerMillion()))
+        .orElse(null);
   }
 
   /** Why calls to {@code spec} have no known price, with how to give it one; null when they have one. */

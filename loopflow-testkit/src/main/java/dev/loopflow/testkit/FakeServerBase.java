@@ -268,6 +268,7 @@ abstract class FakeServerBase implements FakeServer {
                 send(exchange, request, delayed.then());
             }
             case Reply.Http http -> write(exchange, http.status(), http.headers(), http.body());
+            case Reply.Recorded recorded -> replay(exchange, recorded);
             case Reply.Streamed s when streams(request) -> stream(exchange, request, s);
             case Reply.Streamed s -> send(exchange, request, s.reply());
             case Reply.Text text when streams(request) -> stream(exchange, request, Reply.streamed(text));
@@ -308,6 +309,34 @@ abstract class FakeServerBase implements FakeServer {
             out.close();
         } catch (IOException e) {
             abandoned.incrementAndGet(); // the client closed the connection before the stream's end
+            throw e;
+        }
+    }
+
+    /** Sends a recorded reply as it was received; a streamed one event by event, then the body ends. */
+    private void replay(HttpExchange exchange, Reply.Recorded recorded) throws IOException {
+        recorded.headers().forEach((name, values) -> values.forEach(v -> exchange.getResponseHeaders().add(name, v)));
+        byte[] body = recorded.body();
+        if (!recorded.streamed()) {
+            exchange.sendResponseHeaders(recorded.status(), body.length == 0 ? -1 : body.length);
+            if (body.length > 0) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(body);
+                }
+            }
+            return;
+        }
+        exchange.sendResponseHeaders(recorded.status(), 0); // chunked
+        streamed.incrementAndGet();
+        OutputStream out = exchange.getResponseBody();
+        try {
+            for (byte[] event : RecordedReplies.events(body)) {
+                out.write(event);
+                out.flush();
+            }
+            out.close();
+        } catch (IOException e) {
+            abandoned.incrementAndGet();
             throw e;
         }
     }

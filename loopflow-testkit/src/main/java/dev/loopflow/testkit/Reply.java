@@ -12,7 +12,8 @@ import java.util.Objects;
  * <p>{@link Text} is rendered in the provider's own success shape; {@link ToolCalls} is a completion in which
  * the model asks for tools, in the provider's own tool-call shape; {@link Http} is sent verbatim (use it for
  * errors such as 429 or 500, or for deliberately malformed bodies); {@link Delayed} waits before answering;
- * {@link Streamed} says how a text or tool-call reply is streamed.
+ * {@link Streamed} says how a text or tool-call reply is streamed; {@link Recorded} replays the bytes a real server
+ * sent.
  *
  * <p>A request that asks for a stream ({@code "stream": true}) gets a {@link Text} or {@link ToolCalls} reply in
  * the provider's streaming wire format: OpenAI server-sent events of {@code chat.completion.chunk} objects ending
@@ -21,7 +22,8 @@ import java.util.Objects;
  * {@code done} is true. Text and arguments go in pieces of {@value #STREAM_CHUNK_CHARS} characters unless a
  * {@link Streamed} reply says otherwise.
  */
-public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, Reply.Delayed, Reply.Streamed {
+public sealed interface Reply
+        permits Reply.Text, Reply.ToolCalls, Reply.Http, Reply.Delayed, Reply.Streamed, Reply.Recorded {
 
     /** The characters of text or arguments in one streamed piece, unless a {@link Streamed} reply sets them. */
     int STREAM_CHUNK_CHARS = 8;
@@ -94,6 +96,74 @@ public sealed interface Reply permits Reply.Text, Reply.ToolCalls, Reply.Http, R
     /** A reply asking for {@code calls}, with 10 input tokens and 5 output tokens per call. */
     static ToolCalls toolCalls(Call... calls) {
         return new ToolCalls(List.of(calls), "", 10, 5L * calls.length);
+    }
+
+    /**
+     * A reply recorded from real server software (llama.cpp's {@code llama-server}, nginx, ...), replayed as it was
+     * received: its status, its headers but those of the connection ({@code Content-Length},
+     * {@code Transfer-Encoding}, {@code Connection}, {@code Keep-Alive}, {@code Date}), and its body byte for byte. A
+     * streamed body ({@code text/event-stream} or {@code application/x-ndjson}) goes out chunked, one event (or line)
+     * per write, and ends where the recording ends, with or without the provider's end marker.
+     *
+     * @param name where it was loaded from, e.g. {@code llama-server/openai-plain-stream}
+     */
+    record Recorded(String name, int status, Map<String, List<String>> headers, byte[] body) implements Reply {
+        public Recorded {
+            Objects.requireNonNull(name, "name must not be null");
+            if (status < 100 || status > 599) {
+                throw new IllegalArgumentException("status must be an HTTP status (100..599) but was " + status);
+            }
+            headers = Map.copyOf(headers);
+            body = body.clone();
+        }
+
+        @Override
+        public byte[] body() {
+            return body.clone();
+        }
+
+        /** The body as UTF-8 text. */
+        public String text() {
+            return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        }
+
+        /** This recording with only its first {@code n} events (or lines) of body: the same reply cut off. */
+        public Recorded firstEvents(int n) {
+            List<byte[]> events = RecordedReplies.events(body);
+            if (n < 0 || n > events.size()) {
+                throw new IllegalArgumentException("n must be in 0.." + events.size() + " but was " + n);
+            }
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            events.subList(0, n).forEach(out::writeBytes);
+            return new Recorded(name + " (first " + n + " events)", status, headers, out.toByteArray());
+        }
+
+        /** How many events (or lines) the body has. */
+        public int eventCount() {
+            return RecordedReplies.events(body).size();
+        }
+
+        /** Whether the body is a stream, sent event by event. */
+        public boolean streamed() {
+            List<String> type = headers.getOrDefault("content-type", List.of());
+            return type.stream().anyMatch(t -> t.startsWith("text/event-stream") || t.contains("ndjson"));
+        }
+
+        @Override
+        public String toString() {
+            return "Recorded[" + name + ", " + status + ", " + body.length + " bytes]";
+        }
+    }
+
+    /**
+     * The recorded reply {@code name}: the file {@code dev/loopflow/testkit/wire/NAME.http} on the class path, as
+     * {@code curl -i} writes a reply (the status line, the headers, an empty line, the body). The fixtures and how
+     * they were recorded are described in {@code bench/providers/README.md}.
+     *
+     * @throws IllegalArgumentException when there is no such recording or it is not a reply
+     */
+    static Recorded recorded(String name) {
+        return RecordedReplies.load(name);
     }
 
     /** A verbatim HTTP response: status, body and extra headers. */

@@ -107,11 +107,21 @@ public sealed interface Event {
    * One finished LLM call. {@code model} is the model that answered (as the provider names it), {@code requestModel}
    * the one asked for; {@code finishReason} is why the reply ended ({@code stop}, {@code length},
    * {@code tool_calls}, {@code content_filter}, ...), null when the provider did not say. Both are null in events
-   * journaled before they existed.
+   * journaled before they existed. {@code inputTokens} counts every prompt token; {@code cacheReadTokens} and
+   * {@code cacheWriteTokens} are the parts of them the provider read from or wrote to its prompt cache, null when it
+   * did not say.
    */
   record LlmCalled(String runId, long seq, Instant at, NodePosition node, String provider, String model,
       long inputTokens, long outputTokens, Double costUsd, boolean mock, int attempts, long durationMillis,
-      String requestModel, String finishReason) implements Event {
+      String requestModel, String finishReason, Long cacheReadTokens, Long cacheWriteTokens) implements Event {
+    /** A call whose provider said nothing of its prompt cache. */
+    public LlmCalled(String runId, long seq, Instant at, NodePosition node, String provider, String model,
+        long inputTokens, long outputTokens, Double costUsd, boolean mock, int attempts, long durationMillis,
+        String requestModel, String finishReason) {
+      this(runId, seq, at, node, provider, model, inputTokens, outputTokens, costUsd, mock, attempts, durationMillis,
+          requestModel, finishReason, null, null);
+    }
+
     public String type() {
       return "llm.call";
     }

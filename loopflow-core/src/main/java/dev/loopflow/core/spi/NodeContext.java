@@ -159,19 +159,65 @@ public interface NodeContext {
     }
   }
 
-  /** A model's price in USD per million input and output tokens. */
-  record TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion) {
+  /**
+   * A model's price in USD per million tokens: prompt ({@code input}) and reply ({@code output}) tokens, and, where
+   * the provider prices them apart, prompt tokens read from its cache ({@code cacheRead}) and written to it
+   * ({@code cacheWrite}); a null cache rate means such tokens cost the input rate.
+   */
+  record TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion,
+      java.math.BigDecimal cacheReadPerMillion, java.math.BigDecimal cacheWritePerMillion) {
     public TokenPrice {
       if (inputPerMillion == null || inputPerMillion.signum() < 0 || outputPerMillion == null
           || outputPerMillion.signum() < 0) {
         throw new IllegalArgumentException("prices must be non-negative amounts but were " + inputPerMillion
             + " and " + outputPerMillion);
       }
+      if (cacheReadPerMillion != null && cacheReadPerMillion.signum() < 0
+          || cacheWritePerMillion != null && cacheWritePerMillion.signum() < 0) {
+        throw new IllegalArgumentException("cache prices must be non-negative amounts but were "
+            + cacheReadPerMillion + " and " + cacheWritePerMillion);
+      }
     }
 
-    /** The exact USD cost of these token counts. */
+    /** A price with no cache rates of its own. */
+    public TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion) {
+      this(inputPerMillion, outputPerMillion, null, null);
+    }
+
+    /** The exact USD cost of these token counts, every prompt token at the input rate. */
     public java.math.BigDecimal cost(long inputTokens, long outputTokens) {
       return inputPerMillion.multiply(java.math.BigDecimal.valueOf(inputTokens))
+          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+    }
+
+    /**
+     * The exact USD cost of a call whose {@code inputTokens} include {@code cacheReadTokens} read from the
+     * provider's cache and {@code cacheWriteTokens} written to it, each priced at its own rate.
+     */
+    public java.math.BigDecimal cost(long inputTokens, long outputTokens, long cacheReadTokens,
+        long cacheWriteTokens) {
+      long plain = Math.max(0, inputTokens - cacheReadTokens - cacheWriteTokens);
+      java.math.BigDecimal read = cacheReadPerMillion != null ? cacheReadPerMillion : inputPerMillion;
+      java.math.BigDecimal write = cacheWritePerMillion != null ? cacheWritePerMillion : inputPerMillion;
+      return inputPerMillion.multiply(java.math.BigDecimal.valueOf(plain))
+          .add(read.multiply(java.math.BigDecimal.valueOf(cacheReadTokens)))
+          .add(write.multiply(java.math.BigDecimal.valueOf(cacheWriteTokens)))
+          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+    }
+
+    /**
+     * The most these token counts can cost, whatever part of the prompt the provider's cache reads or writes: every
+     * prompt token at the dearest prompt rate. What a reservation holds.
+     */
+    public java.math.BigDecimal costAtMost(long inputTokens, long outputTokens) {
+      java.math.BigDecimal prompt = inputPerMillion;
+      if (cacheReadPerMillion != null) {
+        prompt = prompt.max(cacheReadPerMillion);
+      }
+      if (cacheWritePerMillion != null) {
+        prompt = prompt.max(cacheWritePerMillion);
+      }
+      return prompt.multiply(java.math.BigDecimal.valueOf(inputTokens))
           .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
     }
   }
@@ -210,9 +256,19 @@ public interface NodeContext {
   /**
    * One finished LLM call, as the engine journals it. {@code model} is the model that answered, {@code requestModel}
    * the one asked for (null: the same); {@code finishReason} why the reply ended, null when unknown.
+   * {@code inputTokens} counts every prompt token, including {@code cacheReadTokens} and {@code cacheWriteTokens},
+   * the parts the provider read from or wrote to its prompt cache (null when it did not say).
    */
   record LlmCall(String provider, String model, long inputTokens, long outputTokens, Double costUsd, boolean mock,
-      int attempts, long durationMillis, String requestModel, String finishReason) {
+      int attempts, long durationMillis, String requestModel, String finishReason, Long cacheReadTokens,
+      Long cacheWriteTokens) {
+    /** A call whose provider said nothing of its prompt cache. */
+    public LlmCall(String provider, String model, long inputTokens, long outputTokens, Double costUsd, boolean mock,
+        int attempts, long durationMillis, String requestModel, String finishReason) {
+      this(provider, model, inputTokens, outputTokens, costUsd, mock, attempts, durationMillis, requestModel,
+          finishReason, null, null);
+    }
+
     /** A call whose requested model is the one that answered and whose finish reason is unknown. */
     public LlmCall(String provider, String model, long inputTokens, long outputTokens, Double costUsd, boolean mock,
         int attempts, long durationMillis) {

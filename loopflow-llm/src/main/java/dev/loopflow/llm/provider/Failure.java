@@ -53,6 +53,10 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
                         || t instanceof ClosedByInterruptException)) {
             return failure(ProviderException.Kind.CANCELLED, error);
         }
+        Optional<ProviderHttpClient.StreamCut> cut = find(error, ProviderHttpClient.StreamCut.class);
+        if (cut.isPresent()) {
+            return new Failure(ProviderException.Kind.CUT_OFF, null, cut.get().what(), Optional.empty(), error);
+        }
         if (has(error, t -> t instanceof HttpTimeoutException
                 || t instanceof dev.langchain4j.exception.TimeoutException
                 || t instanceof java.net.SocketTimeoutException)) {
@@ -105,6 +109,8 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
             case CANCELLED -> provider + " call was interrupted after " + tries;
             case INVALID_RESPONSE -> provider + " returned a response that could not be read after " + tries + ": "
                     + detail;
+            case CUT_OFF -> provider + "'s streamed reply from " + settings.baseUrl() + " " + detail
+                    + "; the request was not sent again, since the server may already have generated and billed it";
             case UNKNOWN -> provider + " call failed after " + tries + ": " + detail;
             default -> status != null
                     ? provider + " returned HTTP " + status + " after " + tries + ": " + detail

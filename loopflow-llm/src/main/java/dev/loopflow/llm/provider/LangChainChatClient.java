@@ -14,6 +14,8 @@ import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.anthropic.AnthropicTokenUsage;
+import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import dev.langchain4j.model.output.TokenUsage;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -178,15 +180,34 @@ final class LangChainChatClient implements ChatClient {
         TokenUsage usage = response.tokenUsage();
         AiMessage message = response.aiMessage();
         List<ToolCall> calls = call.tools().isEmpty() ? List.of() : toolCalls(message, settings.provider());
+        long input = usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount();
+        long cacheRead = 0;
+        long cacheWrite = 0;
+        if (usage instanceof AnthropicTokenUsage anthropic) {
+            // Anthropic's input_tokens counts only the prompt tokens after the last cache breakpoint: the cached
+            // part comes apart, as cache_read_input_tokens and cache_creation_input_tokens, and is billed too.
+            cacheRead = count(anthropic.cacheReadInputTokens());
+            cacheWrite = count(anthropic.cacheCreationInputTokens());
+            input += cacheRead + cacheWrite;
+        } else if (usage instanceof OpenAiTokenUsage openAi && openAi.inputTokensDetails() != null) {
+            // OpenAI's prompt_tokens already include the cached ones: cached_tokens only says which part was cached.
+            cacheRead = Math.min(input, count(openAi.inputTokensDetails().cachedTokens()));
+        }
         return new ChatReply(
                 calls.isEmpty() ? text(message, settings.provider()) : message.text() == null ? "" : message.text(),
-                usage == null || usage.inputTokenCount() == null ? 0 : usage.inputTokenCount(),
+                input,
                 usage == null || usage.outputTokenCount() == null ? 0 : usage.outputTokenCount(),
                 response.modelName() != null ? response.modelName() : call.model(),
                 settings.provider().id(),
                 attempts,
                 calls,
-                finishReason(response.finishReason()));
+                finishReason(response.finishReason()),
+                cacheRead,
+                cacheWrite);
+    }
+
+    private static long count(Integer tokens) {
+        return tokens == null || tokens < 0 ? 0 : tokens;
     }
 
     /** LangChain4j's finish reason under the name the OpenTelemetry GenAI conventions give it; null when absent. */

@@ -16,6 +16,7 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.chat.response.ChatResponseMetadata;
 import dev.langchain4j.model.openai.internal.OpenAiUtils;
 import dev.langchain4j.model.openai.internal.chat.ChatCompletionResponse;
+import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import dev.langchain4j.model.output.TokenUsage;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -242,6 +243,7 @@ final class OpenAiWire {
         Integer promptTokens;
         Integer completionTokens;
         Integer totalTokens;
+        Integer cachedTokens;
     }
 
     /** The reply when it has the plain shape, else null (then LangChain4j's reading decides). */
@@ -269,7 +271,7 @@ final class OpenAiWire {
                 .aiMessage(message)
                 .metadata(ChatResponseMetadata.builder()
                         .modelName(p.model)
-                        .tokenUsage(p.usage ? new TokenUsage(p.promptTokens, p.completionTokens, p.totalTokens) : null)
+                        .tokenUsage(p.usage ? usage(p) : null)
                         .finishReason(OpenAiUtils.finishReasonFrom(p.finishReason))
                         .build())
                 .build();
@@ -483,22 +485,43 @@ final class OpenAiWire {
                 }
                 case "prompt_tokens_details", "completion_tokens_details" -> {
                     seen = once(seen, name.startsWith("prompt") ? 8 : 16);
-                    details(parser, value, name.startsWith("prompt") ? "cached_tokens" : "reasoning_tokens");
+                    Integer known = details(parser, value,
+                            name.startsWith("prompt") ? "cached_tokens" : "reasoning_tokens");
+                    if (name.startsWith("prompt")) {
+                        p.cachedTokens = known;
+                    }
                 }
                 default -> parser.skipChildren();
             }
         }
     }
 
-    /** A details object: its one known count must be an int or null; the rest is ignored, as LangChain4j does. */
-    private static void details(JsonParser parser, JsonToken value, String known) throws IOException, NotPlain {
+    /** The usage as LangChain4j reads it: with the cached prompt tokens when the reply says how many. */
+    private static TokenUsage usage(Parsed p) {
+        if (p.cachedTokens == null) {
+            return new TokenUsage(p.promptTokens, p.completionTokens, p.totalTokens);
+        }
+        return OpenAiTokenUsage.builder()
+                .inputTokenCount(p.promptTokens)
+                .outputTokenCount(p.completionTokens)
+                .totalTokenCount(p.totalTokens)
+                .inputTokensDetails(OpenAiTokenUsage.InputTokensDetails.builder().cachedTokens(p.cachedTokens).build())
+                .build();
+    }
+
+    /**
+     * A details object: its one known count must be an int or null, and is returned; the rest is ignored, as
+     * LangChain4j does.
+     */
+    private static Integer details(JsonParser parser, JsonToken value, String known) throws IOException, NotPlain {
         if (value == JsonToken.VALUE_NULL) {
-            return;
+            return null;
         }
         if (value != JsonToken.START_OBJECT) {
             throw NotPlain.INSTANCE;
         }
         boolean seen = false;
+        Integer count = null;
         while (parser.nextToken() == JsonToken.FIELD_NAME) {
             String name = parser.currentName();
             JsonToken v = parser.nextToken();
@@ -507,11 +530,12 @@ final class OpenAiWire {
                     throw NotPlain.INSTANCE;
                 }
                 seen = true;
-                integer(parser, v);
+                count = integer(parser, v);
             } else {
                 parser.skipChildren();
             }
         }
+        return count;
     }
 
     private static int once(int seen, int bit) throws NotPlain {

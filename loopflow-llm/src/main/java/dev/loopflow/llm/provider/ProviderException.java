@@ -33,6 +33,12 @@ public final class ProviderException extends LoopflowException {
         CLIENT_ERROR(false),
         /** The provider answered successfully but the body could not be understood. */
         INVALID_RESPONSE(false),
+        /**
+         * A streamed reply that began and then ended before it was complete (the server closed it early or the
+         * connection broke). Not retried: the server had started to generate the reply and may bill it, so sending
+         * the request again could pay for it twice; a node's own {@code retry:} still can.
+         */
+        CUT_OFF(false),
         /** The calling thread was interrupted while calling or waiting to retry. */
         CANCELLED(false),
         /** Anything else; the cause has the details. */

@@ -19,7 +19,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * LangChain4j's HTTP client SPI over {@link java.net.http.HttpClient}.
@@ -29,14 +29,14 @@ import java.util.function.Predicate;
  * ({@link CallTimeout}) rather than a value fixed when the model was built; and a streamed reply must be cancellable
  * (closing its connection) and must not pass for complete when its connection ends early. LangChain4j completes an
  * OpenAI stream whenever the body ends, and never ends an Anthropic or Ollama stream whose body ends before its last
- * event, so a body that ends before the provider's end marker ({@link Builder#streamEnd}) is reported here as an
- * error.
+ * event, so a body that ends before the provider's signs of a complete reply ({@link Builder#streamEnd}) is reported
+ * here as a {@link StreamCut}.
  */
 final class ProviderHttpClient implements HttpClient {
 
     private final java.net.http.HttpClient delegate;
     private final Duration readTimeout;
-    private final Predicate<ServerSentEvent> streamEnd;
+    private final Function<HttpRequest, StreamEnd> streamEnd;
 
     private ProviderHttpClient(Builder builder) {
         this.delegate = builder.jdk();
@@ -82,7 +82,7 @@ final class ProviderHttpClient implements HttpClient {
         if (transport != null) {
             transport.onCancel(() -> sent.cancel(true));
         }
-        sent.thenAccept(response -> stream(response, parser, listener, transport))
+        sent.thenAccept(response -> stream(request, response, parser, listener, transport))
                 .exceptionally(failure -> {
                     Throwable cause = failure.getCause() == null ? failure : failure.getCause();
                     Throwable error = cause instanceof HttpTimeoutException ? new TimeoutException(cause) : cause;
@@ -94,7 +94,7 @@ final class ProviderHttpClient implements HttpClient {
                 });
     }
 
-    private void stream(HttpResponse<InputStream> response, ServerSentEventParser parser,
+    private void stream(HttpRequest request, HttpResponse<InputStream> response, ServerSentEventParser parser,
             ServerSentEventListener listener, ChatStream.Transport transport) {
         try (InputStream body = response.body()) {
             if (transport != null) {
@@ -115,19 +115,24 @@ final class ProviderHttpClient implements HttpClient {
                     .headers(response.headers().map())
                     .build();
             quietly(() -> listener.onOpen(opened));
-            EndWatch watched = new EndWatch(listener, streamEnd);
+            EndWatch watched = new EndWatch(listener, streamEnd == null ? null : streamEnd.apply(request));
             parser.parse(body, watched);
             if (transport != null && transport.cancelled()) {
                 return; // the caller stopped waiting; nothing it could still receive matters
             }
-            if (streamEnd == null || watched.ended) {
-                quietly(listener::onClose);
-            } else {
-                IOException early = new IOException("the stream ended before the reply was complete");
-                quietly(() -> listener.onError(early));
+            if (watched.end != null && watched.end.complete()) {
+                quietly(listener::onClose); // complete, even if the connection then broke before its last bytes
+            } else if (watched.broken != null || watched.end != null) {
+                // Broken before any event: nothing was answered, a transport failure like any other. After one: cut.
+                IOException error = watched.broken != null && watched.events == 0 ? watched.broken
+                        : new StreamCut(watched.events, watched.end == null ? "its end" : watched.end.missing(),
+                                watched.broken);
+                quietly(() -> listener.onError(error));
                 if (transport != null) {
-                    transport.failed(early);
+                    transport.failed(error);
                 }
+            } else {
+                quietly(listener::onClose);
             }
         } catch (IOException | RuntimeException e) {
             quietly(() -> listener.onError(e));
@@ -145,20 +150,69 @@ final class ProviderHttpClient implements HttpClient {
         }
     }
 
-    /** Passes events on, noting whether the provider's end marker came. */
+    /**
+     * How one stream's events show that its reply is complete. One instance watches one stream, on the thread that
+     * reads it.
+     */
+    interface StreamEnd {
+        /** Notes one event of the stream. */
+        void see(ServerSentEvent event);
+
+        /** Whether the events seen so far make a complete reply. */
+        boolean complete();
+
+        /** What a stream that is not complete still lacked, e.g. {@code a message_stop event}. */
+        String missing();
+    }
+
+    /**
+     * A streamed reply whose body ended (the server closed it cleanly or the connection broke) before the reply was
+     * complete. The server had started to answer, so it may have generated, and billed, the reply: the client does not
+     * send the request again.
+     */
+    static final class StreamCut extends IOException {
+        private final int events;
+
+        StreamCut(int events, String missing, IOException cause) {
+            super("the streamed reply " + what(events, missing, cause), cause);
+            this.events = events;
+        }
+
+        private static String what(int events, String missing, IOException cause) {
+            return "was cut off after " + events + (events == 1 ? " event" : " events") + ", before " + missing
+                    + (cause == null ? " (the server closed the connection)" : " (the connection broke: "
+                            + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
+                            + ")");
+        }
+
+        /** What happened, as the end of a sentence whose subject is the reply. */
+        String what() {
+            return getMessage().substring("the streamed reply ".length());
+        }
+
+        /** How many events of the reply arrived before it was cut off. */
+        int events() {
+            return events;
+        }
+    }
+
+    /** Passes events on, noting what they tell of the reply's completeness. */
     private static final class EndWatch implements ServerSentEventListener {
         private final ServerSentEventListener delegate;
-        private final Predicate<ServerSentEvent> end;
-        volatile boolean ended;
+        final StreamEnd end;
+        int events;
+        // The read error that ended the body, held back so that the caller hears one error: the cut, or this one.
+        IOException broken;
 
-        EndWatch(ServerSentEventListener delegate, Predicate<ServerSentEvent> end) {
+        EndWatch(ServerSentEventListener delegate, StreamEnd end) {
             this.delegate = delegate;
             this.end = end;
         }
 
         private void note(ServerSentEvent event) {
-            if (end != null && !ended && end.test(event)) {
-                ended = true;
+            events++;
+            if (end != null) {
+                end.see(event);
             }
         }
 
@@ -181,6 +235,10 @@ final class ProviderHttpClient implements HttpClient {
 
         @Override
         public void onError(Throwable error) {
+            if (error instanceof IOException e && broken == null) {
+                broken = e; // the parser's read failed; told once parsing has returned
+                return;
+            }
             delegate.onError(error);
         }
 
@@ -239,13 +297,16 @@ final class ProviderHttpClient implements HttpClient {
 
         private Duration connectTimeout;
         private Duration readTimeout;
-        private Predicate<ServerSentEvent> streamEnd;
+        private Function<HttpRequest, StreamEnd> streamEnd;
         private java.net.http.HttpClient jdk;
 
         private Builder() {}
 
-        /** The event that ends a complete stream; a body that ends without it is an error. */
-        Builder streamEnd(Predicate<ServerSentEvent> end) {
+        /**
+         * How a request's stream shows that its reply is complete (a new watcher per stream); a body that ends
+         * before that is a {@link StreamCut}.
+         */
+        Builder streamEnd(Function<HttpRequest, StreamEnd> end) {
             this.streamEnd = end;
             return this;
         }

@@ -57,9 +57,7 @@ public final class Providers {
     }
 
     private static LangChainChatClient openAi(ProviderSettings settings, boolean direct) {
-        // A complete stream ends with "data: [DONE]" (after the usage chunk).
-        ProviderHttpClient.Builder http = ProviderHttpClient.builder()
-                .streamEnd(event -> event.data() != null && event.data().strip().equals("[DONE]"));
+        ProviderHttpClient.Builder http = ProviderHttpClient.builder().streamEnd(OpenAiStreamEnd::new);
         String key = settings.apiKey() != null ? settings.apiKey() : PLACEHOLDER_API_KEY;
         OpenAiChatModel model = OpenAiChatModel.builder()
                 .httpClientBuilder(http)
@@ -100,7 +98,8 @@ public final class Providers {
     private static ChatClient anthropic(ProviderSettings settings) {
         // A complete stream ends with the message_stop event.
         ProviderHttpClient.Builder http = ProviderHttpClient.builder()
-                .streamEnd(event -> "message_stop".equals(event.event()));
+                .streamEnd(request -> new MarkerEnd(event -> "message_stop".equals(event.event()),
+                        "a message_stop event"));
         AnthropicChatModel model = AnthropicChatModel.builder()
                 .httpClientBuilder(http)
                 .baseUrl(settings.baseUrl())
@@ -130,7 +129,8 @@ public final class Providers {
 
     private static ChatClient ollama(ProviderSettings settings) {
         // A complete stream ends with a line whose "done" is true.
-        ProviderHttpClient.Builder http = ProviderHttpClient.builder().streamEnd(Providers::ollamaDone);
+        ProviderHttpClient.Builder http = ProviderHttpClient.builder()
+                .streamEnd(request -> new MarkerEnd(Providers::ollamaDone, "a line whose \"done\" is true"));
         OllamaChatModel model = OllamaChatModel.builder()
                 .httpClientBuilder(http)
                 .baseUrl(settings.baseUrl())

@@ -152,7 +152,11 @@ final class TablePricing implements Pricing {
                 String where = "providers." + provider.getKey() + "." + model.getKey();
                 models.put(model.getKey(), new ModelPrice(
                         amount(model.getValue(), "input", source, where),
-                        amount(model.getValue(), "output", source, where)));
+                        amount(model.getValue(), "output", source, where),
+                        model.getValue().has("cache_read") ? amount(model.getValue(), "cache_read", source, where)
+                                : null,
+                        model.getValue().has("cache_write") ? amount(model.getValue(), "cache_write", source, where)
+                                : null));
             }
         }
         return result;

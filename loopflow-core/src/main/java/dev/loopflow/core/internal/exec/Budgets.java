@@ -143,7 +143,7 @@ final class Budgets {
       }
       long heldIn = capped ? in : 0;
       long heldOut = capped ? reply : 0;
-      BigDecimal usd = capped && price != null ? price.cost(in, reply) : BigDecimal.ZERO;
+      BigDecimal usd = capped && price != null ? price.costAtMost(in, reply) : BigDecimal.ZERO;
       for (Budgets b : chain) {
         b.callsHeld++;
         b.tokensHeld += heldIn + heldOut;
@@ -203,7 +203,7 @@ final class Budgets {
             spentUsd, usdHeld.signum() > 0 ? String.format(Locale.ROOT, ", $%.6f reserved by calls under way",
                 usdHeld) : ""), at);
       }
-      BigDecimal prompt = price.cost(in, 0);
+      BigDecimal prompt = price.costAtMost(in, 0);
       BigDecimal perReplyToken = price.cost(0, 1);
       if (left.compareTo(prompt.add(perReplyToken)) < 0) {
         throw exceeded(String.format(Locale.ROOT, "max_usd %.4f would be passed: $%.6f spent%s leave $%.6f, and "

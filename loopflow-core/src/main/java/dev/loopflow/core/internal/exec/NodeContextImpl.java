@@ -157,7 +157,7 @@ final class NodeContextImpl implements NodeContext {
           ctx.bus.publish((seq, at) -> new Event.LlmCalled(ctx.runId, seq, at, position, call.provider(),
               call.model(), call.inputTokens(), call.outputTokens(), call.costUsd(), call.mock(), call.attempts(),
               call.durationMillis(), call.requestModel() == null ? call.model() : call.requestModel(),
-              call.finishReason()));
+              call.finishReason(), call.cacheReadTokens(), call.cacheWriteTokens()));
           if (over != null) {
             throw over;
           }

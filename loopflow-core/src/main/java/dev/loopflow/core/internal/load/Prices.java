@@ -18,7 +18,12 @@ final class Prices {
   private static final String EXAMPLE = "prices: {openai: {my-model: {input: 0.15, output: 0.60}}}";
   static final List<FieldSpec> PRICE = List.of(
       FieldSpec.number("input", 0.0, null, "USD per million prompt tokens.").asRequired(),
-      FieldSpec.number("output", 0.0, null, "USD per million reply tokens.").asRequired());
+      FieldSpec.number("output", 0.0, null, "USD per million reply tokens.").asRequired(),
+      FieldSpec.number("cache_read", 0.0, null, "USD per million prompt tokens read from the provider's prompt "
+          + "cache; unset: the input price."),
+      FieldSpec.number("cache_write", 0.0, null, "USD per million prompt tokens written to the provider's prompt "
+          + "cache; unset: the input price."));
+  private static final Set<String> REQUIRED = Set.of("input", "output");
   private static final Set<String> FIELDS = FieldSpec.names(PRICE);
   static final FieldSpec SECTION = FieldSpec.map("prices", FieldSpec.map("prices", FieldSpec.section("prices", PRICE,
       "The model's price."), "Model name to its price."), "Model prices in USD per million tokens: provider to "
@@ -72,17 +77,20 @@ final class Prices {
     for (YNode.YMap.Entry f : fields.entries().values()) {
       if (!FIELDS.contains(f.key())) {
         problems.add(f.keyLocation(), path + "." + f.key(), "unknown field '" + f.key() + "'"
-            + Names.suggest(f.key(), FIELDS) + "; a price has input and output, in USD per million tokens");
+            + Names.suggest(f.key(), FIELDS) + "; a price has input and output, and may have cache_read and "
+            + "cache_write, in USD per million tokens");
         ok = false;
       }
     }
     Map<String, Object> price = new LinkedHashMap<>();
     for (String f : FIELDS) {
       YNode v = fields.get(f);
-      if (v == null) {
+      if (v == null && REQUIRED.contains(f)) {
         problems.add(m.value().location(), path, "missing required field '" + f + "' (USD per million "
             + (f.equals("input") ? "prompt" : "reply") + " tokens)");
         ok = false;
+      } else if (v == null) {
+        continue;
       } else if (v instanceof YNode.YScalar s && s.value() instanceof Number num
           && Double.isFinite(num.doubleValue()) && num.doubleValue() >= 0) {
         price.put(f, num);
