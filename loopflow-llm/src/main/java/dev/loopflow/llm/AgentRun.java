@@ -35,12 +35,21 @@ final class AgentRun {
   private final LlmSettings settings;
   private final ToolSet toolSet;
   private final int maxTurns;
+  private final boolean schemaEveryTurn;
 
-  AgentRun(NodeContext ctx, LlmSettings settings, ToolSet toolSet, int maxTurns) {
+  /**
+   * What the model is told when its answer, given without the schema, does not match {@code output_schema}. Kept as
+   * it is: resumed runs replay the conversations of earlier executions with it.
+   */
+  static final String SCHEMA_REQUEST = "Give your final answer again, as JSON that matches the required output "
+      + "schema, and nothing else.";
+
+  AgentRun(NodeContext ctx, LlmSettings settings, ToolSet toolSet, int maxTurns, boolean schemaEveryTurn) {
     this.ctx = ctx;
     this.settings = settings;
     this.toolSet = toolSet;
     this.maxTurns = maxTurns;
+    this.schemaEveryTurn = schemaEveryTurn;
   }
 
   NodeOutcome run() throws InterruptedException {
@@ -60,12 +69,18 @@ final class AgentRun {
     Set<String> ids = new HashSet<>();
     List<Map<String, Object>> log = new ArrayList<>();
     Usage usage = Usage.NONE;
+    // Servers that enforce a schema with a grammar (llama.cpp, Ollama) let a model that is sent one write nothing
+    // else, tool calls included. So unless the node says otherwise, turns that offer tools go without the schema, and
+    // an answer that does not match it is asked for once more, with it. Decided from the turns' results alone, so a
+    // resumed execution takes the same path over its journaled turns.
+    boolean askedWithSchema = false;
     for (int turn = 1; ; turn++) {
+      boolean withSchema = schemaEveryTurn || box.specs().isEmpty() || askedWithSchema;
       AgentSteps.Model m = steps.model(turn);
       if (m == null) {
         ctx.checkCancelled();
         LlmCalls.Result r = LlmCalls.call(ctx, o.spec(), settings.pricing(),
-            settings.request(ctx, o, conversation, box.specs()), fresh, settings.mock());
+            settings.request(ctx, o, conversation, box.specs(), withSchema), fresh, settings.mock());
         m = steps.recordModel(turn, r, conversationCalls(r.toolCalls(), turn, ids));
       } else {
         m.calls().forEach(c -> ids.add(c.id()));
@@ -75,12 +90,20 @@ final class AgentRun {
       List<ToolCall> calls = m.calls();
       conversation.add(ChatMessage.assistant(r.text(), calls.stream()
           .map(c -> new ToolCall(c.id(), c.name(), Toolbox.normalized(c.arguments()))).toList()));
+      if (calls.isEmpty() && !withSchema && settings.hasSchema() && !r.mock() && turn < maxTurns
+          && !settings.accepts(r.text())) {
+        askedWithSchema = true;
+        ChatMessage ask = ChatMessage.user(SCHEMA_REQUEST);
+        conversation.add(ask);
+        fresh = List.of(ask);
+        continue;
+      }
       if (calls.isEmpty()) {
         Map<String, Object> more = new LinkedHashMap<>();
         more.put("tool_calls", log);
         more.put("turns", turn);
         try {
-          return settings.outcome(ctx, o, r.text(), r.provider(), r.model(), r.mock(), usage, more);
+          return settings.outcome(ctx, o, r.text(), r.provider(), r.model(), r.mock(), usage, more, withSchema);
         } catch (OutputRejectedException rejected) {
           steps.rejected(turn);
           throw rejected;

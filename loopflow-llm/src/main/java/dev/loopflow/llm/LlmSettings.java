@@ -184,8 +184,28 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
 
   /** The request for {@code conversation}, offering {@code tools}. */
   ChatCall request(NodeContext ctx, Opening o, List<ChatMessage> conversation, List<ToolSpec> tools) {
+    return request(ctx, o, conversation, tools, true);
+  }
+
+  /** As above; {@code withSchema} false leaves {@code output_schema} out of the request. */
+  ChatCall request(NodeContext ctx, Opening o, List<ChatMessage> conversation, List<ToolSpec> tools,
+      boolean withSchema) {
     return LlmCalls.request(ctx, o.spec(), () -> new ChatCall(o.spec().model(), o.system(), conversation,
-        temperature, maxTokens, schemaText, null, tools));
+        temperature, maxTokens, withSchema ? schemaText : null, null, tools));
+  }
+
+  /** Whether the node has an {@code output_schema}. */
+  boolean hasSchema() {
+    return schema != null;
+  }
+
+  /** Whether {@code text} is an answer the node accepts: JSON matching {@code output_schema} (any text without one). */
+  boolean accepts(String text) {
+    if (schema == null) {
+      return true;
+    }
+    Object json = parseJson(text);
+    return json != null && schema.validate(json).isEmpty();
   }
 
   /**
@@ -195,6 +215,30 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
    */
   NodeOutcome outcome(NodeContext ctx, Opening o, String text, String usedProvider, String usedModel, boolean mock,
       Usage usage, Map<String, Object> more) {
+    return outcome(ctx, o, text, usedProvider, usedModel, mock, usage, more, true);
+  }
+
+  /**
+   * How a provider was asked for {@code output_schema}, for the message of an answer that does not match it: the
+   * usual cause is a server that ignored the mechanism.
+   */
+  static String schemaMechanism(String provider, boolean sent) {
+    if (!sent) {
+      return "the schema was not sent with this reply's request (output_schema_on: final sends it once the model "
+          + "stops calling tools)";
+    }
+    return switch (provider) {
+      case "openai" -> "the schema was sent as response_format json_schema; a server that ignores it answers freely";
+      case "anthropic" -> "the schema was sent as output_config.format, which Anthropic-compatible servers may "
+          + "ignore";
+      case "ollama" -> "the schema was sent as Ollama's format";
+      default -> "the mock provider does not follow schemas: its script gave this reply";
+    };
+  }
+
+  /** As above; {@code schemaSent} says whether the reply's request carried {@code output_schema}. */
+  NodeOutcome outcome(NodeContext ctx, Opening o, String text, String usedProvider, String usedModel, boolean mock,
+      Usage usage, Map<String, Object> more, boolean schemaSent) {
     if (o.session() != null) {
       o.fresh().forEach(m -> o.session().append(new NodeContext.Conversation.Turn(
           m.role().name().toLowerCase(java.util.Locale.ROOT), m.content())));
@@ -203,16 +247,17 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     Object json = parseJson(text);
     if (schema != null) {
       if (json == null) {
-        throw new OutputRejectedException("the model's reply is not JSON but output_schema requires it: "
-            + abbreviate(text), "invalid JSON: the reply is not a JSON object or array", ctx.position());
+        throw new OutputRejectedException("the model's reply is not JSON but output_schema requires it ("
+            + schemaMechanism(usedProvider, schemaSent) + "): " + abbreviate(text),
+            "invalid JSON: the reply is not a JSON object or array", ctx.position());
       }
       List<String> errors = schema.validate(json);
       if (!errors.isEmpty()) {
         // A problem of the whole reply has no location (": ..."): said without one.
         String problems = String.join("; ", errors.stream().map(p -> p.startsWith(": ") ? p.substring(2) : p)
             .toList());
-        throw new OutputRejectedException("the model's reply does not match output_schema: " + problems, problems,
-            ctx.position());
+        throw new OutputRejectedException("the model's reply does not match output_schema ("
+            + schemaMechanism(usedProvider, schemaSent) + "): " + problems, problems, ctx.position());
       }
     }
     Map<String, Object> fields = new LinkedHashMap<>();

@@ -34,8 +34,14 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         Optional<HttpStatusException> http = find(error, HttpStatusException.class);
         if (http.isPresent()) {
             HttpStatusException e = http.get();
-            return new Failure(kindOf(e.statusCode()), e.statusCode(), excerpt(e.body()),
-                    RetryAfter.from(e.headers(), clock), error);
+            String detail = excerpt(e.body());
+            if (e.statusCode() == 404 && e.url() != null) {
+                // A 404 of a chat endpoint is nearly always a wrong base URL (one without /v1): name what was asked.
+                detail += " (POST " + e.url() + "; is the base URL right? OpenAI-compatible servers usually serve "
+                        + "under /v1)";
+            }
+            return new Failure(kindOf(e.statusCode()), e.statusCode(), detail, RetryAfter.from(e.headers(), clock),
+                    error);
         }
         Optional<AnthropicStreamingException> inStream = find(error, AnthropicStreamingException.class);
         if (inStream.isPresent()) {
@@ -123,19 +129,60 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         return new Failure(kind, null, describe(error), Optional.empty(), error);
     }
 
-    /** The most specific message in the chain: wrappers tend to repeat or hide the useful one. */
+    /**
+     * The most specific message in the chain: wrappers tend to repeat or hide the useful one. Transport failures the
+     * JDK reports by type alone (a refused connection is a {@code ConnectException} with no message, a dropped one a
+     * {@code ClosedChannelException}) are said in words; no class name reaches the user.
+     */
     private static String describe(Throwable error) {
+        String words = transportWords(error);
+        if (words != null) {
+            return words;
+        }
         Throwable deepest = error;
         String message = null;
         Set<Throwable> seen = new HashSet<>();
         for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
             deepest = t;
-            if (t.getMessage() != null && !t.getMessage().isBlank()) {
+            if (t.getMessage() != null && !t.getMessage().isBlank() && !isClassName(t.getMessage())) {
                 message = t.getMessage();
             }
         }
-        String text = message == null ? deepest.getClass().getSimpleName() : message;
+        String text = message == null ? words(deepest) : message;
         return excerpt(text);
+    }
+
+    /** Words for a refused, dropped or unresolvable connection anywhere in the chain; null for anything else. */
+    private static String transportWords(Throwable error) {
+        if (has(error, t -> t instanceof java.net.ConnectException)) {
+            return "connection refused (is the server running, and is the base URL's host and port right?)";
+        }
+        if (has(error, t -> t instanceof UnresolvedAddressException || t instanceof java.net.UnknownHostException)) {
+            return "unknown host (check the base URL)";
+        }
+        if (has(error, t -> t instanceof java.nio.channels.ClosedChannelException)
+                && !has(error, t -> t instanceof ProviderHttpClient.StreamCut)) {
+            return "the server closed the connection before it answered";
+        }
+        return null;
+    }
+
+    private static final java.util.regex.Pattern CLASS_NAME =
+            java.util.regex.Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*");
+
+    /** A message that is only a class name, as some wrappers make of a cause without one. */
+    private static boolean isClassName(String message) {
+        return CLASS_NAME.matcher(message).matches();
+    }
+
+    /** What an exception without a message stands for. */
+    private static String words(Throwable t) {
+        return switch (t) {
+            case java.io.EOFException e -> "the connection ended before the reply did";
+            case java.net.SocketException e -> "the connection failed";
+            case IOException e -> "the connection failed (" + t.getClass().getSimpleName() + ")";
+            default -> t.getClass().getSimpleName();
+        };
     }
 
     /**
@@ -147,6 +194,11 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
             return "(empty body)";
         }
         String text = body;
+        String title = htmlTitle(body);
+        if (title != null) {
+            // A proxy's error page (nginx, a load balancer): its title says it all; the markup is noise.
+            return excerpt(title);
+        }
         try {
             JsonNode json = MAPPER.readTree(body);
             JsonNode error = json == null ? null : json.path("error");
@@ -162,6 +214,29 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         }
         String collapsed = text.strip().replaceAll("\\s+", " ");
         return collapsed.length() <= EXCERPT_LENGTH ? collapsed : collapsed.substring(0, EXCERPT_LENGTH) + "…";
+    }
+
+    private static final java.util.regex.Pattern TITLE =
+            java.util.regex.Pattern.compile("(?is)<title[^>]*>(.*?)</title>");
+    private static final java.util.regex.Pattern TAG = java.util.regex.Pattern.compile("(?s)<[^>]*>");
+
+    /**
+     * The title of an HTML page (else its text without tags, when it has no title), or null when {@code body} is not
+     * HTML.
+     */
+    static String htmlTitle(String body) {
+        String head = body.stripLeading();
+        String lower = head.substring(0, Math.min(head.length(), 512)).toLowerCase(java.util.Locale.ROOT);
+        if (!(lower.startsWith("<!doctype html") || lower.startsWith("<html") || lower.startsWith("<head")
+                || lower.startsWith("<body") || lower.startsWith("<title") || lower.startsWith("<center"))) {
+            return null;
+        }
+        String limited = body.length() > 65_536 ? body.substring(0, 65_536) : body;
+        java.util.regex.Matcher m = TITLE.matcher(limited);
+        String text = m.find() ? m.group(1) : TAG.matcher(limited).replaceAll(" ");
+        text = text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
+                .replace("&#39;", "'").strip().replaceAll("\\s+", " ");
+        return text.isEmpty() ? "(an HTML page with no text)" : text;
     }
 
     private static String human(Duration duration) {

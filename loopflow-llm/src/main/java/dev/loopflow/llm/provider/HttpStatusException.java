@@ -16,10 +16,21 @@ final class HttpStatusException extends HttpException {
     private static final long serialVersionUID = 1L;
 
     private final transient Map<String, List<String>> headers;
+    private final String url;
 
-    HttpStatusException(int statusCode, Map<String, List<String>> headers, String body) {
+    /**
+     * @param url the URL the request was sent to (named in messages: a wrong base URL is the usual cause of a 404),
+     *            null when unknown
+     */
+    HttpStatusException(int statusCode, Map<String, List<String>> headers, String body, String url) {
         super(statusCode, body);
         this.headers = Map.copyOf(headers);
+        this.url = url;
+    }
+
+    /** The URL the request was sent to, or null. */
+    String url() {
+        return url;
     }
 
     Map<String, List<String>> headers() {

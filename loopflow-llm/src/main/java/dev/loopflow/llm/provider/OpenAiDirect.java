@@ -66,7 +66,7 @@ final class OpenAiDirect {
         int status = response.statusCode();
         if (status < 200 || status >= 300) {
             throw new HttpStatusException(status, response.headers().map(),
-                    new String(response.body(), StandardCharsets.UTF_8));
+                    new String(response.body(), StandardCharsets.UTF_8), endpoint.toString());
         }
         return OpenAiWire.reply(response.body());
     }

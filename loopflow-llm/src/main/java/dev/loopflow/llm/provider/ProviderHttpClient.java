@@ -56,7 +56,8 @@ final class ProviderHttpClient implements HttpClient {
                 throw new HttpStatusException(
                         response.statusCode(),
                         response.headers().map(),
-                        new String(response.body(), StandardCharsets.UTF_8));
+                        new String(response.body(), StandardCharsets.UTF_8),
+                        request.url());
             }
             return SuccessfulHttpResponse.builder()
                     .statusCode(response.statusCode())
@@ -103,7 +104,7 @@ final class ProviderHttpClient implements HttpClient {
             if (!isSuccessful(response.statusCode())) {
                 String text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
                 HttpStatusException error =
-                        new HttpStatusException(response.statusCode(), response.headers().map(), text);
+                        new HttpStatusException(response.statusCode(), response.headers().map(), text, request.url());
                 quietly(() -> listener.onError(error));
                 if (transport != null) {
                     transport.failed(error);
