@@ -38,11 +38,14 @@ final class AgentRun {
   private final boolean schemaEveryTurn;
 
   /**
-   * What the model is told when its answer, given without the schema, does not match {@code output_schema}. Kept as
-   * it is: resumed runs replay the conversations of earlier executions with it.
+   * What the model is told when its answer, given without the schema, does not match {@code output_schema}: why,
+   * and what to do. Only from the answer and the schema, so a resumed execution sends what the first one did.
    */
-  static final String SCHEMA_REQUEST = "Give your final answer again, as JSON that matches the required output "
-      + "schema, and nothing else.";
+  static String schemaRequest(String mismatch) {
+    String why = mismatch.length() > 500 ? mismatch.substring(0, 500) + "..." : mismatch;
+    return "Your answer does not match the required output schema (" + why + "). Give your final answer again, as "
+        + "JSON that matches the schema, and nothing else.";
+  }
 
   AgentRun(NodeContext ctx, LlmSettings settings, ToolSet toolSet, int maxTurns, boolean schemaEveryTurn) {
     this.ctx = ctx;
@@ -90,10 +93,11 @@ final class AgentRun {
       List<ToolCall> calls = m.calls();
       conversation.add(ChatMessage.assistant(r.text(), calls.stream()
           .map(c -> new ToolCall(c.id(), c.name(), Toolbox.normalized(c.arguments()))).toList()));
-      if (calls.isEmpty() && !withSchema && settings.hasSchema() && !r.mock() && turn < maxTurns
-          && !settings.accepts(r.text())) {
+      String mismatch = calls.isEmpty() && !withSchema && !r.mock() && turn < maxTurns
+          ? settings.mismatch(r.text()) : null;
+      if (mismatch != null) {
         askedWithSchema = true;
-        ChatMessage ask = ChatMessage.user(SCHEMA_REQUEST);
+        ChatMessage ask = ChatMessage.user(schemaRequest(mismatch));
         conversation.add(ask);
         fresh = List.of(ask);
         continue;

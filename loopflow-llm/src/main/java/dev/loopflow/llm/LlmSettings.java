@@ -199,13 +199,21 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     return schema != null;
   }
 
-  /** Whether {@code text} is an answer the node accepts: JSON matching {@code output_schema} (any text without one). */
-  boolean accepts(String text) {
+  /**
+   * Why {@code text} is not an answer the node accepts (not JSON, or what in it does not match
+   * {@code output_schema}), or null when it is (any text is, without a schema).
+   */
+  String mismatch(String text) {
     if (schema == null) {
-      return true;
+      return null;
     }
     Object json = parseJson(text);
-    return json != null && schema.validate(json).isEmpty();
+    if (json == null) {
+      return "it is not JSON";
+    }
+    List<String> errors = schema.validate(json);
+    return errors.isEmpty() ? null
+        : String.join("; ", errors.stream().map(p -> p.startsWith(": ") ? p.substring(2) : p).toList());
   }
 
   /**

@@ -35,10 +35,12 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         if (http.isPresent()) {
             HttpStatusException e = http.get();
             String detail = excerpt(e.body());
-            if (e.statusCode() == 404 && e.url() != null) {
-                // A 404 of a chat endpoint is nearly always a wrong base URL (one without /v1): name what was asked.
-                detail += " (POST " + e.url() + "; is the base URL right? OpenAI-compatible servers usually serve "
-                        + "under /v1)";
+            if (e.statusCode() == 404 && e.url() != null && !isProviderError(e.body())) {
+                // A 404 that is not the provider's own error (an unknown model) is nearly always a wrong base URL, such
+                // as one without /v1: name what was asked.
+                detail += " (POST " + e.url() + "; is the base URL right?"
+                        + (e.url().contains("/v1/") ? "" : " OpenAI- and Anthropic-compatible servers usually serve "
+                                + "under /v1") + ")";
             }
             return new Failure(kindOf(e.statusCode()), e.statusCode(), detail, RetryAfter.from(e.headers(), clock),
                     error);
@@ -214,6 +216,19 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         }
         String collapsed = text.strip().replaceAll("\\s+", " ");
         return collapsed.length() <= EXCERPT_LENGTH ? collapsed : collapsed.substring(0, EXCERPT_LENGTH) + "…";
+    }
+
+    /** Whether {@code body} is a provider's JSON error with a message ({@code error.message} or {@code error}). */
+    private static boolean isProviderError(String body) {
+        if (body == null || body.isBlank() || body.stripLeading().charAt(0) != '{') {
+            return false;
+        }
+        try {
+            JsonNode error = MAPPER.readTree(body).path("error");
+            return error.path("message").isTextual() || error.isTextual();
+        } catch (JsonProcessingException e) {
+            return false;
+        }
     }
 
     private static final java.util.regex.Pattern TITLE =

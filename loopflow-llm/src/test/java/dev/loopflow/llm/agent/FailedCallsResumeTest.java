@@ -86,7 +86,9 @@ class FailedCallsResumeTest {
   @Test
   void aStageOutputSchemaMismatchIsRetriedWithItsFeedback_bugTheFirstMismatchFailedTheStage() throws Exception {
     try (FakeOpenAiServer server = FakeOpenAiServer.start()) {
-      server.enqueue(Reply.text("{\"guess\": 1}"), Reply.text("{\"answer\": 42}"));
+      // The stage offers tools, so its answer is first asked for without the schema and, not matching it, once more
+      // with it; only a mismatch after that is the stage's to retry with feedback.
+      server.enqueue(Reply.text("{\"guess\": 1}"), Reply.text("{\"guess\": 2}"), Reply.text("{\"answer\": 42}"));
       AgentRuns runs = runs(RunStore.inMemory(), server);
       RunResult r = runs.run("""
           defaults: {model: "openai:gpt-4o-mini"}
@@ -102,11 +104,13 @@ class FailedCallsResumeTest {
 
       assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
       assertThat(r.pipeline()).containsEntry("validation_retries", 1);
-      assertThat(lastUserText(server.requests().get(1))).startsWith("Answer in JSON\n\nYour previous answer was "
+      assertThat(lastUserText(server.requests().get(1))).startsWith("Your answer does not match the required "
+          + "output schema (");
+      assertThat(lastUserText(server.requests().get(2))).startsWith("Answer in JSON\n\nYour previous answer was "
           + "rejected: ").contains("answer");
       assertThat(r.output()).isEqualTo(Map.of("answer", 42));
       assertThat(runs.events.stream().filter(Event.StageValidationRetry.class::isInstance)).hasSize(1);
-      assertThat(r.usage().llmCalls()).isEqualTo(2).isEqualTo(server.requestCount());
+      assertThat(r.usage().llmCalls()).isEqualTo(3).isEqualTo(server.requestCount());
     }
   }
 

@@ -136,13 +136,14 @@ class ProviderToolCallsTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("providers")
-  void toolsAndOutputSchemaGoTogetherAndTheAnswerIsChecked(Provider p) {
+  void withOutputSchemaOnEveryTurnToolsAndTheSchemaGoTogetherAndTheAnswerIsChecked(Provider p) {
     try (FakeServer server = p.start().get()) {
       server.enqueue(Reply.toolCalls(Reply.call("shared_memory_read", "{\"key\":\"missing\"}")),
           Reply.text("{\"found\": false}", 10, 4));
 
       RunResult r = runs(p, server).run(WORKFLOW.formatted(p.model())
-          + "    output_schema: {type: object, required: [found], properties: {found: {type: boolean}}}\n");
+          + "    output_schema: {type: object, required: [found], properties: {found: {type: boolean}}}\n"
+          + "    output_schema_on: every_turn\n");
 
       assertThat(r.status()).as(String.valueOf(r.error())).isEqualTo(RunStatus.COMPLETED);
       assertThat(r.nodes().get("agent").get("output")).isEqualTo(Map.of("found", false));

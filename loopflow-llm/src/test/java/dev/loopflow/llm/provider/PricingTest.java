@@ -38,20 +38,20 @@ class PricingTest {
     @Test
     void exactEntryBeatsPrefix() {
         assertThat(pricing.price("openai", "gpt-4o-2024-05-13")).hasValue(ModelPrice.of("5.00", "15.00"));
-        assertThat(pricing.price("openai", "gpt-4o-2024-08-06")).hasValue(ModelPrice.of("2.50", "10.00"));
+        assertThat(pricing.price("openai", "gpt-4o-2024-08-06")).hasValue(new ModelPrice(new java.math.BigDecimal("2.50"), new java.math.BigDecimal("10.00"), new java.math.BigDecimal("1.25"), null));
     }
 
     @Test
     void longestPrefixWins() {
-        assertThat(pricing.price("anthropic", "claude-opus-4-5-20251101")).hasValue(ModelPrice.of("5.00", "25.00"));
-        assertThat(pricing.price("anthropic", "claude-opus-4-20250514")).hasValue(ModelPrice.of("15.00", "75.00"));
+        assertThat(pricing.price("anthropic", "claude-opus-4-5-20251101")).hasValue(new ModelPrice(new java.math.BigDecimal("5.00"), new java.math.BigDecimal("25.00"), new java.math.BigDecimal("0.50"), new java.math.BigDecimal("6.25")));
+        assertThat(pricing.price("anthropic", "claude-opus-4-20250514")).hasValue(new ModelPrice(new java.math.BigDecimal("15.00"), new java.math.BigDecimal("75.00"), new java.math.BigDecimal("1.50"), new java.math.BigDecimal("18.75")));
     }
 
     @Test
     void prefixMustEndAtANameBoundary() {
         assertThat(pricing.price("openai", "gpt-4.5-preview")).isEmpty();
         assertThat(pricing.price("openai", "gpt-4o")).isNotEqualTo(pricing.price("openai", "gpt-4"));
-        assertThat(pricing.price("openai", "o3-mini-2025-01-31")).hasValue(ModelPrice.of("1.10", "4.40"));
+        assertThat(pricing.price("openai", "o3-mini-2025-01-31")).hasValue(new ModelPrice(new java.math.BigDecimal("1.10"), new java.math.BigDecimal("4.40"), new java.math.BigDecimal("0.55"), null));
     }
 
     @Test
@@ -77,7 +77,7 @@ class PricingTest {
                 .hasValueSatisfying(cost -> assertThat(cost).isEqualByComparingTo(BigDecimal.ZERO));
         assertThat(custom.price("openai", "gpt-4o")).hasValue(ModelPrice.of("1", "2"));
         assertThat(custom.price("openai", "gpt-4o-mini")).isEqualTo(pricing.price("openai", "gpt-4o-mini"));
-        assertThat(pricing.price("openai", "gpt-4o")).hasValue(ModelPrice.of("2.50", "10.00"));
+        assertThat(pricing.price("openai", "gpt-4o")).hasValue(new ModelPrice(new java.math.BigDecimal("2.50"), new java.math.BigDecimal("10.00"), new java.math.BigDecimal("1.25"), null));
         assertThat(custom.asOf()).isEqualTo(pricing.asOf()).isNotBlank();
     }
 

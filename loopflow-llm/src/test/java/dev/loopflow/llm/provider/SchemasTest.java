@@ -39,7 +39,7 @@ class SchemasTest {
         assertThat(Failure.excerpt("{\"error\":{\"message\":\"quota exceeded\",\"type\":\"x\"}}"))
                 .isEqualTo("quota exceeded");
         assertThat(Failure.excerpt("{\"error\":\"model not found\"}")).isEqualTo("model not found");
-        assertThat(Failure.excerpt("<html>\n  Bad   gateway\n</html>")).isEqualTo("<html> Bad gateway </html>");
+        assertThat(Failure.excerpt("<html>\n  Bad   gateway\n</html>")).isEqualTo("Bad gateway");
         assertThat(Failure.excerpt("")).isEqualTo("(empty body)");
         assertThat(Failure.excerpt("x".repeat(1000))).hasSize(301).endsWith("…");
     }
