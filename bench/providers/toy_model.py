@@ -23,7 +23,8 @@ JSON one is the best token left.
 The tokenizer is byte-level BPE without merges: any prompt tokenizes (one token per byte), and the answers are
 made of whole-word tokens the prompt side never produces. Usage figures are therefore one prompt token per byte.
 
-Usage: toy_model.py GGUF_PY_DIR OUT.gguf
+Usage: toy_model.py GGUF_PY_DIR OUT.gguf CHAT_TEMPLATE.jinja
+(the template: llama.cpp's models/templates/Qwen-Qwen2.5-7B-Instruct.jinja, from the same source as llama-server)
 """
 import sys
 
@@ -32,6 +33,7 @@ import numpy as np  # noqa: E402
 import gguf  # noqa: E402
 
 OUT = sys.argv[2]
+TEMPLATE = sys.argv[3]
 
 # GPT-2's byte-level alphabet: each byte is one printable character in the vocabulary.
 def bytes_to_unicode():
@@ -149,7 +151,7 @@ w.add_token_merges([])
 w.add_bos_token_id(ENDOFTEXT)
 w.add_eos_token_id(IM_END)
 w.add_add_bos_token(False)
-with open(sys.argv[3] if len(sys.argv) > 3 else __file__.replace("toy_model.py", "qwen2.5.jinja")) as f:
+with open(TEMPLATE) as f:
     w.add_chat_template(f.read())
 
 w.add_tensor("token_embd.weight", emb)

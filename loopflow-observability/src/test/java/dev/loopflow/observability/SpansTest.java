@@ -170,6 +170,29 @@ class SpansTest {
   }
 
   @Test
+  void aChatSpanCountsPromptTokensServedFromTheProvidersCacheAsInputAndNamesThatPart() {
+    try (dev.loopflow.testkit.FakeServer server = dev.loopflow.testkit.FakeAnthropicServer.start()) {
+      server.defaultReply(dev.loopflow.testkit.Reply.recorded("llama-server/anthropic-cached"));
+      Workflow wf = engine.parse("""
+          nodes:
+            - id: ask
+              model: "anthropic:toy"
+              prompt: "Say hello"
+          """, "cached.yaml");
+      RunResult r = engine.run(wf, obs.instrument(wf, RunOptions.builder().environment(Map.of(
+          "ANTHROPIC_BASE_URL", server.rootUri().toString(), "ANTHROPIC_API_KEY", "k"))).build());
+      assertThat(r.status()).as("%s", r.error()).isEqualTo(RunStatus.COMPLETED);
+
+      SpanData call = one("chat toy");
+      long read = num(call, "gen_ai.usage.cache_read.input_tokens");
+      assertThat(read).isPositive();
+      assertThat(num(call, "gen_ai.usage.input_tokens")).isGreaterThan(read).isEqualTo(r.usage().inputTokens());
+      assertThat(call.getAttributes().get(AttributeKey.longKey("gen_ai.usage.cache_creation.input_tokens")))
+          .isNull();
+    }
+  }
+
+  @Test
   void aRestartIsAWorkflowRestartSpanWithRequesterTargetAndReason() {
     Workflow wf = engine.load(EXAMPLES.resolve("restart-graph.yaml"));
     assertThat(run(wf, RunOptions.builder()).status()).isEqualTo(RunStatus.COMPLETED);

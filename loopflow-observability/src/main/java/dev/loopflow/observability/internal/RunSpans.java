@@ -245,6 +245,13 @@ final class RunSpans {
     if (c.costUsd() != null) {
       b.setAttribute(Attrs.COST_USD, c.costUsd());
     }
+    // Parts of the input tokens above, as the GenAI conventions count them.
+    if (c.cacheReadTokens() != null) {
+      b.setAttribute(Attrs.CACHE_READ_TOKENS, c.cacheReadTokens());
+    }
+    if (c.cacheWriteTokens() != null) {
+      b.setAttribute(Attrs.CACHE_WRITE_TOKENS, c.cacheWriteTokens());
+    }
     b.startSpan().end(c.at());
     lastStep.put(c.node().path(), c.at());
   }
@@ -383,6 +390,10 @@ final class RunSpans {
         io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes.GEN_AI_RESPONSE_MODEL;
     static final AttributeKey<Long> INPUT_TOKENS =
         io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes.GEN_AI_USAGE_INPUT_TOKENS;
+    static final AttributeKey<Long> CACHE_READ_TOKENS =
+        io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS;
+    static final AttributeKey<Long> CACHE_WRITE_TOKENS =
+        io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS;
     static final AttributeKey<Long> OUTPUT_TOKENS =
         io.opentelemetry.semconv.incubating.GenAiIncubatingAttributes.GEN_AI_USAGE_OUTPUT_TOKENS;
     static final AttributeKey<List<String>> FINISH_REASONS =
