@@ -53,7 +53,10 @@ http {
     location = /status/503/v1/chat/completions { return 503; }
     location /dead/ { proxy_pass http://127.0.0.1:9/; }
     location /slow/ { proxy_pass http://127.0.0.1:$SILENT_PORT/; proxy_read_timeout 2s; }
-    location /trickle/ { proxy_pass http://127.0.0.1:$LLAMA_PORT/; proxy_buffering on; limit_rate 64; }
+    location /trickle/ {
+      proxy_pass http://127.0.0.1:$LLAMA_PORT/; proxy_buffering on; proxy_ignore_headers X-Accel-Buffering;
+      limit_rate 64;
+    }
   }
 }
 CONF

@@ -20,7 +20,7 @@ answer depends on the conversation, not on its last token alone. The bigram tabl
 lower score as the first token: when a grammar (response_format, output_config) forbids the plain answer, the
 JSON one is the best token left.
 
-The tokenizer is byte-level BPE without merges: any prompt tokenizes (one token per byte), and the answers are
+The tokenizer is byte-level BPE without merges (but one that never applies): any prompt tokenizes (one token per byte), and the answers are
 made of whole-word tokens the prompt side never produces. Usage figures are therefore one prompt token per byte.
 
 Usage: toy_model.py GGUF_PY_DIR OUT.gguf CHAT_TEMPLATE.jinja
@@ -74,6 +74,8 @@ TOOL_RESPONSE = add("<tool_response>", gguf.TokenType.USER_DEFINED, raw=True)
 TOOL_CALL = add("<tool_call>", gguf.TokenType.USER_DEFINED, raw=True)
 TOOL_CALL_END = add("</tool_call>", gguf.TokenType.USER_DEFINED, raw=True)
 
+# llama.cpp requires a merge list; one merge of two control bytes that no prompt holds changes nothing.
+RARE = add(B2U[0] + B2U[1], raw=True)
 HELLO = add("Hello")
 COMMA = tokens.index(enc(","))  # single bytes: their byte tokens are the chain's
 WORLD = add(" world")
@@ -111,14 +113,14 @@ wo = np.zeros((E, E), dtype=np.float32)
 wo[M_TOOLS, 0] = 1.0 / norm
 wo[M_RESPONSE, 1] = 1.0 / norm
 
-# The output head: the chain of each answer (weight 2), the first token's choice (at most 1.4, so a chain always
-# continues), and <|im_end|> after each answer's last token.
+# The output head: the chain of each answer (weight 4), the first token's choice (less than 4 whatever the markers,
+# so a chain always continues), and <|im_end|> after each answer's last token.
 out = np.zeros((V, E), dtype=np.float32)
 
 
 def chain(*ids):
     for a, b in zip(ids, ids[1:]):
-        out[b, a] = 2.0
+        out[b, a] = 4.0
 
 
 chain(HELLO, COMMA, WORLD, BANG, IM_END)
@@ -127,8 +129,11 @@ chain(TOOL_CALL, CALL_BODY, TOOL_CALL_END, IM_END)
 chain(NOTED, CITY, IM_END)
 out[HELLO, NL] = 0.5         # after "assistant\n": the plain answer ...
 out[JSON_ANSWER, NL] = 0.3   # ... unless a grammar forbids it
+# The attention head averages over the markers it finds: Qwen's tool prompt writes <tools> twice, so after one tool
+# result the two markers weigh 2/3 and 1/3.
 out[TOOL_CALL, M_TOOLS] = 0.8      # tools offered: call one (0.8 > 0.5)
-out[NOTED, M_RESPONSE] = 1.4       # a tool result seen (tools offered too: 0.7 > 0.4 and > 0.5): answer
+out[NOTED, M_RESPONSE] = 3.0       # a tool result seen: answer (1.0 > 0.53 and > 0.5), however many came
+
 
 w = gguf.GGUFWriter(OUT, "llama")
 w.add_name("loopflow-toy")
@@ -147,7 +152,7 @@ w.add_tokenizer_model("gpt2")
 w.add_tokenizer_pre("default")
 w.add_token_list(tokens)
 w.add_token_types(types)
-w.add_token_merges([])
+w.add_token_merges([B2U[0] + " " + B2U[1]])
 w.add_bos_token_id(ENDOFTEXT)
 w.add_eos_token_id(IM_END)
 w.add_add_bos_token(False)

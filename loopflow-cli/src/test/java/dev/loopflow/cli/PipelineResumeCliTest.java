@@ -113,7 +113,9 @@ class PipelineResumeCliTest {
                     output_schema: {type: object, required: [answer]}
               restart_policy: {enabled: true}
           """);
-      server.enqueue(Reply.text("{\"guess\": 1}"), Reply.text("{\"answer\": 42}"));
+      // The stage offers tools, so its free answer is asked for once more with the schema before the stage's
+      // validation retry takes over.
+      server.enqueue(Reply.text("{\"guess\": 1}"), Reply.text("{\"guess\": 2}"), Reply.text("{\"answer\": 42}"));
       Result r = exec(server, "run", wf.toString());
 
       assertThat(r.exit()).as(r.err()).isZero();

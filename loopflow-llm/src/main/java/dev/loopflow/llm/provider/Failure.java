@@ -35,12 +35,12 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         if (http.isPresent()) {
             HttpStatusException e = http.get();
             String detail = excerpt(e.body());
-            if (e.statusCode() == 404 && e.url() != null && !isProviderError(e.body())) {
-                // A 404 that is not the provider's own error (an unknown model) is nearly always a wrong base URL, such
-                // as one without /v1: name what was asked.
-                detail += " (POST " + e.url() + "; is the base URL right?"
+            if (e.statusCode() == 404 && e.url() != null) {
+                // Name what was asked: a 404 that is not about a model is nearly always a wrong base URL, such as one
+                // without /v1 (servers answer it with a page, or with a JSON "File Not Found").
+                detail += " (POST " + e.url() + (aboutModel(detail) ? ")" : "; is the base URL right?"
                         + (e.url().contains("/v1/") ? "" : " OpenAI- and Anthropic-compatible servers usually serve "
-                                + "under /v1") + ")";
+                                + "under /v1") + ")");
             }
             return new Failure(kindOf(e.statusCode()), e.statusCode(), detail, RetryAfter.from(e.headers(), clock),
                     error);
@@ -218,17 +218,9 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         return collapsed.length() <= EXCERPT_LENGTH ? collapsed : collapsed.substring(0, EXCERPT_LENGTH) + "…";
     }
 
-    /** Whether {@code body} is a provider's JSON error with a message ({@code error.message} or {@code error}). */
-    private static boolean isProviderError(String body) {
-        if (body == null || body.isBlank() || body.stripLeading().charAt(0) != '{') {
-            return false;
-        }
-        try {
-            JsonNode error = MAPPER.readTree(body).path("error");
-            return error.path("message").isTextual() || error.isTextual();
-        } catch (JsonProcessingException e) {
-            return false;
-        }
+    /** Whether a provider's error message is about the model (an unknown one), not about the URL. */
+    private static boolean aboutModel(String message) {
+        return message.toLowerCase(java.util.Locale.ROOT).contains("model");
     }
 
     private static final java.util.regex.Pattern TITLE =

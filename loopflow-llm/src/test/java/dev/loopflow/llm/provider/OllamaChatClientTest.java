@@ -98,7 +98,7 @@ class OllamaChatClientTest {
                 .satisfies(e -> {
                     assertThat(e.kind()).isEqualTo(ProviderException.Kind.CLIENT_ERROR);
                     assertThat(e.attempts()).isEqualTo(1);
-                    assertThat(e.getMessage()).endsWith("model 'nope' not found");
+                    assertThat(e.getMessage()).contains(": model 'nope' not found (POST ").doesNotContain("base URL");
                 });
     }
 

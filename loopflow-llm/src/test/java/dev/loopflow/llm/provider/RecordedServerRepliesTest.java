@@ -128,6 +128,106 @@ class RecordedServerRepliesTest {
         assertThat(server.requestCount()).isEqualTo(1);
     }
 
+    private static final ToolSpec MEMORY_WRITE = new ToolSpec("shared_memory_write", "Stores a value under a key.",
+            java.util.Map.of("type", "object", "properties", java.util.Map.of("key", java.util.Map.of("type", "string"),
+                    "value", java.util.Map.of("type", "string")), "required", List.of("key", "value")));
+
+    /** Every reply recorded from llama-server, and what the client must read from it. */
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> llamaServerReplies() {
+        String hello = "Hello, world!";
+        String call = "shared_memory_write {\"key\":\"city\",\"value\":\"Paris\"}";
+        return java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of("openai-plain", Provider.OPENAI, false, hello),
+                org.junit.jupiter.params.provider.Arguments.of("openai-plain-stream", Provider.OPENAI, false, hello),
+                org.junit.jupiter.params.provider.Arguments.of("openai-schema", Provider.OPENAI, false,
+                        "{\"answer\": 42}"),
+                org.junit.jupiter.params.provider.Arguments.of("openai-tools", Provider.OPENAI, true, call),
+                org.junit.jupiter.params.provider.Arguments.of("openai-tools-stream", Provider.OPENAI, true, call),
+                org.junit.jupiter.params.provider.Arguments.of("openai-tools-and-schema", Provider.OPENAI, true,
+                        "{\"answer\": 42}"),
+                org.junit.jupiter.params.provider.Arguments.of("openai-after-tool-result", Provider.OPENAI, true,
+                        "Noted: the city is Paris."),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-plain", Provider.ANTHROPIC, false, hello),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-plain-stream", Provider.ANTHROPIC, false,
+                        hello),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-tools", Provider.ANTHROPIC, true, call),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-tools-stream", Provider.ANTHROPIC, true,
+                        call),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-cached", Provider.ANTHROPIC, false, hello),
+                org.junit.jupiter.params.provider.Arguments.of("anthropic-cached-stream", Provider.ANTHROPIC, false,
+                        hello));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.MethodSource("llamaServerReplies")
+    void llamaServersRepliesReadAsTheToyModelWroteThemWithTheirUsage(String name, Provider provider, boolean tools,
+            String expected) {
+        Reply.Recorded recorded = Reply.recorded("llama-server/" + name);
+        FakeServer server = started(provider == Provider.OPENAI ? FakeOpenAiServer.start() : FakeAnthropicServer.start());
+        server.defaultReply(recorded);
+        ChatCall call = ChatCall.builder("toy").user("Note the city.").tools(tools ? List.of(MEMORY_WRITE) : List.of())
+                .build();
+        ChatClient client = client(provider, server);
+        StreamingChatClientTest.Sink sink = new StreamingChatClientTest.Sink();
+
+        ChatReply reply = recorded.streamed() ? client.stream(call, sink) : client.chat(call);
+
+        String got = reply.toolCalls().isEmpty() ? reply.text()
+                : reply.toolCalls().get(0).name() + " " + compact(reply.toolCalls().get(0).arguments());
+        assertThat(got).isEqualTo(expected);
+        assertThat(server.requestCount()).isEqualTo(1);
+        long prompt = provider == Provider.OPENAI ? usage(recorded, "prompt_tokens")
+                : usage(recorded, "input_tokens") + usage(recorded, "cache_read_input_tokens");
+        assertThat(reply.inputTokens()).isEqualTo(prompt).isPositive();
+        assertThat(reply.cacheReadTokens()).isEqualTo(usage(recorded,
+                provider == Provider.OPENAI ? "cached_tokens" : "cache_read_input_tokens"));
+        assertThat(reply.outputTokens()).isEqualTo(usage(recorded,
+                provider == Provider.OPENAI ? "completion_tokens" : "output_tokens")).isPositive();
+        if (recorded.streamed() && reply.toolCalls().isEmpty()) {
+            assertThat(sink.joined()).isEqualTo(expected);
+        }
+    }
+
+    private static String compact(String json) {
+        try {
+            com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+            return m.writeValueAsString(m.readTree(json));
+        } catch (java.io.IOException e) {
+            return json;
+        }
+    }
+
+    @Test
+    void aWrongBaseUrlsNotFoundFromLlamaServerNamesTheUrlAskedFor() {
+        FakeServer server = started(FakeOpenAiServer.start());
+        server.defaultReply(Reply.recorded("llama-server/openai-wrong-path"));
+
+        assertThatThrownBy(() -> client(Provider.OPENAI, server).chat(hello()))
+                .asInstanceOf(type(ProviderException.class))
+                .satisfies(e -> assertThat(e.getMessage())
+                        .startsWith("openai returned HTTP 404 after 1 attempt: File Not Found (POST "
+                                + server.baseUrl() + "/chat/completions; is the base URL right?"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"429", "500", "502", "503", "504"})
+    void nginxsOwnErrorPagesReadAsTheirTitles(String status) {
+        FakeServer server = started(FakeOpenAiServer.start());
+        Reply.Recorded page = Reply.recorded("nginx/" + status);
+        server.defaultReply(page);
+        String title = page.text().replaceAll("(?s).*<title>(.*?)</title>.*", "$1");
+
+        assertThatThrownBy(() -> client(Provider.OPENAI, server).chat(hello()))
+                .asInstanceOf(type(ProviderException.class))
+                .satisfies(e -> {
+                    assertThat(e.httpStatus()).hasValue(Integer.parseInt(status));
+                    assertThat(e.getMessage()).endsWith(": " + title).startsWith("openai returned HTTP " + status)
+                            .doesNotContain("<").doesNotContain("nginx/1");
+                    assertThat(e.attempts()).isEqualTo(3); // each of these is retried
+                });
+        assertThat(title).startsWith(status + " ");
+    }
+
     /** A usage count as the recording holds it (the largest, for a stream that repeats it), 0 when absent. */
     static long usage(Reply.Recorded recorded, String field) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\"\\s*:\\s*(\\d+)")
