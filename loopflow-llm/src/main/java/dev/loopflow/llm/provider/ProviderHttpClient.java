@@ -181,9 +181,9 @@ final class ProviderHttpClient implements HttpClient {
 
         private static String what(int events, String missing, IOException cause) {
             return "was cut off after " + events + (events == 1 ? " event" : " events") + ", before " + missing
-                    + (cause == null ? " (the server closed the connection)" : " (the connection broke: "
-                            + (cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage())
-                            + ")");
+                    + (cause == null ? " (the server closed the connection)" : " (the connection broke"
+                            + (cause.getMessage() == null || cause.getMessage().isBlank() ? ""
+                                    : ": " + cause.getMessage()) + ")");
         }
 
         /** What happened, as the end of a sentence whose subject is the reply. */
