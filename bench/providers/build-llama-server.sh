@@ -19,22 +19,29 @@ if [ ! -d "$SRC/llama.cpp/.git" ]; then
   (cd "$SRC" && tar xzf "node-llama-cpp-$VERSION.tgz" package/llama/gitRelease.bundle package/llama/llama.cpp.info.json \
     && git clone -q package/llama/gitRelease.bundle llama.cpp)
 fi
+# The release tag node-llama-cpp names (llama.cpp.info.json) keys the cache; the commit is printed with it.
+TAG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tag"])' "$SRC/package/llama/llama.cpp.info.json")
 COMMIT=$(git -C "$SRC/llama.cpp" rev-parse --short HEAD)
-OUT=$CACHE/llama-$COMMIT
+OUT=$CACHE/llama-$TAG
 
 if [ ! -x "$OUT/bin/llama-server" ]; then
-  echo "building llama-server (llama.cpp $COMMIT, from node-llama-cpp $VERSION); this takes a while" >&2
+  echo "building llama-server (llama.cpp $TAG, commit $COMMIT, from node-llama-cpp $VERSION); this takes a while" >&2
   cd "$SRC/llama.cpp"
-  nice -n 15 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+  # LLAMA_CURL is deprecated in this release (LLAMA_OPENSSL replaced it) but older releases read it; both off: the
+  # server never downloads anything. The libraries are found next to the binary ($ORIGIN), so the cached copy
+  # keeps working when the source tree is removed.
+  nice -n 15 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_APP=OFF \
-    -DGGML_NATIVE=ON >&2
-  nice -n 15 cmake --build build --target llama-server -j"$(nproc)" >&2
+    -DGGML_NATIVE=ON -DCMAKE_BUILD_RPATH_USE_ORIGIN=ON >&2
+  nice -n 15 cmake --build build --target llama-server -j2 >&2
+  # The binary is copied last: its presence is what marks the cache complete.
+  rm -rf "$OUT"
   mkdir -p "$OUT/bin"
-  cp build/bin/llama-server "$OUT/bin/"
   # the shared libraries it links, when the build made any
-  find build/bin -maxdepth 1 -name '*.so*' -exec cp -a {} "$OUT/bin/" \; 2>/dev/null || true
-  rm -rf "$OUT/gguf-py" "$OUT/templates"
+  find build/bin -maxdepth 1 -name '*.so*' -exec cp -a {} "$OUT/bin/" \;
   cp -r gguf-py "$OUT/gguf-py"
   cp -r models/templates "$OUT/templates"
+  echo "llama.cpp $TAG commit $COMMIT from node-llama-cpp $VERSION" > "$OUT/release.txt"
+  cp build/bin/llama-server "$OUT/bin/"
 fi
 echo "$OUT"
