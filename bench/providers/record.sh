@@ -40,6 +40,9 @@ record llama-server/openai-tools-stream "$O" '{"model":"toy","messages":[{"role"
 record llama-server/openai-tools-and-schema "$O" '{"model":"toy","messages":[{"role":"user","content":"Note the city."}],"temperature":0,"tools":['"$TOOL"'],"response_format":{"type":"json_schema","json_schema":{"name":"answer","strict":true,"schema":'"$SCHEMA"'}}}'
 record llama-server/openai-after-tool-result "$O" '{"model":"toy","messages":[{"role":"user","content":"Note the city."},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"shared_memory_write","arguments":"{\"key\":\"city\",\"value\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"stored"}],"temperature":0,"tools":['"$TOOL"']}'
 record llama-server/openai-wrong-path "$LLAMA_URL/v1/v1/chat/completions" '{"model":"toy","messages":[{"role":"user","content":"Say hello"}]}'
+# A base URL without /v1: llama-server answers /chat/completions as well as /v1/chat/completions (so there is no
+# openai-404-no-v1 from it), but not /messages; a proxy that forwards only /v1/ answers with its own 404 page.
+record llama-server/anthropic-404-no-v1 "$LLAMA_URL/messages" '{"model":"toy","max_tokens":64,"messages":[{"role":"user","content":"Say hello"}]}' -H 'x-api-key: not-needed' -H 'anthropic-version: 2023-06-01'
 
 record llama-server/anthropic-plain "$A" '{"model":"toy","max_tokens":64,"messages":[{"role":"user","content":"Say hello"}],"temperature":0}' "${AH[@]}"
 record llama-server/anthropic-plain-stream "$A" '{"model":"toy","max_tokens":64,"messages":[{"role":"user","content":"Say hello"}],"temperature":0,"stream":true}' "${AH[@]}"
@@ -58,3 +61,4 @@ record nginx/500 "$NGINX_URL/status/500/v1/chat/completions" "$PLAIN"
 record nginx/502 "$NGINX_URL/dead/v1/chat/completions" "$PLAIN"
 record nginx/503 "$NGINX_URL/status/503/v1/chat/completions" "$PLAIN"
 record nginx/504 "$NGINX_URL/slow/v1/chat/completions" "$PLAIN"
+record nginx/404-no-v1 "$NGINX_URL/chat/completions" "$PLAIN"

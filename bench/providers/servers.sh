@@ -48,6 +48,8 @@ http {
   server {
     listen 127.0.0.1:$NGINX_PORT;
     location /v1/ { proxy_pass http://127.0.0.1:$LLAMA_PORT; proxy_buffering off; }
+    # anything else (a base URL without /v1) gets nginx's own 404 page, as a proxy that forwards only /v1/ does
+    location / { return 404; }
     location = /status/429/v1/chat/completions { return 429; }
     location = /status/500/v1/chat/completions { return 500; }
     location = /status/503/v1/chat/completions { return 503; }
