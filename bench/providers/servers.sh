@@ -3,7 +3,10 @@
 #   llama-server (toy model)      LLAMA_URL      OpenAI /v1/chat/completions and Anthropic /v1/messages
 #   nginx in front of it          NGINX_URL      /v1/... proxied; /status/N answers HTTP N with nginx's own page;
 #                                               /dead/... proxies to nothing (a real 502); /slow/... to a server
-#                                               that never answers (a real 504); /trickle/... sends 64 bytes/s
+#                                               that never answers (a real 504); /trickle/... sends 64 bytes/s;
+#                                               anything else is nginx's 404 page
+#   transformers serve stand-in   TRANSFORMERS_URL  its /v1/chat/completions as its source answers (not the real
+#                                               server: PyPI is not reachable here; transformers_serve_replay.py)
 # Source it: `. bench/providers/servers.sh` (stop them with `stop_servers`).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -13,6 +16,7 @@ mkdir -p "$WORK"
 LLAMA_PORT=${LLAMA_PORT:-18080}
 NGINX_PORT=${NGINX_PORT:-18081}
 SILENT_PORT=${SILENT_PORT:-18082}
+TRANSFORMERS_PORT=${TRANSFORMERS_PORT:-18083}
 
 python3 "$HERE/toy_model.py" "$LLAMA_DIR/gguf-py" "$WORK/toy.gguf" \
   "$LLAMA_DIR/templates/Qwen-Qwen2.5-7B-Instruct.jinja" >&2
@@ -32,6 +36,9 @@ while True:
     c, _ = s.accept(); held.append(c)
 ' "$SILENT_PORT" > /dev/null 2>&1 &
 echo $! > "$WORK/silent.pid"
+
+python3 "$HERE/transformers_serve_replay.py" "$TRANSFORMERS_PORT" > "$WORK/transformers-serve.log" 2>&1 &
+echo $! > "$WORK/transformers-serve.pid"
 
 cat > "$WORK/nginx.conf" <<CONF
 worker_processes 1;
@@ -70,10 +77,17 @@ for _ in $(seq 1 100); do
 done
 curl -sf "http://127.0.0.1:$LLAMA_PORT/health" > /dev/null || { cat "$WORK/llama-server.log" >&2; exit 1; }
 
+for _ in $(seq 1 50); do
+  curl -sf "http://127.0.0.1:$TRANSFORMERS_PORT/health" > /dev/null 2>&1 && break
+  sleep 0.1
+done
+
 export LLAMA_URL="http://127.0.0.1:$LLAMA_PORT" NGINX_URL="http://127.0.0.1:$NGINX_PORT" PROVIDERS_WORK="$WORK"
+export TRANSFORMERS_URL="http://127.0.0.1:$TRANSFORMERS_PORT"
 stop_servers() {
-  kill "$(cat "$PROVIDERS_WORK/llama-server.pid")" "$(cat "$PROVIDERS_WORK/silent.pid")" 2>/dev/null || true
+  kill "$(cat "$PROVIDERS_WORK/llama-server.pid")" "$(cat "$PROVIDERS_WORK/silent.pid")" \
+    "$(cat "$PROVIDERS_WORK/transformers-serve.pid")" 2>/dev/null || true
   nginx -p "$PROVIDERS_WORK" -c "$PROVIDERS_WORK/nginx.conf" -e "$PROVIDERS_WORK/nginx-error.log" -s stop 2>/dev/null || true
 }
-echo "servers up: llama-server $LLAMA_URL, nginx $NGINX_URL (logs in $WORK)" >&2
+echo "servers up: llama-server $LLAMA_URL, nginx $NGINX_URL, transformers serve stand-in $TRANSFORMERS_URL (logs in $WORK)" >&2
 set +e +u
