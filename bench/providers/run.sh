@@ -110,24 +110,30 @@ for mode in blocking streamed; do
     'r["status"] == "failed" and r["error"]["code"] == "timeout"'
 done
 
-# A base URL without /v1: through a proxy that forwards only /v1/ (nginx's HTML 404 page), and llama-server's
-# Anthropic endpoint (its OpenAI endpoint answers /chat/completions as well, so there is no such case for it).
+# A base URL without /v1: an OpenAI one through a proxy that forwards only /v1/ is nginx's HTML 404 page (llama-server
+# itself answers /chat/completions as well as /v1/chat/completions).
 for mode in blocking streamed; do
   run "errors-$mode-no-v1-proxy" openai "$NGINX_URL" $mode llm-plain.yaml \
     'r["status"] == "failed" and "HTTP 404" in err and "404 Not Found" in err and "/chat/completions" in err and "base URL" in err and "<" not in err'
-  run "errors-$mode-no-v1-anthropic" anthropic "$LLAMA_URL" $mode llm-plain.yaml \
-    'r["status"] == "failed" and "HTTP 404" in err and "/messages" in err and "base URL" in err'
+  # ANTHROPIC_BASE_URL names the host, as Anthropic's SDK does: /v1 is appended (llama-server 404s /messages)
+  run "anthropic-$mode-base-url-without-v1" anthropic "$LLAMA_URL" $mode llm-plain.yaml \
+    'r["status"] == "completed" and r["output"] == "Hello, world!"'
 done
 
 # transformers serve as its source answers (a stand-in: it cannot be installed here). Its stream ends after the
-# chunk with finish_reason and usage, without data: [DONE]; it refuses fields it does not support with a 422,
-# stream_options among them, before generating anything.
+# chunk with finish_reason and usage, without data: [DONE]. It ignores response_format (so output_schema gets free
+# text); the earlier 5.x serving package refused fields it does not support with a 422, stream_options among them,
+# so a streamed call to it fails before anything is generated (--no-stream works).
 for mode in blocking streamed; do
   run "transformers-serve-$mode-llm-plain" openai "$TRANSFORMERS_URL/v1" $mode llm-plain.yaml \
     'r["status"] == "completed" and r["output"] == "Hello, world!" and r["usage"]["input_tokens"] == 30 and r["usage"]["output_tokens"] == 5 and all(c.get("attempts", 1) == 1 for c in calls)'
-  run "transformers-serve-$mode-llm-schema-refused" openai "$TRANSFORMERS_URL/v1" $mode llm-schema.yaml \
-    'r["status"] == "failed" and "HTTP 422" in err and "response_format" in err'
+  run "transformers-serve-$mode-llm-schema-ignored" openai "$TRANSFORMERS_URL/v1" $mode llm-schema.yaml \
+    'r["status"] == "failed" and "not JSON" in err and "response_format" in err'
 done
+run "transformers-serve-strict-blocking-llm-plain" openai "$TRANSFORMERS_STRICT_URL/v1" blocking llm-plain.yaml \
+  'r["status"] == "completed" and r["output"] == "Hello, world!"'
+run "transformers-serve-strict-streamed-llm-plain-refused" openai "$TRANSFORMERS_STRICT_URL/v1" streamed llm-plain.yaml \
+  'r["status"] == "failed" and "HTTP 422" in err and "stream_options" in err and "after 1 attempt" in err'
 
 echo "passed $PASS, failed $FAIL (results and events in $OUT)"
 [ "$FAIL" -eq 0 ]

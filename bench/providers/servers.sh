@@ -6,7 +6,8 @@
 #                                               that never answers (a real 504); /trickle/... sends 64 bytes/s;
 #                                               anything else is nginx's 404 page
 #   transformers serve stand-in   TRANSFORMERS_URL  its /v1/chat/completions as its source answers (not the real
-#                                               server: PyPI is not reachable here; transformers_serve_replay.py)
+#                                               server: PyPI is not reachable here; transformers_serve_replay.py);
+#                                 TRANSFORMERS_STRICT_URL  as the earlier 5.x one, which refuses stream_options
 # Source it: `. bench/providers/servers.sh` (stop them with `stop_servers`).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -17,6 +18,7 @@ LLAMA_PORT=${LLAMA_PORT:-18080}
 NGINX_PORT=${NGINX_PORT:-18081}
 SILENT_PORT=${SILENT_PORT:-18082}
 TRANSFORMERS_PORT=${TRANSFORMERS_PORT:-18083}
+TRANSFORMERS_STRICT_PORT=${TRANSFORMERS_STRICT_PORT:-18084}
 
 python3 "$HERE/toy_model.py" "$LLAMA_DIR/gguf-py" "$WORK/toy.gguf" \
   "$LLAMA_DIR/templates/Qwen-Qwen2.5-7B-Instruct.jinja" >&2
@@ -39,6 +41,8 @@ echo $! > "$WORK/silent.pid"
 
 python3 "$HERE/transformers_serve_replay.py" "$TRANSFORMERS_PORT" > "$WORK/transformers-serve.log" 2>&1 &
 echo $! > "$WORK/transformers-serve.pid"
+python3 "$HERE/transformers_serve_replay.py" "$TRANSFORMERS_STRICT_PORT" strict > "$WORK/transformers-serve-strict.log" 2>&1 &
+echo $! > "$WORK/transformers-serve-strict.pid"
 
 cat > "$WORK/nginx.conf" <<CONF
 worker_processes 1;
@@ -78,15 +82,17 @@ done
 curl -sf "http://127.0.0.1:$LLAMA_PORT/health" > /dev/null || { cat "$WORK/llama-server.log" >&2; exit 1; }
 
 for _ in $(seq 1 50); do
-  curl -sf "http://127.0.0.1:$TRANSFORMERS_PORT/health" > /dev/null 2>&1 && break
+  curl -sf "http://127.0.0.1:$TRANSFORMERS_PORT/health" > /dev/null 2>&1 \
+    && curl -sf "http://127.0.0.1:$TRANSFORMERS_STRICT_PORT/health" > /dev/null 2>&1 && break
   sleep 0.1
 done
 
 export LLAMA_URL="http://127.0.0.1:$LLAMA_PORT" NGINX_URL="http://127.0.0.1:$NGINX_PORT" PROVIDERS_WORK="$WORK"
-export TRANSFORMERS_URL="http://127.0.0.1:$TRANSFORMERS_PORT"
+export TRANSFORMERS_URL="http://127.0.0.1:$TRANSFORMERS_PORT" TRANSFORMERS_STRICT_URL="http://127.0.0.1:$TRANSFORMERS_STRICT_PORT"
 stop_servers() {
   kill "$(cat "$PROVIDERS_WORK/llama-server.pid")" "$(cat "$PROVIDERS_WORK/silent.pid")" \
-    "$(cat "$PROVIDERS_WORK/transformers-serve.pid")" 2>/dev/null || true
+    "$(cat "$PROVIDERS_WORK/transformers-serve.pid")" "$(cat "$PROVIDERS_WORK/transformers-serve-strict.pid")" \
+    2>/dev/null || true
   nginx -p "$PROVIDERS_WORK" -c "$PROVIDERS_WORK/nginx.conf" -e "$PROVIDERS_WORK/nginx-error.log" -s stop 2>/dev/null || true
 }
 echo "servers up: llama-server $LLAMA_URL, nginx $NGINX_URL, transformers serve stand-in $TRANSFORMERS_URL (logs in $WORK)" >&2

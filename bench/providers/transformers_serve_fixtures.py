@@ -11,7 +11,9 @@ source writes them (transformers main at 40417ee, the 5.x serving package):
     blocking:  JSONResponse(ChatCompletion(...).model_dump(exclude_none=True))
     refused:   fields in UNUSED_CHAT_COMPLETION_FIELDS (stream_options, response_format, tool_choice,
                max_completion_tokens, parallel_tool_calls, user, ...) -> HTTPException(422,
-               "Unsupported fields in the request: {...}") -> FastAPI's {"detail": ...}
+               "Unsupported fields in the request: {...}") -> FastAPI's {"detail": ...}; the later, refactored
+               serving package (BaseHandler._validate_request, as in 5.16) only logs "Ignoring unsupported fields"
+               and goes on, and still ends its stream without [DONE]
   src/transformers/cli/serving/utils.py  BaseHandler.chunk_to_sse: f"data: {chunk.model_dump_json(exclude_none=True)}\\n\\n"
   src/transformers/cli/serving/server.py  request_id_middleware: every reply carries x-request-id (a uuid4 unless the
                request sent one), which is also the completion's id
@@ -31,8 +33,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "loopflow-testkit", "src", "main", "resources", "dev", "loopflow", "testkit",
                    "wire", "transformers-serve")
-MARK = ("X-Loopflow-Fixture: reconstructed from transformers 5.x source (main at 40417ee, "
-        "src/transformers/cli/serving), not recorded: PyPI is not reachable here")
+MARK = ("X-Loopflow-Fixture: reconstructed from transformers 5.x source (src/transformers/cli/serving at 40417ee), "
+        "not recorded: PyPI is not reachable here")
 DATE = "Sat, 28 Nov 2026 08:30:00 GMT"
 CREATED = 1795854600
 REQUEST_ID = "3f0c8a52-6a0e-4c4f-9d6b-2b8f1e7a9c41"

@@ -3,15 +3,17 @@
 installed here (PyPI is not reachable), so this answers /v1/chat/completions the way its source does (see
 transformers_serve_fixtures.py for where each behaviour is in that source):
 
-  - a request field it does not support (stream_options, response_format, tool_choice, max_completion_tokens,
-    parallel_tool_calls, user, ...) or does not know: HTTP 422 {"detail": "..."} before anything is generated
+  - a request field it does not know: HTTP 422 {"detail": "..."} before anything is generated
+  - a field it knows but does not support (stream_options, response_format, tool_choice, max_completion_tokens,
+    parallel_tool_calls, user, ...): ignored with a logged warning (the refactored serving package, as in 5.16),
+    or, with `strict`, HTTP 422 as the earlier 5.x serving package (main at 40417ee) answers
   - streamed: a role chunk, the content chunks, one chunk with finish_reason and usage, then the end of the body,
     with no `data: [DONE]`; blocking: the ChatCompletion with usage
   - any other path: FastAPI's 404 {"detail":"Not Found"}
 
 It is not a model: every accepted request gets the same answer ("Hello, world!").
 
-    python3 bench/providers/transformers_serve_replay.py PORT
+    python3 bench/providers/transformers_serve_replay.py PORT [strict]
 """
 import json
 import os
@@ -62,7 +64,7 @@ class Handler(BaseHTTPRequestHandler):
         if keys - KNOWN:
             return self.json("422 Unprocessable Entity",
                              {"detail": "Unexpected keys in the request: %r" % (keys - KNOWN)}, request_id)
-        if keys & UNUSED:
+        if keys & UNUSED and STRICT:
             return self.json("422 Unprocessable Entity",
                              {"detail": "Unsupported fields in the request: %r" % (keys & UNUSED)}, request_id)
         fx.REQUEST_ID = request_id
@@ -91,6 +93,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.json("200 OK", {"status": "ok"}, request_id)
         return self.json("404 Not Found", {"detail": "Not Found"}, request_id)
 
+
+STRICT = len(sys.argv) > 2 and sys.argv[2] == "strict"
 
 if __name__ == "__main__":
     ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
