@@ -189,7 +189,8 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
 
     /**
      * The error message from a provider error body ({@code {"error":{"message":...}}} for OpenAI and
-     * Anthropic, {@code {"error":"..."}} for Ollama), else the body itself, shortened for a one-line message.
+     * Anthropic, {@code {"error":"..."}} for Ollama, {@code {"detail":"..."}} for servers built on FastAPI), else
+     * the body itself, shortened for a one-line message.
      */
     static String excerpt(String body) {
         if (body == null || body.isBlank()) {
@@ -210,6 +211,8 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
                 text = error.asText();
             } else if (json != null && json.path("message").isTextual()) {
                 text = json.path("message").asText();
+            } else if (json != null && json.path("detail").isTextual()) {
+                text = json.path("detail").asText(); // FastAPI's errors (transformers serve, vLLM's validation)
             }
         } catch (JsonProcessingException notJson) {
             // an HTML error page or plain text: show it as it is

@@ -228,6 +228,20 @@ class RecordedServerRepliesTest {
         assertThat(title).startsWith(status + " ");
     }
 
+    @Test
+    void aFastApiErrorIsReadAsItsDetail() {
+        FakeServer server = started(FakeOpenAiServer.start());
+        server.defaultReply(Reply.recorded("transformers-serve/openai-422-stream-options"));
+
+        assertThatThrownBy(() -> client(Provider.OPENAI, server).stream(hello(), new StreamingChatClientTest.Sink()))
+                .asInstanceOf(type(ProviderException.class))
+                .satisfies(e -> {
+                    assertThat(e.kind()).isEqualTo(ProviderException.Kind.CLIENT_ERROR);
+                    assertThat(e.getMessage()).startsWith("openai returned HTTP 422 after 1 attempt: ")
+                            .contains("stream_options").doesNotContain("{\"detail\"");
+                });
+    }
+
     /** A usage count as the recording holds it (the largest, for a stream that repeats it), 0 when absent. */
     static long usage(Reply.Recorded recorded, String field) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"" + field + "\"\\s*:\\s*(\\d+)")
