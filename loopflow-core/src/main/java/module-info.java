@@ -19,6 +19,7 @@ module dev.loopflow.core {
   requires jinjava;
 
   exports dev.loopflow.core;
+  exports dev.loopflow.core.error;
   exports dev.loopflow.core.event;
   exports dev.loopflow.core.expr;
   exports dev.loopflow.core.graph;
@@ -30,6 +31,7 @@ module dev.loopflow.core {
   exports dev.loopflow.core.similarity;
   exports dev.loopflow.core.spi;
   exports dev.loopflow.core.store;
+  exports dev.loopflow.core.time;
 
   uses dev.loopflow.core.spi.NodeHandler;
   uses dev.loopflow.core.Loopflow.ServiceProvider;

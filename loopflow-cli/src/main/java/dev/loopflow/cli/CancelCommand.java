@@ -1,7 +1,7 @@
 package dev.loopflow.cli;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.run.RunStatus;
 import java.io.PrintWriter;
 import java.time.Duration;

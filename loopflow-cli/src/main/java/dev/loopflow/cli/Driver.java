@@ -3,7 +3,7 @@ package dev.loopflow.cli;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.Workflow;

@@ -245,9 +245,9 @@ abstract class Progress implements EventListener {
     }
 
     /** The row of a node execution: its id, prefixed by the nested-body loops around it (see the class comment). */
-    private String key(dev.loopflow.core.model.NodePosition p) {
+    private String key(dev.loopflow.core.error.NodePosition p) {
       String prefix = "";
-      for (dev.loopflow.core.model.NodePosition.LoopFrame f : p.loops()) {
+      for (dev.loopflow.core.error.NodePosition.LoopFrame f : p.loops()) {
         if (nested.contains(prefix + f.loopId())) {
           prefix = prefix + f.loopId() + ".";
         }

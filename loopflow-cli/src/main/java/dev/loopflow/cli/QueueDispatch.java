@@ -1,7 +1,7 @@
 package dev.loopflow.cli;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunOptions;

@@ -1,8 +1,8 @@
 package dev.loopflow.cli;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;

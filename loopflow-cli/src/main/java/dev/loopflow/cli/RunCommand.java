@@ -2,7 +2,7 @@ package dev.loopflow.cli;
 
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import java.io.PrintWriter;
@@ -108,7 +108,7 @@ final class RunCommand implements Callable<Integer> {
         opts.input(name, Inputs.fromText(wf, name, kv.substring(eq + 1)));
       }
       Inputs.resolve(wf, opts.build().inputs());
-    } catch (dev.loopflow.core.MissingInputException e) {
+    } catch (dev.loopflow.core.error.MissingInputException e) {
       err.println(Errors.oneLine("loopflow: " + e.getMessage() + "; pass it with --input " + e.input() + "=..."));
       return Main.USAGE;
     } catch (LoopflowException | IllegalArgumentException e) {

@@ -3,7 +3,7 @@ package dev.loopflow.cli;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;

@@ -1,7 +1,7 @@
 package dev.loopflow.cli;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.run.RestartResponse;

@@ -3,7 +3,7 @@ package dev.loopflow.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import java.io.IOException;
 import java.nio.file.Files;

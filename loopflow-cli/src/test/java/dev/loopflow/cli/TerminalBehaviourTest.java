@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,5 +1,8 @@
 package dev.loopflow.core;
 
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.MissingInputException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.model.InputSpec;

@@ -1,5 +1,8 @@
 package dev.loopflow.core;
 
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.internal.exec.Engine;
 import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
@@ -75,15 +78,15 @@ public final class Loopflow {
       // Refuse a huge file before reading it: the reader's own limit would only apply after it is in memory.
       long bytes = Files.size(file);
       if (bytes > 4L * dev.loopflow.core.internal.yaml.YamlReader.MAX_FILE_CHARS) {
-        throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.model.Problem(
-            new dev.loopflow.core.model.Location(file.toString(), 1, 1), "", "the file has " + bytes
+        throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.error.Problem(
+            new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file has " + bytes
                 + " bytes; the limit for a workflow file is " + dev.loopflow.core.internal.yaml.YamlReader.MAX_FILE_CHARS
                 + " characters")));
       }
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (java.nio.charset.MalformedInputException e) {
-      throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.model.Problem(
-          new dev.loopflow.core.model.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
+      throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.error.Problem(
+          new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
     } catch (IOException e) {
       throw WorkflowInvalidException.unreadable(file, e);
     }
@@ -133,7 +136,7 @@ public final class Loopflow {
 
   /** Runs a workflow file as a child of a node's run (see {@code NodeContext.runWorkflow}). */
   private Map<String, Object> runChild(Path file, Map<String, Object> inputs, RunOptions parent, String parentRunId,
-      dev.loopflow.core.model.NodePosition caller, dev.loopflow.core.internal.exec.ChildLedger ledger)
+      dev.loopflow.core.error.NodePosition caller, dev.loopflow.core.internal.exec.ChildLedger ledger)
       throws InterruptedException {
     int depth = parent.options().get(CHILD_DEPTH) instanceof Number n ? n.intValue() : 0;
     if (depth >= dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH) {
@@ -254,8 +257,8 @@ public final class Loopflow {
    */
   private dev.loopflow.core.run.RestartResponse withTargetOutput(String runId,
       dev.loopflow.core.run.RestartResponse r) {
-    dev.loopflow.core.model.NodePosition at = new dev.loopflow.core.model.NodePosition(java.util.List.of(
-        new dev.loopflow.core.model.NodePosition.LoopFrame(dev.loopflow.core.model.RestartPolicy.LOOP_ID,
+    dev.loopflow.core.error.NodePosition at = new dev.loopflow.core.error.NodePosition(java.util.List.of(
+        new dev.loopflow.core.error.NodePosition.LoopFrame(dev.loopflow.core.model.RestartPolicy.LOOP_ID,
             r.iteration())), r.targetStageId());
     Object output = null;
     boolean found = false;
@@ -325,7 +328,7 @@ public final class Loopflow {
   public RunHandle resume(Workflow workflow, String runId, ResumeInput input, RunOptions options,
       boolean allowChangedWorkflow) {
     RunRecord rec = resumable(runId);
-    String hash = dev.loopflow.core.internal.exec.Hashes.sha256(workflow.source());
+    String hash = RunRecord.hashOf(workflow.source());
     if (!allowChangedWorkflow && rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
       throw new LoopflowException(ErrorCode.WORKFLOW_CHANGED, "run '" + runId + "' started from a different "
           + "version of workflow '" + rec.workflow() + "'; resume it with the workflow it started with");
@@ -413,7 +416,7 @@ public final class Loopflow {
 
   /** The hash journaled with a run to recognise the workflow source it started from. */
   public static String sourceHash(String source) {
-    return dev.loopflow.core.internal.exec.Hashes.sha256(source);
+    return RunRecord.hashOf(source);
   }
 
   public RunStore store() {

@@ -1,7 +1,7 @@
 package dev.loopflow.core;
 
 import dev.loopflow.core.internal.yaml.YamlReader;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;

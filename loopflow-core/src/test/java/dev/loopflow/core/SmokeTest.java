@@ -1,5 +1,6 @@
 package dev.loopflow.core;
 
+import dev.loopflow.core.error.WorkflowInvalidException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

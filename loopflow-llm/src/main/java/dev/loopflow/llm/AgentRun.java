@@ -1,9 +1,9 @@
 package dev.loopflow.llm;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.NodeFailedException;
-import dev.loopflow.core.OutputRejectedException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodeFailedException;
+import dev.loopflow.core.error.OutputRejectedException;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.Usage;

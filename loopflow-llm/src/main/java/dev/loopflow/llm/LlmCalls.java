@@ -1,7 +1,7 @@
 package dev.loopflow.llm;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.llm.provider.ChatClient;

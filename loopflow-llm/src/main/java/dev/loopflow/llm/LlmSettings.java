@@ -1,8 +1,8 @@
 package dev.loopflow.llm;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.OutputRejectedException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.OutputRejectedException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.expr.Template;

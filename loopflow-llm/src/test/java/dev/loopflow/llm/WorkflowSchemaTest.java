@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.schema.WorkflowSchema;
 import java.io.IOException;
@@ -59,7 +59,7 @@ class WorkflowSchemaTest {
       assertThat(h.spec().fieldNames()).as(h.kind()).isEqualTo(h.fields());
       assertThat(h.spec().fields()).as(h.kind()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
     });
-    assertThat(WorkflowSchema.json()).as("what this module's engine finds").isEqualTo(ENGINE.workflowSchema())
+    assertThat(dev.loopflow.core.Loopflow.create().workflowSchema()).as("what this module's engine finds").isEqualTo(ENGINE.workflowSchema())
         .isEqualTo(WorkflowSchema.json(ENGINE.handlers().values()));
   }
 
@@ -125,7 +125,7 @@ class WorkflowSchemaTest {
       ENGINE.parse(yaml, "t.yaml");
       return List.of();
     } catch (WorkflowInvalidException e) {
-      return e.problems().stream().map(dev.loopflow.core.model.Problem::format).toList();
+      return e.problems().stream().map(dev.loopflow.core.error.Problem::format).toList();
     }
   }
 }

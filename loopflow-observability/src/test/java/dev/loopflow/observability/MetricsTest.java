@@ -146,7 +146,7 @@ class MetricsTest {
     try {
       wf = engine.parse("name: \"" + name + "\"\nnodes:\n  - id: a\n    type: transform\n    template: x\n",
           "hostile.yaml");
-    } catch (dev.loopflow.core.WorkflowInvalidException e) {
+    } catch (dev.loopflow.core.error.WorkflowInvalidException e) {
       return; // a name the loader refuses never reaches a label
     }
     engine.run(wf, obs.instrument(wf, RunOptions.builder()).build());

@@ -2,7 +2,7 @@ package dev.loopflow.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
 import java.io.InputStream;
@@ -263,7 +263,7 @@ class AuthAndErrorsTest {
             throw new IllegalStateException("the disk is on fire\nat line two");
           }
           if (method.getName().equals("findRun")) {
-            throw new dev.loopflow.core.LoopflowException(ErrorCode.STORE_UNAVAILABLE, "the database refuses "
+            throw new dev.loopflow.core.error.LoopflowException(ErrorCode.STORE_UNAVAILABLE, "the database refuses "
                 + "connections");
           }
           try {

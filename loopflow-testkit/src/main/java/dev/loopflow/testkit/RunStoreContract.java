@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
@@ -138,7 +138,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     store.updateRun(resumed);
     assertThat(store.findRun(id)).contains(resumed);
     RunRecord failed = resumed.finish(RunStatus.FAILED, T0.plusSeconds(9), new Usage(10, 5, 0.25, 2, 0), null,
-        new RunError(dev.loopflow.core.ErrorCode.LOOP_ITERATION_EXCEEDED, "too many", "review", "fix[3].review",
+        new RunError(dev.loopflow.core.error.ErrorCode.LOOP_ITERATION_EXCEEDED, "too many", "review", "fix[3].review",
             Map.of("edgeFrom", "review", "maxIterations", 3)));
     store.updateRun(failed);
     assertThat(store.findRun(id)).contains(failed);

@@ -2,7 +2,7 @@ package dev.loopflow.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;

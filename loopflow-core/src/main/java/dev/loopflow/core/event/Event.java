@@ -1,6 +1,6 @@
 package dev.loopflow.core.event;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import java.time.Instant;
 import java.util.Map;
 

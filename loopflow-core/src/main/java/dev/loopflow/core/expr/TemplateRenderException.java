@@ -1,7 +1,7 @@
 package dev.loopflow.core.expr;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 
 /**
  * A template that parsed but failed while rendering (a failing filter, a type error, a size limit). Its code is

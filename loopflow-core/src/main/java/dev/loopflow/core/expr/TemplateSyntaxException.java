@@ -1,7 +1,7 @@
 package dev.loopflow.core.expr;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 
 /**
  * A template or condition that does not parse. Its code is {@link ErrorCode#WORKFLOW_INVALID}: templates are part of

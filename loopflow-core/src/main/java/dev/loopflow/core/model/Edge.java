@@ -1,5 +1,6 @@
 package dev.loopflow.core.model;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.expr.Condition;
 
 /**

@@ -1,5 +1,6 @@
 package dev.loopflow.core.model;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.spi.NodeProgram;

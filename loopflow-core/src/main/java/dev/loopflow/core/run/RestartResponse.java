@@ -1,6 +1,6 @@
 package dev.loopflow.core.run;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,6 +1,7 @@
 package dev.loopflow.core.run;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,12 +25,13 @@ public record RunError(ErrorCode errorCode, String message, String node, String 
 
   /**
    * The exception the run failed or was cancelled with, rebuilt from this error (see
-   * {@link dev.loopflow.core.LoopflowException#of(RunError)}): a loop that exhausted its bound gives a
-   * {@link dev.loopflow.core.LoopIterationExceededException} or {@link dev.loopflow.core.MaxIterationsExceededException}
+   * {@link LoopflowException#rebuilt}): a loop that exhausted its bound gives a
+   * {@link dev.loopflow.core.error.LoopIterationExceededException} or
+   * {@link dev.loopflow.core.error.MaxIterationsExceededException}
    * with its loop, bound and passes.
    */
-  public dev.loopflow.core.LoopflowException toException() {
-    return dev.loopflow.core.LoopflowException.of(this);
+  public LoopflowException toException() {
+    return LoopflowException.rebuilt(errorCode, message, path != null ? path : node, details);
   }
 
   /** The code's stable string form, as JSON output and the journal carry it (e.g. {@code budget_exceeded}). */

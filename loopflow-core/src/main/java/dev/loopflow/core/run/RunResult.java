@@ -51,17 +51,17 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
    * This result when the run did not fail and was not cancelled (it completed, or it is paused: see
    * {@link #waiting()}); otherwise throws the exception it ended with, typed as the engine raised it and rebuilt from
    * {@link #error()} (so the same for a result read back from a store): a loop edge past its bound throws
-   * {@link dev.loopflow.core.LoopIterationExceededException}, another loop past its bound
-   * {@link dev.loopflow.core.MaxIterationsExceededException}, each with the loop, its bound and the passes that ran;
-   * any other error a {@link dev.loopflow.core.LoopflowException} with its code and details.
+   * {@link dev.loopflow.core.error.LoopIterationExceededException}, another loop past its bound
+   * {@link dev.loopflow.core.error.MaxIterationsExceededException}, each with the loop, its bound and the passes that ran;
+   * any other error a {@link dev.loopflow.core.error.LoopflowException} with its code and details.
    *
-   * @throws dev.loopflow.core.LoopflowException the run's error, for a failed or cancelled run
+   * @throws dev.loopflow.core.error.LoopflowException the run's error, for a failed or cancelled run
    */
   public RunResult orThrow() {
     if (status == RunStatus.FAILED || status == RunStatus.CANCELLED) {
       if (error == null) {
         // Never silent: a failed result without its error is itself an engine fault.
-        throw new dev.loopflow.core.LoopflowException(dev.loopflow.core.ErrorCode.INTERNAL_ERROR, "run " + runId
+        throw new dev.loopflow.core.error.LoopflowException(dev.loopflow.core.error.ErrorCode.INTERNAL_ERROR, "run " + runId
             + " " + status.json() + " without an error");
       }
       throw error.toException();

@@ -1,6 +1,6 @@
 package dev.loopflow.core.run;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;

@@ -1,7 +1,7 @@
 package dev.loopflow.core.sandbox;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.spi.NodeContext;
 import java.io.IOException;

@@ -3,7 +3,6 @@ package dev.loopflow.core.schema;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.internal.load.TemplateScope;
 import dev.loopflow.core.internal.load.Vocabulary;
@@ -36,14 +35,6 @@ public final class WorkflowSchema {
   public static final String DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
   private WorkflowSchema() {}
-
-  /**
-   * The schema for the node kinds of the modules installed here: those {@link Loopflow#create()} finds (with the
-   * LLM module on the path, its llm and agent kinds too).
-   */
-  public static Map<String, Object> json() {
-    return Loopflow.create().workflowSchema();
-  }
 
   /** The schema for the built-in kinds and the kinds of {@code handlers}. */
   public static Map<String, Object> json(Collection<NodeHandler> handlers) {

@@ -3,7 +3,7 @@ package dev.loopflow.core.secrets;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.model.InputSpec;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.store.NodeExecution;

@@ -2,7 +2,7 @@ package dev.loopflow.core.secrets;
 
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.internal.yaml.YamlReader;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;

@@ -2,7 +2,7 @@ package dev.loopflow.core.spi;
 
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +41,7 @@ public interface NodeContext {
   /** Time left before the run's deadline, or null when there is none. */
   Duration remaining();
 
-  /** Throws {@link dev.loopflow.core.LoopflowException} with code {@code cancelled} when the run is cancelled. */
+  /** Throws {@link dev.loopflow.core.error.LoopflowException} with code {@code cancelled} when the run is cancelled. */
   void checkCancelled();
 
   /** Reserves and records this node's LLM calls against the budgets that apply to it. */

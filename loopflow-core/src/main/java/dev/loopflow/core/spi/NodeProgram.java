@@ -4,7 +4,7 @@ package dev.loopflow.core.spi;
 @FunctionalInterface
 public interface NodeProgram {
   /**
-   * Runs the node once. Throw {@link dev.loopflow.core.LoopflowException} (or any exception, reported as
+   * Runs the node once. Throw {@link dev.loopflow.core.error.LoopflowException} (or any exception, reported as
    * {@code node_failed}) to fail; honour interruption, which is how cancellation and timeouts arrive.
    */
   NodeOutcome execute(NodeContext context) throws Exception;

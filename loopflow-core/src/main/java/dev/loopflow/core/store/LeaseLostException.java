@@ -1,7 +1,7 @@
 package dev.loopflow.core.store;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 
 /**
  * A journal write of a run refused because the run's lease moved to another engine since this one claimed it

@@ -1,6 +1,6 @@
 package dev.loopflow.core.store;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.Usage;
 import java.time.Instant;

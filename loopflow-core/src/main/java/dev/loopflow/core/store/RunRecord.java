@@ -179,7 +179,7 @@ public final class RunRecord {
    * journaled source cannot run as it is.
    */
   public boolean sourceIsExact() {
-    return source == null || sourceHash == null || sourceHash.equals(dev.loopflow.core.Loopflow.sourceHash(source));
+    return source == null || sourceHash == null || sourceHash.equals(hashOf(source));
   }
 
   public RunRecord finish(RunStatus s, Instant at, Usage u, Object out, RunError err) {
@@ -345,6 +345,22 @@ public final class RunRecord {
 
     public RunRecord build() {
       return new RunRecord(this);
+    }
+  }
+
+  /**
+   * The hash of a workflow's source journaled with every run (hex SHA-256 of its UTF-8 bytes), so a resume can tell
+   * that the file changed; null for no source.
+   */
+  public static String hashOf(String source) {
+    if (source == null) {
+      return null;
+    }
+    try {
+      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+      return java.util.HexFormat.of().formatHex(md.digest(source.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e); // every JDK has SHA-256
     }
   }
 }

@@ -2,7 +2,7 @@ package dev.loopflow.core.event;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

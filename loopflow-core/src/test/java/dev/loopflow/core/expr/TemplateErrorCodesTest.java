@@ -3,8 +3,8 @@ package dev.loopflow.core.expr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.Problem;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;

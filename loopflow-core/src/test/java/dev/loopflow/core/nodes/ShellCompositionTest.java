@@ -118,7 +118,7 @@ class ShellCompositionTest {
     Workflow wf;
     try {
       wf = ENGINE.workflow("w").node("sh", "shell", Map.of("bash", command, "timeout", "10s")).build();
-    } catch (dev.loopflow.core.WorkflowInvalidException refused) {
+    } catch (dev.loopflow.core.error.WorkflowInvalidException refused) {
       // A computed variable name (printf -v "${nope:-VALUE}") is refused when the workflow loads.
       assertThat(refused.problems()).isNotEmpty();
       return;

@@ -3,8 +3,8 @@ package dev.loopflow.core.nodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.model.Problem;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;

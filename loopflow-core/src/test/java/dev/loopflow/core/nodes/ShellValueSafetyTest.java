@@ -3,7 +3,7 @@ package dev.loopflow.core.nodes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.ShellValueRejectedException.Rule;
+import dev.loopflow.core.error.ShellValueRejectedException.Rule;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;

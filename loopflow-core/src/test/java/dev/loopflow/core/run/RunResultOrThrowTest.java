@@ -3,13 +3,13 @@ package dev.loopflow.core.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopIterationExceededException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopIterationExceededException;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.MaxIterationsExceededException;
-import dev.loopflow.core.ScriptLimitExceededException;
-import dev.loopflow.core.ShellValueRejectedException;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.MaxIterationsExceededException;
+import dev.loopflow.core.error.ScriptLimitExceededException;
+import dev.loopflow.core.error.ShellValueRejectedException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -101,7 +101,7 @@ class RunResultOrThrowTest {
       assertThat(le.passes()).isEqualTo(2);
       assertThat(le.loopId()).isEqualTo("reviewer->coder");
     });
-    assertThat(e.position().loops()).containsExactly(new dev.loopflow.core.model.NodePosition.LoopFrame("outer", 2));
+    assertThat(e.position().loops()).containsExactly(new dev.loopflow.core.error.NodePosition.LoopFrame("outer", 2));
     assertThat(e.position().nodeId()).isEqualTo("reviewer->coder");
 
     // A pipeline's refused restart journaled before the details were unified: still typed.

@@ -3,8 +3,8 @@ package dev.loopflow.core.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.internal.util.Durations;
 import dev.loopflow.core.spi.NodeConfig;

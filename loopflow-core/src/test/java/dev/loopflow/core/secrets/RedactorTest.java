@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunError;
 import java.time.Instant;
@@ -115,7 +115,7 @@ class RedactorTest {
   @Test
   void errorsAreMaskedInMessageAndDetails() {
     Redactor r = Redactor.of(List.of(SECRET));
-    RunError e = r.error(new RunError(dev.loopflow.core.ErrorCode.NODE_FAILED, "boom " + SECRET, "n", null, Map.of("k", SECRET)));
+    RunError e = r.error(new RunError(dev.loopflow.core.error.ErrorCode.NODE_FAILED, "boom " + SECRET, "n", null, Map.of("k", SECRET)));
     assertThat(e.message()).isEqualTo("boom [redacted]");
     assertThat(e.details()).isEqualTo(Map.of("k", "[redacted]"));
   }

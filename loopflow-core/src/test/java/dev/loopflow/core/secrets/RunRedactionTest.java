@@ -3,9 +3,9 @@ package dev.loopflow.core.secrets;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;

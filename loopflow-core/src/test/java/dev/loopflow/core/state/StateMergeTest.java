@@ -3,7 +3,7 @@ package dev.loopflow.core.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.NodeExecution;

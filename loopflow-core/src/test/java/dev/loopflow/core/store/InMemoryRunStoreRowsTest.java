@@ -2,7 +2,7 @@ package dev.loopflow.core.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.RunSummary;

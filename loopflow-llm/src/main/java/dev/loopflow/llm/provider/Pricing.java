@@ -45,7 +45,7 @@ public interface Pricing {
      * This table with the prices of {@code file} added or replacing existing entries; {@code .json} files are
      * read as JSON, anything else as YAML.
      *
-     * @throws dev.loopflow.core.LoopflowException with code {@code usage} when the file cannot be read
+     * @throws dev.loopflow.core.error.LoopflowException with code {@code usage} when the file cannot be read
      * @throws IllegalArgumentException naming the file and entry when the content is malformed
      */
     Pricing withOverrides(Path file);

@@ -1,7 +1,7 @@
 package dev.loopflow.llm.provider;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import java.util.Objects;
 import java.util.OptionalInt;
 

@@ -238,7 +238,7 @@ class StreamedRepliesTest {
 
       assertThat(streamed.result().status()).isEqualTo(RunStatus.FAILED);
       assertThat(streamed.result().error().code()).isEqualTo(plain.result().error().code())
-          .isEqualTo(dev.loopflow.core.ErrorCode.BUDGET_EXCEEDED.code());
+          .isEqualTo(dev.loopflow.core.error.ErrorCode.BUDGET_EXCEEDED.code());
       assertThat(streamed.result().usage()).isEqualTo(plain.result().usage());
       assertThat(streamed.result().usage().llmCalls()).isEqualTo(2);
       if (server != null) {
@@ -307,7 +307,7 @@ class StreamedRepliesTest {
       Heard h = new Runs(p, server).run(llmWorkflow(p, List.of()), true);
 
       assertThat(h.result().status()).isEqualTo(RunStatus.FAILED);
-      assertThat(h.result().error().code()).isEqualTo(dev.loopflow.core.ErrorCode.NODE_FAILED.code());
+      assertThat(h.result().error().code()).isEqualTo(dev.loopflow.core.error.ErrorCode.NODE_FAILED.code());
       assertThat(h.result().error().message()).contains("streamed reply from").contains("was cut off after 5 events")
           .doesNotContain("could not be reached");
       assertThat(server.requestCount()).isEqualTo(1);

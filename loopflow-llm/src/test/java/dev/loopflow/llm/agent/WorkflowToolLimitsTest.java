@@ -2,7 +2,7 @@ package dev.loopflow.llm.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.run.RunResult;

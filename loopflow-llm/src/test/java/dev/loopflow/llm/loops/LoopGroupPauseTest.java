@@ -3,7 +3,7 @@ package dev.loopflow.llm.loops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;

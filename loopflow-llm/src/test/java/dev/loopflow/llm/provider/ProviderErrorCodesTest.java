@@ -3,8 +3,8 @@ package dev.loopflow.llm.provider;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.testkit.FakeOpenAiServer;
 import dev.loopflow.testkit.Reply;
 import java.nio.file.Files;

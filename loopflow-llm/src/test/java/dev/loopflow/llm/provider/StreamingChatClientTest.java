@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.testkit.FakeAnthropicServer;
 import dev.loopflow.testkit.FakeOllamaServer;
 import dev.loopflow.testkit.FakeOpenAiServer;

@@ -1,6 +1,6 @@
 package dev.loopflow.observability.internal;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.RestartPolicy;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package dev.loopflow.observability.internal;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.EventListener;
 import dev.loopflow.core.model.RestartPolicy;

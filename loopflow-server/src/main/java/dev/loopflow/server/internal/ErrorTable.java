@@ -1,6 +1,6 @@
 package dev.loopflow.server.internal;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import java.util.EnumMap;
 import java.util.Map;
 

@@ -2,7 +2,7 @@ package dev.loopflow.server.internal;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.observability.Observability;

@@ -1,9 +1,9 @@
 package dev.loopflow.server.internal;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RestartRequest;
@@ -132,7 +132,7 @@ final class RunRoutes {
     Workflow wf;
     try {
       wf = engine.parse(rec.source(), rec.file() == null ? rec.workflow() : rec.file());
-    } catch (dev.loopflow.core.WorkflowInvalidException e) {
+    } catch (dev.loopflow.core.error.WorkflowInvalidException e) {
       throw ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.CONFLICT), "the journaled workflow of run '" + id
           + "' no longer loads with this version", Map.of("problems", ApiError.problems(e.problems())));
     }

@@ -1,7 +1,7 @@
 package dev.loopflow.server.internal;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import io.javalin.http.Context;
@@ -105,7 +105,7 @@ final class WorkflowRoutes {
     try {
       source = WorkflowFiles.read(file);
     } catch (IOException e) {
-      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.ErrorCode.WORKFLOW_INVALID), "workflow '" + name
+      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.error.ErrorCode.WORKFLOW_INVALID), "workflow '" + name
           + "' cannot be read: " + WorkflowFiles.why(e), Map.of("problems", List.of(problem(WorkflowFiles.why(e)))));
     }
     String accept = ctx.header("Accept");
@@ -141,7 +141,7 @@ final class WorkflowRoutes {
     }
     Checked c = check(source, name + ".yaml");
     if (c.workflow() == null) {
-      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.ErrorCode.WORKFLOW_INVALID), "the workflow is "
+      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.error.ErrorCode.WORKFLOW_INVALID), "the workflow is "
           + "invalid: " + c.problems().size() + (c.problems().size() == 1 ? " problem" : " problems")
           + "; nothing was written", Map.of("problems", c.problems()));
     }

@@ -1,6 +1,6 @@
 package dev.loopflow.server.internal;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 
 /** Lets tests in other packages read the error table, which is package-private. */
 public final class ErrorTableAccess {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.Usage;
 import java.util.ArrayList;
@@ -153,7 +153,7 @@ final class Codec {
     if (m == null) {
       return null;
     }
-    return new RunError(dev.loopflow.core.ErrorCode.of((String) m.get("code")), (String) m.get("message"), (String) m.get("node"),
+    return new RunError(dev.loopflow.core.error.ErrorCode.of((String) m.get("code")), (String) m.get("message"), (String) m.get("node"),
         (String) m.get("path"), (Map<String, Object>) m.get("details"));
   }
 

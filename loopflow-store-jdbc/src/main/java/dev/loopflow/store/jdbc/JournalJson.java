@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.Usage;
 import java.io.IOException;
 import java.io.StringWriter;

@@ -1,7 +1,7 @@
 package dev.loopflow.store.jdbc;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 
 /** The one kind of error a store raises when it cannot do its work: code {@link ErrorCode#STORE_UNAVAILABLE}. */
 final class StoreFailures {

@@ -3,9 +3,9 @@ package dev.loopflow.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.LeaseLostException;

@@ -3,9 +3,9 @@ package dev.loopflow.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunStore;

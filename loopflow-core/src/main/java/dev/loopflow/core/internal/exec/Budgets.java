@@ -1,9 +1,9 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Budget;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.NodeContext.CallPlan;
 import dev.loopflow.core.spi.NodeContext.TokenPrice;
 import dev.loopflow.core.spi.Usage;

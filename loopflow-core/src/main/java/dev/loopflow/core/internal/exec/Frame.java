@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,11 +1,11 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.ExitReason;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import java.util.ArrayList;
@@ -135,7 +135,7 @@ abstract class LoopFront {
 
   /** The exit reason a failed pass gives the loop. */
   ExitReason failureReason(RunError error) {
-    return error.errorCode() == dev.loopflow.core.ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET : ExitReason.ERROR;
+    return error.errorCode() == dev.loopflow.core.error.ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET : ExitReason.ERROR;
   }
 
   /** The {@code loop} variable of pass {@code st.iteration}. */

@@ -1,9 +1,9 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopIterationExceededException;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.MaxIterationsExceededException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopIterationExceededException;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.MaxIterationsExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
@@ -12,7 +12,7 @@ import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.ExitReason;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunError;

@@ -1,12 +1,12 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodeFailedException;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.NodeContext;

@@ -1,8 +1,8 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.OutputRejectedException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.OutputRejectedException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;

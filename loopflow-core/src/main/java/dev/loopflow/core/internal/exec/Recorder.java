@@ -1,10 +1,10 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;

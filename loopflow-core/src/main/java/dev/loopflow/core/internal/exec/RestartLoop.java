@@ -1,14 +1,14 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.MaxIterationsExceededException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.MaxIterationsExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.ExitReason;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RestartRequest;

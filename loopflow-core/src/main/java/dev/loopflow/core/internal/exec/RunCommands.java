@@ -74,7 +74,7 @@ final class RunCommands {
       if (origin instanceof String path && !completed.test(path)) {
         seen.add(c.seq());
         respond(new RestartResponse(c.seq(), String.valueOf(c.payload().get("target_stage_id")), false,
-            dev.loopflow.core.ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: superseded: the "
+            dev.loopflow.core.error.ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: superseded: the "
                 + "requesting node's execution was interrupted and runs again", null, iteration));
       } else if (seen.add(c.seq())) {
         inbox.add(c);

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.secrets.Redactor;
@@ -144,8 +144,8 @@ final class RunContext {
       if (fatal != null && (!leaseLost || leaseLost())) {
         return;
       }
-      fatal = new dev.loopflow.core.run.RunError(leaseLost ? dev.loopflow.core.ErrorCode.LEASE_LOST
-          : dev.loopflow.core.ErrorCode.INTERNAL_ERROR, message, null);
+      fatal = new dev.loopflow.core.run.RunError(leaseLost ? dev.loopflow.core.error.ErrorCode.LEASE_LOST
+          : dev.loopflow.core.error.ErrorCode.INTERNAL_ERROR, message, null);
     }
     stopRequested = true;
     onFatal.run();
@@ -158,7 +158,7 @@ final class RunContext {
   /** Whether the run's lease moved to another engine: nothing more may be written for it here. */
   boolean leaseLost() {
     dev.loopflow.core.run.RunError f = fatal;
-    return f != null && f.errorCode() == dev.loopflow.core.ErrorCode.LEASE_LOST;
+    return f != null && f.errorCode() == dev.loopflow.core.error.ErrorCode.LEASE_LOST;
   }
 
   /** How an unexpected exception is named in an internal error: its type and message, never a stack trace. */

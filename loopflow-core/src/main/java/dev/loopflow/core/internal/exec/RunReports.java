@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.NodePosition;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;

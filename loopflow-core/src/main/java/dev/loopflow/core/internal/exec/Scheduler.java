@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.ErrorCode;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.util.Durations;
@@ -243,7 +243,7 @@ final class Scheduler implements RunHandle {
     if (resumeFrom == null) {
       // The hash is of the source as written, credentials included: resume compares it with the file.
       RunRecord fresh = redactor.record(RunRecord.builder().runId(runId).workflow(workflow.name())
-          .file(workflow.file()).source(workflow.source()).sourceHash(Hashes.sha256(workflow.source()))
+          .file(workflow.file()).source(workflow.source()).sourceHash(RunRecord.hashOf(workflow.source()))
           .inputs(runState.inputs).options(journaledOptions).status(RunStatus.RUNNING).startedAt(started)
           .workingDirectory(options.workingDirectory().toString()).build());
       // Only a record this run created is ever written again: when its id is already taken (another run, another
@@ -261,7 +261,7 @@ final class Scheduler implements RunHandle {
           journalOnly.accept(runId);
         } catch (RuntimeException e) {
           // The queue's own error says what failed (the callers say that the run could not be queued).
-          return finish(RunStatus.FAILED, e instanceof dev.loopflow.core.LoopflowException le
+          return finish(RunStatus.FAILED, e instanceof dev.loopflow.core.error.LoopflowException le
               ? new RunError(le.code(), le.getMessage(), null)
               : new RunError(ErrorCode.INTERNAL_ERROR, "internal error while queueing the run: "
                   + RunContext.describe(e), null));

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
-import dev.loopflow.core.Sleeper;
+import dev.loopflow.core.time.Sleeper;
 import java.time.Clock;
 import java.time.Duration;
 

@@ -4,7 +4,7 @@ import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.Problem;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

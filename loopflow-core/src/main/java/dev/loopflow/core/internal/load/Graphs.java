@@ -6,7 +6,7 @@ import dev.loopflow.core.model.LoopConfig;
 import java.util.ArrayList;
 import java.util.HashMap;
 import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.internal.yaml.YNode;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.spi.ModelPrices;
 import dev.loopflow.core.spi.NodeHandler;
 import java.time.Duration;

@@ -6,7 +6,7 @@ import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.spi.NodeHandler;

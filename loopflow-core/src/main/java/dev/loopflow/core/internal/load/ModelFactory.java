@@ -6,7 +6,7 @@ import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Limits;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;

@@ -6,7 +6,7 @@ import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.TemplateSyntaxException;
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.spi.NodeConfig;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ final class NodeConfigImpl implements NodeConfig {
   private Map<String, String> shownAs = Map.of();
   private final Map<String, Object> sections;
   /** Problems that hold only if a max_usd budget applies to this node; the loader decides once loops are known. */
-  private final List<dev.loopflow.core.model.Problem> costProblems = new ArrayList<>();
+  private final List<dev.loopflow.core.error.Problem> costProblems = new ArrayList<>();
 
   NodeConfigImpl(String id, String kind, Location location, String pathPrefix, Map<String, YNode.YMap.Entry> fields,
       Problems problems, List<TemplateRef> refs, Map<String, Object> defaults, Map<String, Object> sections) {
@@ -313,11 +313,11 @@ final class NodeConfigImpl implements NodeConfig {
 
   @Override
   public void errorUnderCostLimit(String field, String message) {
-    costProblems.add(new dev.loopflow.core.model.Problem(field == null ? location : location(field), path(field),
+    costProblems.add(new dev.loopflow.core.error.Problem(field == null ? location : location(field), path(field),
         message));
   }
 
-  List<dev.loopflow.core.model.Problem> costProblems() {
+  List<dev.loopflow.core.error.Problem> costProblems() {
     return costProblems;
   }
 }

@@ -2,7 +2,7 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeHandler;

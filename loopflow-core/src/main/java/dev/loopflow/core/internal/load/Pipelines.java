@@ -4,7 +4,7 @@ import dev.loopflow.core.internal.util.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.schema.FieldSpec;
 import java.util.ArrayList;

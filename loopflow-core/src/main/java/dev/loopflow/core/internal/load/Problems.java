@@ -1,8 +1,8 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.internal.util.Names;
-import dev.loopflow.core.model.Location;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Problem;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;

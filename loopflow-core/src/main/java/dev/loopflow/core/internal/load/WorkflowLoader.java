@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.WorkflowInvalidException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.internal.yaml.YamlReader;
@@ -8,7 +8,7 @@ import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.model.Problem;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.ModelPrices;
@@ -102,7 +102,7 @@ public final class WorkflowLoader {
       pipeline = Pipelines.compile(top.get("workflow_pattern"), top.get("agents"), header.inputs().keySet(),
           st.defaults.containsKey("model"), problems);
       if (pipeline == null) {
-        throw new dev.loopflow.core.WorkflowInvalidException(problems.sorted());
+        throw new dev.loopflow.core.error.WorkflowInvalidException(problems.sorted());
       }
       nodeList = pipeline.nodes();
       policy = pipeline.policy();

@@ -1,8 +1,8 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
-import dev.loopflow.core.ScriptLimitExceededException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.ScriptLimitExceededException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.sandbox.ProcessSandbox;

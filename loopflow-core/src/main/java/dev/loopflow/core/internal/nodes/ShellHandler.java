@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.error.NodeFailedException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.sandbox.ProcessSandbox;

@@ -1,7 +1,7 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.NodeConfig;

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.NodeFailedException;
+import dev.loopflow.core.error.NodeFailedException;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.expr.Template;

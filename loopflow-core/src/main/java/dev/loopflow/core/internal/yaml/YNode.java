@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.yaml;
 
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

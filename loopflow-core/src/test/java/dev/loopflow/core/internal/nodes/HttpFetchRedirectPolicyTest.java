@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.nodes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.nodes.TestHttpServer;
 import java.net.InetAddress;
 import java.net.URI;

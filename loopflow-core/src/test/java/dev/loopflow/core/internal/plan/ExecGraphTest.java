@@ -11,7 +11,7 @@ import dev.loopflow.core.internal.plan.ExecGraph.NodeUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.RegionUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.Unit;
 import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.model.Location;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.loopflow.llm.internal.tools;
 
-import dev.loopflow.core.ErrorCode;
-import dev.loopflow.core.LoopflowException;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.sandbox.SandboxPolicy;

@@ -1,9 +1,9 @@
-package dev.loopflow.core;
+package dev.loopflow.core.time;
 
 import java.time.Duration;
 
 /**
- * How the engine waits. A {@link java.time.Clock} given to {@link Loopflow.Builder#clock} that also implements
+ * How the engine waits. A {@link java.time.Clock} given to {@link dev.loopflow.core.Loopflow.Builder#clock} that also implements
  * this interface governs the engine's waits, not only its timestamps: retry delays, the run's deadline and node
  * timeouts pass when the clock says so. A test clock that wakes sleepers when the test advances it (the testkit's
  * {@code ManualClock}) makes time-dependent behaviour deterministic and instant. With any other clock the engine

@@ -1,4 +1,4 @@
-package dev.loopflow.core.model;
+package dev.loopflow.core.error;
 
 /** A place in a workflow file; line and column are 1-based. */
 public record Location(String file, int line, int column) {

@@ -1,4 +1,4 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
 import java.util.Map;
 

@@ -1,7 +1,5 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
-import dev.loopflow.core.model.NodePosition;
-import dev.loopflow.core.run.RunError;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -40,30 +38,31 @@ public class LoopflowException extends RuntimeException {
     this.journaledDetails = Map.of();
   }
 
-  private LoopflowException(RunError error, NodePosition position) {
-    super(error.message());
-    this.code = error.errorCode();
+  private LoopflowException(NodePosition position, ErrorCode code, String message, Map<String, Object> details) {
+    super(message);
+    this.code = code;
     this.position = position;
-    this.journaledDetails = Collections.unmodifiableMap(new LinkedHashMap<>(error.details()));
+    this.journaledDetails = Collections.unmodifiableMap(new LinkedHashMap<>(details));
   }
 
   /**
-   * The exception a run failed (or was cancelled) with, rebuilt from its {@link RunError}, as a result returned by
+   * The exception a run failed (or was cancelled) with, rebuilt from its journaled error (code, message, the path of
+   * the node it happened in, details), as a result returned by
    * the engine or read back from a store carries it: the typed exception where the error's code and details
    * identify one ({@link LoopIterationExceededException}, {@link MaxIterationsExceededException},
    * {@link ScriptLimitExceededException}, {@link ShellValueRejectedException}), else a {@code LoopflowException}
    * with the error's code and details. Message and position (from the error's path) are the error's.
    */
-  public static LoopflowException of(RunError error) {
-    Objects.requireNonNull(error, "error");
-    Map<String, Object> d = error.details();
-    NodePosition pos = position(error.path() != null ? error.path() : error.node());
-    switch (error.errorCode()) {
+  public static LoopflowException rebuilt(ErrorCode code, String message, String where, Map<String, Object> details) {
+    Objects.requireNonNull(code, "code");
+    Map<String, Object> d = details == null ? Map.of() : details;
+    NodePosition pos = position(where);
+    switch (code) {
       case LOOP_ITERATION_EXCEEDED -> {
         Integer max = integer(d.get("maxIterations"));
         if (d.get("edgeFrom") instanceof String from && d.get("edgeTo") instanceof String to && max != null) {
           Integer passes = integer(d.get("passes"));
-          return new LoopIterationExceededException(from, to, max, passes == null ? max : passes, error.message(),
+          return new LoopIterationExceededException(from, to, max, passes == null ? max : passes, message,
               pos);
         }
       }
@@ -73,25 +72,25 @@ public class LoopflowException extends RuntimeException {
         if (max != null && loop != null) {
           Integer passes = integer(d.get("passes"));
           return new MaxIterationsExceededException(d.get("construct") instanceof String c ? c : null, loop, max,
-              passes == null ? max : passes, error.message(), pos);
+              passes == null ? max : passes, message, pos);
         }
       }
       case NODE_FAILED -> {
         if (d.get("limit") instanceof String limit && d.get("value") instanceof Number value) {
-          return new ScriptLimitExceededException(limit, value.longValue(), error.message(), pos);
+          return new ScriptLimitExceededException(limit, value.longValue(), message, pos);
         }
         if (d.get("field") instanceof String field && d.get("source") instanceof String source
             && d.get("rule") instanceof String rule) {
           for (ShellValueRejectedException.Rule r : ShellValueRejectedException.Rule.values()) {
             if (r.code().equals(rule)) {
-              return new ShellValueRejectedException(field, source, r, error.message());
+              return new ShellValueRejectedException(field, source, r, message);
             }
           }
         }
       }
       default -> { }
     }
-    return new LoopflowException(error, pos);
+    return new LoopflowException(pos, code, message, d);
   }
 
   /** A whole number as a JSON reader gives it back (Integer, Long or a double without a fraction), else null. */
@@ -141,7 +140,7 @@ public class LoopflowException extends RuntimeException {
 
   /**
    * Code-specific data as it appears in a run's error object (e.g. a loop edge's endpoints); empty by default, and
-   * the journaled details for an exception rebuilt by {@link #of(RunError)}.
+   * the journaled details for an exception rebuilt by {@link #rebuilt}.
    */
   public Map<String, Object> details() {
     return journaledDetails;

@@ -1,4 +1,4 @@
-package dev.loopflow.core.model;
+package dev.loopflow.core.error;
 
 import java.util.List;
 

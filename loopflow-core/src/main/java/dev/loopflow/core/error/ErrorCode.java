@@ -1,4 +1,4 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
 /** Stable error codes. The string form is what JSON output, the journal and the CLI carry. */
 public enum ErrorCode {

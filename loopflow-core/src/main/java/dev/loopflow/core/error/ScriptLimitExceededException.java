@@ -1,6 +1,5 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
-import dev.loopflow.core.model.NodePosition;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

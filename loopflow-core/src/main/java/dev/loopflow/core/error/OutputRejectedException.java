@@ -1,4 +1,4 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
 /**
  * A node's answer did not satisfy its own output contract (a model's reply that is not JSON, or does not match the
@@ -9,7 +9,7 @@ package dev.loopflow.core;
 public final class OutputRejectedException extends LoopflowException {
   private final String problem;
 
-  public OutputRejectedException(String message, String problem, dev.loopflow.core.model.NodePosition position) {
+  public OutputRejectedException(String message, String problem, dev.loopflow.core.error.NodePosition position) {
     super(ErrorCode.NODE_FAILED, message, position);
     this.problem = problem;
   }

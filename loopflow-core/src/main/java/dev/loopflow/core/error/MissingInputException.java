@@ -1,4 +1,4 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
 /** A run was started without a required input (one with no default). A front end says how to pass it. */
 public final class MissingInputException extends LoopflowException {

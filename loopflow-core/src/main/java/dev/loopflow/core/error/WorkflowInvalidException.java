@@ -1,7 +1,5 @@
-package dev.loopflow.core;
+package dev.loopflow.core.error;
 
-import dev.loopflow.core.model.Location;
-import dev.loopflow.core.model.Problem;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -27,7 +25,7 @@ public final class WorkflowInvalidException extends LoopflowException {
    * A workflow file that cannot be read (missing, not readable, an I/O error): one problem at the file's start, so
    * that callers report it like any other problem of the file. The I/O exception is the cause.
    */
-  static WorkflowInvalidException unreadable(Path file, IOException e) {
+  public static WorkflowInvalidException unreadable(Path file, IOException e) {
     String reason = switch (e) {
       case NoSuchFileException n -> "no such file";
       case AccessDeniedException a -> "permission denied";
