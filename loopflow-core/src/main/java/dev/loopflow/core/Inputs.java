@@ -4,7 +4,7 @@ import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.MissingInputException;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Workflow;
 import java.util.LinkedHashMap;

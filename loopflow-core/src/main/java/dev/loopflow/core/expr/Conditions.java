@@ -1,5 +1,6 @@
 package dev.loopflow.core.expr;
 
+import dev.loopflow.core.error.Names;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -47,7 +48,7 @@ final class Conditions {
     String op = e.getKey();
     Object arg = e.getValue();
     if (!OPERATORS.contains(op)) {
-      String hint = dev.loopflow.core.internal.util.Names.suggest(op, OPERATORS);
+      String hint = Names.suggest(op, OPERATORS);
       throw new TemplateSyntaxException("unknown operator '" + op + "'" + hint + "; expected one of "
           + new java.util.TreeSet<>(OPERATORS), 0);
     }

@@ -4,7 +4,7 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.TemplateSyntaxException;
 import dev.loopflow.core.internal.util.Durations;
-import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.schema.FieldSpec;

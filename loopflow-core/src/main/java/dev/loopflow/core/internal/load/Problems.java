@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.error.Problem;
 import java.util.ArrayList;

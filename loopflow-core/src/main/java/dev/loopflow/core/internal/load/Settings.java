@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.internal.util.Names;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Limits;

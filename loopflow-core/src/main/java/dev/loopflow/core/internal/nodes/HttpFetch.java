@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.nodes;
 
+import dev.loopflow.core.spi.PrivateAddresses;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodeFailedException;
@@ -178,7 +179,7 @@ final class HttpFetch {
       throw new LoopflowException(ErrorCode.NODE_FAILED, what + ": cannot resolve host '" + host + "'");
     }
     for (InetAddress a : addresses) {
-      String why = PrivateNetwork.why(a);
+      String why = PrivateAddresses.whyNotPublic(a);
       if (why != null) {
         throw new LoopflowException(ErrorCode.NODE_FAILED, what + ": " + a.getHostAddress() + " is " + why
             + ", and this run forbids requests to private addresses");

@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.util;
+package dev.loopflow.core.error;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

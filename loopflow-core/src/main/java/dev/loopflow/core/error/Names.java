@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.util;
+package dev.loopflow.core.error;
 
 import java.util.Collection;
 
