@@ -3,6 +3,7 @@ package dev.loopflow.core.run;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.store.LeaseOwners;
 import dev.loopflow.core.store.RunStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ public final class RunSummary {
    */
   public static boolean interrupted(RunStore store, RunRecord run, java.time.Instant now) {
     return run.status() == RunStatus.RUNNING && store.lease(run.runId())
-        .map(l -> dev.loopflow.core.internal.exec.RunLease.abandoned(l, now)).orElse(false);
+        .map(l -> LeaseOwners.abandoned(l, now)).orElse(false);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.store.LeaseOwners;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,8 +20,6 @@ public final class RunLease {
   static final Duration TTL = Duration.ofSeconds(15);
   static final Duration RENEW_EVERY = Duration.ofSeconds(5);
   static final Duration POLL_EVERY = Duration.ofMillis(250);
-  private static final String HOST = hostName();
-  private static final long PID = ProcessHandle.current().pid();
 
   private final RunStore store;
   private final String runId;
@@ -36,7 +35,7 @@ public final class RunLease {
   }
 
   static String newOwnerId() {
-    return HOST + "/" + PID + "/" + UUID.randomUUID().toString().substring(0, 8);
+    return LeaseOwners.newOwnerId();
   }
 
   String owner() {
@@ -53,33 +52,11 @@ public final class RunLease {
       return Optional.empty();
     }
     Optional<RunStore.Lease> held = store.lease(runId);
-    if (held.isPresent() && isDeadLocalOwner(held.get().owner())
+    if (held.isPresent() && LeaseOwners.isDeadLocal(held.get().owner())
         && store.tryLease(runId, owner, now, now.plus(TTL), held.get().owner())) {
       return Optional.empty();
     }
     return held.or(() -> Optional.of(new RunStore.Lease("unknown", now)));
-  }
-
-  /**
-   * Whether the engine holding {@code lease} is gone at {@code now}: the lease expired (its holder stopped renewing
-   * it), or its holder is a process on this host that no longer exists. Exactly the leases a resume breaks, so a run
-   * journaled {@code running} under such a lease is interrupted: nothing executes it and a resume continues it.
-   */
-  public static boolean abandoned(RunStore.Lease lease, Instant now) {
-    return lease.until().isBefore(now) || isDeadLocalOwner(lease.owner());
-  }
-
-  static boolean isDeadLocalOwner(String owner) {
-    String[] parts = owner.split("/");
-    if (parts.length != 3 || !parts[0].equals(HOST)) {
-      return false;
-    }
-    try {
-      long pid = Long.parseLong(parts[1]);
-      return pid != PID && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
-    } catch (NumberFormatException e) {
-      return false;
-    }
   }
 
   /**
@@ -134,18 +111,5 @@ public final class RunLease {
     } catch (RuntimeException e) {
       // It expires on its own.
     }
-  }
-
-  /** Without a DNS lookup, which can stall start-up on a badly configured host. */
-  private static String hostName() {
-    String h = System.getenv("HOSTNAME");
-    if (h == null || h.isBlank()) {
-      try {
-        h = java.nio.file.Files.readString(java.nio.file.Path.of("/etc/hostname")).trim();
-      } catch (Exception e) {
-        h = null;
-      }
-    }
-    return h == null || h.isBlank() ? "localhost" : h.replace('/', '_');
   }
 }
