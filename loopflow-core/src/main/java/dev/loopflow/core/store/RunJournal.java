@@ -1,0 +1,39 @@
+package dev.loopflow.core.store;
+
+import dev.loopflow.core.event.Event;
+import java.util.List;
+
+/**
+ * A store's journal of each run: its events and its node executions, in the order they happened. What must stay
+ * true for a durable store is said on {@link RunStore}.
+ */
+public interface RunJournal {
+  void recordNodeExecution(NodeExecution execution);
+
+  void appendEvent(Event event);
+
+  /** In the order they were journaled. */
+  List<NodeExecution> nodeExecutions(String runId);
+
+  /**
+   * The run's loop passes that journaled a node execution, each distinct (loop path, iteration) once, nested ones
+   * too: what a run list shows as its {@code iterations} ({@link dev.loopflow.core.run.RunSummary#iterations} of
+   * every row the run journaled). A store that no longer keeps all of a finished run's rows answers it from a count
+   * taken before it dropped them; a store wrapping another must pass this on rather than count the rows it reads.
+   */
+  default int loopPasses(String runId) {
+    return dev.loopflow.core.run.RunSummary.iterations(nodeExecutions(runId));
+  }
+
+  /** In sequence order. */
+  List<Event> events(String runId);
+
+  /**
+   * The run's events whose sequence number is above {@code afterSeq}, in sequence order: the tail a reader that has
+   * seen everything up to {@code afterSeq} still needs (a stream resumed from its last id). Durable stores answer it
+   * without reading the earlier events.
+   */
+  default List<Event> events(String runId, long afterSeq) {
+    return events(runId).stream().filter(e -> e.seq() > afterSeq).toList();
+  }
+}
