@@ -97,18 +97,18 @@ class ModuleBoundaryTest {
   }
 
   /** A fixture that leaks: the signature check must find each of its leaks. */
-  public static class Leaky<T extends dev.loopflow.core.error.Names> {
+  public static class Leaky<T extends dev.loopflow.core.internal.util.Durations> {
     public dev.loopflow.core.internal.util.Durations field;
-    protected List<? super dev.loopflow.core.error.Names> wildcard;
-    private dev.loopflow.core.error.Names hidden;
+    protected List<? super dev.loopflow.core.internal.util.Durations> wildcard;
+    private dev.loopflow.core.internal.util.Durations hidden;
 
-    public Leaky(dev.loopflow.core.error.Names[] names) {}
+    public Leaky(dev.loopflow.core.internal.util.Durations[] durations) {}
 
     public java.util.Map<String, List<dev.loopflow.core.internal.util.Durations>> nested() {
       return null;
     }
 
-    Leaky<?> packagePrivate(dev.loopflow.core.error.Names n) {
+    Leaky<?> packagePrivate(dev.loopflow.core.internal.util.Durations d) {
       return hidden == null ? null : this;
     }
   }
