@@ -6,7 +6,7 @@ import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
-import dev.loopflow.core.run.RunInfo;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;

@@ -2,7 +2,7 @@ package dev.loopflow.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.loopflow.core.run.RunSummary;
+import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.store.RunStore;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -4,14 +4,16 @@ import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.internal.exec.Engine;
+import dev.loopflow.core.internal.load.LoaderVocabulary;
 import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
-import dev.loopflow.core.run.RunInfo;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.WorkflowSchema;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
@@ -428,11 +430,23 @@ public final class Loopflow {
   }
 
   /**
-   * The JSON Schema of the workflow format for this engine's node kinds: the built-in ones and its handlers'
-   * ({@link dev.loopflow.core.schema.WorkflowSchema#json(java.util.Collection)}).
+   * The workflow format as this engine reads it: the loader's tables and this engine's node kinds (the built-in ones
+   * and its handlers'), for the JSON Schema, a config panel or an editor.
    */
+  public WorkflowSchema schema() {
+    Map<String, java.util.Set<String>> results = new java.util.HashMap<>();
+    handlers.values().forEach(h -> {
+      if (h.resultFields() != null) {
+        results.put(h.kind(), h.resultFields());
+      }
+    });
+    return new WorkflowSchema(LoaderVocabulary.INSTANCE, handlers.values().stream().map(NodeHandler::spec).toList(),
+        results);
+  }
+
+  /** The JSON Schema of the workflow format for this engine's node kinds ({@link WorkflowSchema#json()}). */
   public Map<String, Object> workflowSchema() {
-    return dev.loopflow.core.schema.WorkflowSchema.json(handlers.values());
+    return schema().json();
   }
 
   WorkflowLoader loaderWith(Map<String, NodeHandler> extra) {

@@ -97,18 +97,18 @@ class ModuleBoundaryTest {
   }
 
   /** A fixture that leaks: the signature check must find each of its leaks. */
-  public static class Leaky<T extends dev.loopflow.core.internal.util.Durations> {
-    public dev.loopflow.core.internal.util.Durations field;
-    protected List<? super dev.loopflow.core.internal.util.Durations> wildcard;
-    private dev.loopflow.core.internal.util.Durations hidden;
+  public static class Leaky<T extends dev.loopflow.core.internal.load.LoaderVocabulary> {
+    public dev.loopflow.core.internal.load.LoaderVocabulary field;
+    protected List<? super dev.loopflow.core.internal.load.LoaderVocabulary> wildcard;
+    private dev.loopflow.core.internal.load.LoaderVocabulary hidden;
 
-    public Leaky(dev.loopflow.core.internal.util.Durations[] durations) {}
+    public Leaky(dev.loopflow.core.internal.load.LoaderVocabulary[] vocabularies) {}
 
-    public java.util.Map<String, List<dev.loopflow.core.internal.util.Durations>> nested() {
+    public java.util.Map<String, List<dev.loopflow.core.internal.load.LoaderVocabulary>> nested() {
       return null;
     }
 
-    Leaky<?> packagePrivate(dev.loopflow.core.internal.util.Durations d) {
+    Leaky<?> packagePrivate(dev.loopflow.core.internal.load.LoaderVocabulary v) {
       return hidden == null ? null : this;
     }
   }

@@ -44,12 +44,10 @@ class PackageLayersTest {
    * no other API package should.
    */
   private static final Set<String> API_TO_INTERNAL_STILL = Set.of(
-      ".graph -> .internal.plan", ".model -> .internal.plan", ".schema -> .internal.load",
-      ".schema -> .internal.util", ".secrets -> .internal.yaml");
+      ".graph -> .internal.plan", ".model -> .internal.plan", ".secrets -> .internal.yaml");
 
-  /** The one package cycle left, and the packages in it. */
-  private static final Set<String> CYCLE_STILL = Set.of(".internal.exec", ".internal.load", ".internal.plan",
-      ".model", ".run", ".sandbox", ".schema", ".secrets", ".spi", ".store");
+  /** The one package cycle left, and the packages in it: a loaded workflow keeps its plan. */
+  private static final Set<String> CYCLE_STILL = Set.of(".internal.plan", ".model");
 
   /** Main source files over the size limit, with the most lines each may have until it is split. */
   private static final Map<String, Integer> LONG_FILES_STILL = Map.of(

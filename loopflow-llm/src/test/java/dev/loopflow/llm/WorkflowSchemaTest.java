@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class WorkflowSchemaTest {
   static final Path FILE = Path.of("../docs/schema/loopflow-workflow.schema.json");
   static final Loopflow ENGINE = Loopflow.create();
-  static final JsonSchemas.Compiled SCHEMA = JsonSchemas.compile(WorkflowSchema.json(ENGINE.handlers().values()));
+  static final JsonSchemas.Compiled SCHEMA = JsonSchemas.compile(ENGINE.schema().json());
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   static Object yaml(String text) {
@@ -40,7 +40,7 @@ class WorkflowSchemaTest {
 
   @Test
   void theCheckedInSchemaIsTheGeneratedOne() throws IOException {
-    String generated = WorkflowSchema.text(ENGINE.handlers().values());
+    String generated = ENGINE.schema().text();
     if (Boolean.getBoolean("loopflow.schema.write")) {
       Files.createDirectories(FILE.getParent());
       Files.writeString(FILE, generated, StandardCharsets.UTF_8);
@@ -60,7 +60,7 @@ class WorkflowSchemaTest {
       assertThat(h.spec().fields()).as(h.kind()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
     });
     assertThat(dev.loopflow.core.Loopflow.create().workflowSchema()).as("what this module's engine finds").isEqualTo(ENGINE.workflowSchema())
-        .isEqualTo(WorkflowSchema.json(ENGINE.handlers().values()));
+        .isEqualTo(ENGINE.schema().json());
   }
 
   static List<Path> examples() throws IOException {

@@ -57,7 +57,7 @@ class CatalogApiTest {
     assertThat(r.header("Content-Type")).startsWith("application/json");
     JsonNode body = r.json();
     Loopflow engine = Loopflow.create();
-    List<NodeKindSpec> specs = WorkflowSchema.nodeKinds(engine.handlers().values());
+    List<NodeKindSpec> specs = engine.schema().nodeKinds();
     List<String> kinds = new ArrayList<>();
     body.path("kinds").forEach(k -> kinds.add(k.path("kind").asText()));
     assertThat(kinds).containsExactlyElementsOf(specs.stream().map(NodeKindSpec::kind).toList());
@@ -71,13 +71,13 @@ class CatalogApiTest {
         sameField(field(k.path("fields"), f.name()), f, spec.kind() + "." + f.name());
       }
       assertThat(k.path("common")).extracting(JsonNode::asText).as(spec.kind()).containsExactlyElementsOf(
-          WorkflowSchema.commonNodeFields(spec.kind()).stream().map(FieldSpec::name).toList());
+          engine.schema().commonNodeFields(spec.kind()).stream().map(FieldSpec::name).toList());
       assertThat(k.path("oneRequired").size()).isEqualTo(spec.oneRequired().size());
       assertThat(k.path("atMostOne").size()).isEqualTo(spec.atMostOne().size());
       assertThat(k.has("description")).isTrue();
       assertThat(k.path("description").isTextual()).as("never null: " + spec.kind()).isTrue();
     }
-    List<FieldSpec> common = WorkflowSchema.commonNodeFields();
+    List<FieldSpec> common = engine.schema().commonNodeFields();
     assertThat(names(body.path("common"))).containsExactlyElementsOf(common.stream().map(FieldSpec::name).toList());
     for (FieldSpec f : common) {
       sameField(field(body.path("common"), f.name()), f, "common." + f.name());
@@ -138,7 +138,7 @@ class CatalogApiTest {
     assertThat(kind(body, "router").path("results")).extracting(JsonNode::asText).contains("selectedBranch");
     Loopflow engine = Loopflow.create();
     for (JsonNode k : body.path("kinds")) {
-      var expected = WorkflowSchema.resultFields(k.path("kind").asText(), engine.handlers());
+      var expected = engine.schema().resultFields(k.path("kind").asText());
       if (expected == null) {
         assertThat(k.path("results").isNull()).isTrue();
       } else {

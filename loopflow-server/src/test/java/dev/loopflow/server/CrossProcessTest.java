@@ -12,7 +12,7 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.run.RunSummary;
+import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.RunStore;
 import java.net.http.HttpResponse;

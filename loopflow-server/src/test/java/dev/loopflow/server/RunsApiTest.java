@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.run.RunSummary;
+import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;

@@ -195,7 +195,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
       written.add(execution(id, pos, "x" + i));
     }
     written.forEach(store::recordNodeExecution);
-    assertThat(store.loopPasses(id)).isEqualTo(dev.loopflow.core.run.RunSummary.iterations(written)).isPositive();
+    assertThat(store.loopPasses(id)).isEqualTo(dev.loopflow.core.store.RunSummary.iterations(written)).isPositive();
     assertThat(store.loopPasses("run_other")).isZero();
   }
 

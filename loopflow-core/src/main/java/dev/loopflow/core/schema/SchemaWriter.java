@@ -1,8 +1,7 @@
 package dev.loopflow.core.schema;
 
 import dev.loopflow.core.expr.Expressions;
-import dev.loopflow.core.internal.load.Vocabulary;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.time.Durations;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -235,11 +234,11 @@ final class SchemaWriter {
   }
 
   /** The shared definitions: a node id, a condition, a duration. */
-  static Map<String, Object> sharedDefs() {
+  static Map<String, Object> sharedDefs(Vocabulary vocabulary) {
     Map<String, Object> defs = new LinkedHashMap<>();
     defs.put(NODE_ID, map("description", "A node id: a letter or '_', then letters, digits, '_' and '-'.",
-        "type", "string", "pattern", "^" + Vocabulary.idPattern() + "$",
-        "not", map("enum", Vocabulary.reservedIds().stream().sorted().toList())));
+        "type", "string", "pattern", "^" + vocabulary.idPattern() + "$",
+        "not", map("enum", vocabulary.reservedIds().stream().sorted().toList())));
     defs.put(CONDITION, map("description", "A condition: a Jinja expression (state.count < 3), a boolean, or the "
         + "structured form with one operator.", "anyOf", List.of(map("type", "string"), map("type", "boolean"),
         ref(STRUCTURED_CONDITION))));

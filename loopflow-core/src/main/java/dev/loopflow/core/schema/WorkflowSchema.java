@@ -4,9 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.internal.load.TemplateScope;
-import dev.loopflow.core.internal.load.Vocabulary;
-import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.expr.TemplateScope;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -20,7 +18,7 @@ import java.util.TreeSet;
 
 /**
  * The JSON Schema (draft 2020-12) of the YAML workflow format, generated from the loader's own field tables and
- * the installed node handlers' {@link NodeHandler#spec() descriptions}, so it describes exactly what the loader
+ * the installed node handlers' descriptions ({@code NodeHandler.spec()}), so it describes exactly what the loader
  * accepts: the top-level sections, every node kind with its fields, the forms a node may take ({@code type:},
  * {@code uses:} + {@code with:}, and the shorthand keys {@code prompt:}, {@code bash:}, {@code run:},
  * {@code loop_group:}, ...), edges, pipelines and restart policies.
@@ -34,11 +32,33 @@ public final class WorkflowSchema {
   /** The JSON Schema dialect the schema is written in. */
   public static final String DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
-  private WorkflowSchema() {}
+  private final Vocabulary vocabulary;
+  private final Map<String, NodeKindSpec> kinds;
+  private final Map<String, Set<String>> resultFields;
 
-  /** The schema for the built-in kinds and the kinds of {@code handlers}. */
-  public static Map<String, Object> json(Collection<NodeHandler> handlers) {
-    List<NodeKindSpec> kinds = nodeKinds(handlers);
+  /**
+   * The schema of the format {@code vocabulary} describes (the loader's: {@code Loopflow#schema()}), with the node
+   * kinds {@code kinds} besides the loader's own, whose results have {@code resultFields} (kind to field names; a
+   * kind with no entry leaves its fields unchecked). What a node handler declares: its
+   * {@code spec()} and its {@code resultFields()}.
+   */
+  public WorkflowSchema(Vocabulary vocabulary, Collection<NodeKindSpec> kinds,
+      Map<String, Set<String>> resultFields) {
+    this.vocabulary = java.util.Objects.requireNonNull(vocabulary, "vocabulary");
+    Map<String, NodeKindSpec> byKind = new LinkedHashMap<>();
+    kinds.forEach(k -> byKind.put(k.kind(), k));
+    this.kinds = Collections.unmodifiableMap(byKind);
+    this.resultFields = Map.copyOf(resultFields);
+  }
+
+  /** The tables this schema describes. */
+  public Vocabulary vocabulary() {
+    return vocabulary;
+  }
+
+  /** The schema for the built-in kinds and the handlers' kinds. */
+  public Map<String, Object> json() {
+    List<NodeKindSpec> kinds = nodeKinds();
     Map<String, NodeKindSpec> byKind = new LinkedHashMap<>();
     kinds.forEach(k -> byKind.put(k.kind(), k));
 
@@ -49,36 +69,36 @@ public final class WorkflowSchema {
         + "pipeline. Generated from the loader's own field tables.");
     root.put("type", "object");
     Map<String, Map<String, Object>> overrides = new LinkedHashMap<>();
-    NodeKindSpec stage = byKind.get(Vocabulary.stageKind());
+    NodeKindSpec stage = byKind.get(vocabulary.stageKind());
     if (stage != null) {
       overrides.put("agents", agents(stage));
     }
     root.put("properties", SchemaWriter.properties(topLevelFields(), overrides));
     root.put("additionalProperties", false);
-    root.put("anyOf", Vocabulary.topLevelOneRequired().stream().map(f -> SchemaWriter.map("required", List.of(f)))
+    root.put("anyOf", vocabulary.topLevelOneRequired().stream().map(f -> SchemaWriter.map("required", List.of(f)))
         .toList());
     root.put("allOf", List.of(SchemaWriter.map(
         "if", SchemaWriter.map("required", List.of("workflow_pattern")),
-        "then", SchemaWriter.map("not", anyRequired(Vocabulary.notWithPipeline())),
-        "else", SchemaWriter.map("not", anyRequired(Vocabulary.onlyWithPipeline())))));
+        "then", SchemaWriter.map("not", anyRequired(vocabulary.notWithPipeline())),
+        "else", SchemaWriter.map("not", anyRequired(vocabulary.onlyWithPipeline())))));
 
     Map<String, Object> defs = new LinkedHashMap<>();
     defs.put(SchemaWriter.NODE, node(byKind));
     for (NodeKindSpec k : kinds) {
-      List<FieldSpec> common = Vocabulary.commonNodeFields(k.kind());
+      List<FieldSpec> common = vocabulary.commonNodeFields(k.kind());
       defs.put(def(k.kind(), null), SchemaWriter.kind(common, k, null, null));
-      defs.put(def(k.kind(), Vocabulary.typedFieldsKey()), SchemaWriter.kind(common, k, Vocabulary.typedFieldsKey(),
+      defs.put(def(k.kind(), vocabulary.typedFieldsKey()), SchemaWriter.kind(common, k, vocabulary.typedFieldsKey(),
           SchemaWriter.map("enum", typeNames(k.kind()))));
     }
-    Vocabulary.actions().forEach((action, kind) -> {
+    vocabulary.actions().forEach((action, kind) -> {
       if (byKind.containsKey(kind)) {
-        defs.put(def(kind, Vocabulary.actionFieldsKey()), SchemaWriter.kind(Vocabulary.commonNodeFields(kind),
-            byKind.get(kind), Vocabulary.actionFieldsKey(), null));
+        defs.put(def(kind, vocabulary.actionFieldsKey()), SchemaWriter.kind(vocabulary.commonNodeFields(kind),
+            byKind.get(kind), vocabulary.actionFieldsKey(), null));
       }
     });
-    Vocabulary.shorthands().forEach((key, kind) -> {
-      if (byKind.containsKey(kind) && Vocabulary.fieldsShorthands().contains(key)) {
-        defs.put(def(kind, key), SchemaWriter.kind(Vocabulary.commonNodeFields(kind), byKind.get(kind), key, null));
+    vocabulary.shorthands().forEach((key, kind) -> {
+      if (byKind.containsKey(kind) && vocabulary.fieldsShorthands().contains(key)) {
+        defs.put(def(kind, key), SchemaWriter.kind(vocabulary.commonNodeFields(kind), byKind.get(kind), key, null));
       }
     });
     for (FieldSpec f : commonNodeFields()) {
@@ -89,47 +109,45 @@ public final class WorkflowSchema {
         defs.put(SchemaWriter.ownDef(k, f), SchemaWriter.field(f));
       }
     }
-    defs.putAll(SchemaWriter.sharedDefs());
+    defs.putAll(SchemaWriter.sharedDefs(vocabulary));
     root.put("$defs", defs);
     return root;
   }
 
-  /** {@link #json(Collection)} as text: indented by two spaces, ending with a newline. */
-  public static String text(Collection<NodeHandler> handlers) {
+  /** {@link #json()} as text: indented by two spaces, ending with a newline. */
+  public String text() {
     // One field a line, arrays on the line of their field, "\n" on every platform: the checked-in copy is compared
     // byte for byte.
     DefaultPrettyPrinter printer = new DefaultPrettyPrinter().withObjectIndenter(new DefaultIndenter("  ", "\n"));
     try {
-      return Json.mapper().writer(printer).writeValueAsString(json(handlers)) + "\n";
+      return Json.mapper().writer(printer).writeValueAsString(json()) + "\n";
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("the workflow schema cannot be written as JSON", e);
     }
   }
 
   /** The top-level fields of a workflow file. */
-  public static List<FieldSpec> topLevelFields() {
-    return Vocabulary.topLevel();
+  public List<FieldSpec> topLevelFields() {
+    return vocabulary.topLevel();
   }
 
   /** The fields every node may have, whatever its kind. */
-  public static List<FieldSpec> commonNodeFields() {
-    return Vocabulary.commonNodeFields();
+  public List<FieldSpec> commonNodeFields() {
+    return vocabulary.commonNodeFields();
   }
 
   /** The fields every node of {@code kind} may have (a loop takes no {@code retry}: it is never run again whole). */
-  public static List<FieldSpec> commonNodeFields(String kind) {
-    return Vocabulary.commonNodeFields(kind);
+  public List<FieldSpec> commonNodeFields(String kind) {
+    return vocabulary.commonNodeFields(kind);
   }
 
   /** Every node kind: the loader's own (control nodes, loops, markers) and the handlers', sorted by kind. */
-  public static List<NodeKindSpec> nodeKinds(Collection<NodeHandler> handlers) {
+  public List<NodeKindSpec> nodeKinds() {
     Map<String, NodeKindSpec> out = new TreeMap<>();
-    for (NodeKindSpec k : Vocabulary.builtInKinds()) {
+    for (NodeKindSpec k : vocabulary.builtInKinds()) {
       out.put(k.kind(), k);
     }
-    for (NodeHandler h : handlers) {
-      out.put(h.kind(), h.spec());
-    }
+    out.putAll(kinds);
     return List.copyOf(out.values());
   }
 
@@ -138,9 +156,8 @@ public final class WorkflowSchema {
    * result has ({@code status}, {@code output}, {@code error}) and the kind's own, sorted. Null when the kind (a
    * handler that declares nothing, or an unknown kind) leaves its fields unchecked.
    */
-  public static SortedSet<String> resultFields(String kind, Map<String, NodeHandler> handlers) {
-    NodeHandler h = handlers.get(kind);
-    Set<String> declared = h != null ? h.resultFields()
+  public SortedSet<String> resultFields(String kind) {
+    Set<String> declared = kinds.containsKey(kind) ? resultFields.get(kind)
         : TemplateScope.CONTROL_RESULT_FIELDS.get(kind);
     if (declared == null) {
       return null;
@@ -164,13 +181,13 @@ public final class WorkflowSchema {
   }
 
   /** A node id: a match of this regular expression (Java and JavaScript read it alike) that is not reserved. */
-  public static String nodeIdPattern() {
-    return Vocabulary.idPattern();
+  public String nodeIdPattern() {
+    return vocabulary.idPattern();
   }
 
   /** The ids no node may have. */
-  public static SortedSet<String> reservedNodeIds() {
-    return Collections.unmodifiableSortedSet(new TreeSet<>(Vocabulary.reservedIds()));
+  public SortedSet<String> reservedNodeIds() {
+    return Collections.unmodifiableSortedSet(new TreeSet<>(vocabulary.reservedIds()));
   }
 
   /** What a {@link FieldSpec.Type#DURATION} written as text must match (a bare number is seconds). */
@@ -179,13 +196,13 @@ public final class WorkflowSchema {
   }
 
   /** Other names {@code type:} accepts, and the kind each stands for ({@code bash} is {@code shell}). */
-  public static Map<String, String> typeAliases() {
-    return new TreeMap<>(Vocabulary.typeAliases());
+  public Map<String, String> typeAliases() {
+    return new TreeMap<>(vocabulary.typeAliases());
   }
 
   /** Shorthand keys and the kind each implies ({@code prompt:} is an llm node), in the order the loader tries them. */
-  public static Map<String, String> shorthands() {
-    return Collections.unmodifiableMap(new LinkedHashMap<>(Vocabulary.shorthands()));
+  public Map<String, String> shorthands() {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(vocabulary.shorthands()));
   }
 
   /** The name of a kind's form: {@code kind:shell}, or {@code kind:shell:input} with its fields under a key. */
@@ -194,9 +211,9 @@ public final class WorkflowSchema {
   }
 
   /** The values {@code type:} takes for {@code kind}: its name and its aliases. */
-  private static List<String> typeNames(String kind) {
+  private List<String> typeNames(String kind) {
     List<String> names = new ArrayList<>(List.of(kind));
-    Vocabulary.typeAliases().entrySet().stream().filter(e -> e.getValue().equals(kind)).map(Map.Entry::getKey)
+    vocabulary.typeAliases().entrySet().stream().filter(e -> e.getValue().equals(kind)).map(Map.Entry::getKey)
         .sorted().forEach(names::add);
     return names;
   }
@@ -205,7 +222,7 @@ public final class WorkflowSchema {
    * A node: its kind comes from {@code type:}, else from {@code uses:}, else from the first shorthand key present
    * (in the loader's order); each form is checked against that kind's fields.
    */
-  private static Map<String, Object> node(Map<String, NodeKindSpec> byKind) {
+  private Map<String, Object> node(Map<String, NodeKindSpec> byKind) {
     SortedSet<String> types = new TreeSet<>();
     List<Object> dispatch = new ArrayList<>();
     List<Object> anyForm = new ArrayList<>(List.of(SchemaWriter.map("required", List.of("type"))));
@@ -214,27 +231,27 @@ public final class WorkflowSchema {
         types.add(t);
         dispatch.add(SchemaWriter.map("if", SchemaWriter.map("properties", SchemaWriter.map("type",
             SchemaWriter.map("const", t)), "required", List.of("type")),
-            "then", SchemaWriter.ref(def(kind, Vocabulary.typedFieldsKey()))));
+            "then", SchemaWriter.ref(def(kind, vocabulary.typedFieldsKey()))));
       }
     }
     List<String> earlier = new ArrayList<>(List.of("type"));
     List<String> actions = new ArrayList<>();
-    Vocabulary.actions().forEach((action, kind) -> {
+    vocabulary.actions().forEach((action, kind) -> {
       if (byKind.containsKey(kind)) {
         actions.add(action);
         dispatch.add(SchemaWriter.map("if", SchemaWriter.map("properties", SchemaWriter.map("uses",
             SchemaWriter.map("const", action)), "required", List.of("uses"), "not", anyRequired(List.of("type"))),
-            "then", SchemaWriter.ref(def(kind, Vocabulary.actionFieldsKey()))));
+            "then", SchemaWriter.ref(def(kind, vocabulary.actionFieldsKey()))));
       }
     });
     anyForm.add(SchemaWriter.map("required", List.of("uses")));
     earlier.add("uses");
-    for (Map.Entry<String, String> sh : Vocabulary.shorthands().entrySet()) {
+    for (Map.Entry<String, String> sh : vocabulary.shorthands().entrySet()) {
       if (!byKind.containsKey(sh.getValue())) {
         continue; // a shorthand for a kind whose module is not installed: the loader says so
       }
       String key = sh.getKey();
-      String form = Vocabulary.fieldsShorthands().contains(key) ? def(sh.getValue(), key) : def(sh.getValue(), null);
+      String form = vocabulary.fieldsShorthands().contains(key) ? def(sh.getValue(), key) : def(sh.getValue(), null);
       dispatch.add(SchemaWriter.map("if", SchemaWriter.map("required", List.of(key), "not",
           anyRequired(List.copyOf(earlier))), "then", SchemaWriter.ref(form)));
       anyForm.add(SchemaWriter.map("required", List.of(key)));
@@ -242,7 +259,7 @@ public final class WorkflowSchema {
     }
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("description", "A node. Its kind comes from 'type', else from 'uses', else from a shorthand key: "
-        + String.join(", ", Vocabulary.shorthands().keySet()) + " (the first present wins).");
+        + String.join(", ", vocabulary.shorthands().keySet()) + " (the first present wins).");
     s.put("type", "object");
     s.put("properties", SchemaWriter.map("type", SchemaWriter.map("enum", List.copyOf(types)), "uses",
         SchemaWriter.map("enum", actions)));
@@ -252,10 +269,10 @@ public final class WorkflowSchema {
   }
 
   /** {@code agents:} stage agent_id to the settings of its agent node: the node's fields but its id and type. */
-  private static Map<String, Object> agents(NodeKindSpec stage) {
+  private Map<String, Object> agents(NodeKindSpec stage) {
     List<FieldSpec> fields = new ArrayList<>();
     for (FieldSpec f : commonNodeFields()) {
-      if (f.names().stream().noneMatch(Vocabulary.stageFixedFields()::contains)) {
+      if (f.names().stream().noneMatch(vocabulary.stageFixedFields()::contains)) {
         fields.add(f);
       }
     }

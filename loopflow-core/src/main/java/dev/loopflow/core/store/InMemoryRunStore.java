@@ -283,7 +283,7 @@ final class InMemoryRunStore implements RunStore {
 
   /**
    * A run's node executions in journal order, held encoded ({@link EncodedRows}). What must stay true:
-   * {@link #loopPasses} answers what {@link dev.loopflow.core.run.RunSummary#iterations} answers for every row the
+   * {@link #loopPasses} answers what {@link dev.loopflow.core.store.RunSummary#iterations} answers for every row the
    * run ever journaled, whatever was dropped since.
    */
   private static final class Rows {
@@ -305,7 +305,7 @@ final class InMemoryRunStore implements RunStore {
     }
 
     synchronized int loopPasses() {
-      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
+      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.store.RunSummary.loopPasses(rows.positions());
     }
 
     /**
@@ -326,7 +326,7 @@ final class InMemoryRunStore implements RunStore {
         return;
       }
       if (passesCounted < 0) {
-        passesCounted = dev.loopflow.core.run.RunSummary.loopPasses(rows.positions());
+        passesCounted = dev.loopflow.core.store.RunSummary.loopPasses(rows.positions());
       }
       EncodedRows kept = new EncodedRows();
       for (int i = 0; i < rows.size(); i++) {

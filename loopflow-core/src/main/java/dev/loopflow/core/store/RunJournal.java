@@ -17,12 +17,12 @@ public interface RunJournal {
 
   /**
    * The run's loop passes that journaled a node execution, each distinct (loop path, iteration) once, nested ones
-   * too: what a run list shows as its {@code iterations} ({@link dev.loopflow.core.run.RunSummary#iterations} of
+   * too: what a run list shows as its {@code iterations} ({@link dev.loopflow.core.store.RunSummary#iterations} of
    * every row the run journaled). A store that no longer keeps all of a finished run's rows answers it from a count
    * taken before it dropped them; a store wrapping another must pass this on rather than count the rows it reads.
    */
   default int loopPasses(String runId) {
-    return dev.loopflow.core.run.RunSummary.iterations(nodeExecutions(runId));
+    return dev.loopflow.core.store.RunSummary.iterations(nodeExecutions(runId));
   }
 
   /** In sequence order. */

@@ -3,7 +3,7 @@ package dev.loopflow.core.load;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.internal.load.TemplateScope;
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.Workflow;

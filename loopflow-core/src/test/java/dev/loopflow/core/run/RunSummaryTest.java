@@ -1,5 +1,6 @@
 package dev.loopflow.core.run;
 
+import dev.loopflow.core.store.RunSummary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.JsonSchemas;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.time.Durations;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -29,6 +29,20 @@ import org.junit.jupiter.params.provider.ValueSource;
  * is tested against the examples and a corpus in that module.)
  */
 class WorkflowSchemaCoreTest {
+  private static final Vocabulary VOCABULARY = Loopflow.create().schema().vocabulary();
+
+  /** The schema of the loader's format with the kinds of {@code handlers}, as an engine with them makes it. */
+  private static WorkflowSchema schemaOf(java.util.Collection<dev.loopflow.core.spi.NodeHandler> handlers) {
+    java.util.Map<String, java.util.Set<String>> results = new java.util.HashMap<>();
+    handlers.forEach(h -> {
+      if (h.resultFields() != null) {
+        results.put(h.kind(), h.resultFields());
+      }
+    });
+    return new WorkflowSchema(VOCABULARY, handlers.stream().map(dev.loopflow.core.spi.NodeHandler::spec).toList(),
+        results);
+  }
+
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
   private static List<String> problems(Map<String, Object> schema, String yaml) throws IOException {
@@ -48,12 +62,12 @@ class WorkflowSchemaCoreTest {
 
   @Test
   void everyFieldTheLoaderReadsIsDescribed() {
-    for (NodeKindSpec k : WorkflowSchema.nodeKinds(Loopflow.create().handlers().values())) {
+    for (NodeKindSpec k : Loopflow.create().schema().nodeKinds()) {
       assertThat(k.fields()).as(k.kind()).allSatisfy(f -> assertThat(f.description()).as(f.name()).isNotBlank());
       assertThat(k.description()).as(k.kind()).isNotBlank();
     }
-    assertThat(WorkflowSchema.topLevelFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
-    assertThat(WorkflowSchema.commonNodeFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
+    assertThat(Loopflow.create().schema().topLevelFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
+    assertThat(Loopflow.create().schema().commonNodeFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
   }
 
   /** A handler that names its fields and nothing more. */
@@ -80,7 +94,7 @@ class WorkflowSchemaCoreTest {
     assertThat(h.spec().fields()).extracting(FieldSpec::name, FieldSpec::type)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("channel", FieldSpec.Type.ANY),
             org.assertj.core.groups.Tuple.tuple("text", FieldSpec.Type.ANY));
-    Map<String, Object> schema = WorkflowSchema.json(List.of(h));
+    Map<String, Object> schema = schemaOf(List.of(h)).json();
 
     assertThat(problems(schema, "nodes: [{id: a, type: notify, channel: [1], text: {x: 1}}]")).isEmpty();
     assertThat(problems(schema, "nodes: [{id: a, type: notify, chanel: ops}]")).isNotEmpty();
@@ -90,7 +104,7 @@ class WorkflowSchemaCoreTest {
 
   @Test
   void kindsOfModulesThatAreNotInstalledAreNotOffered() throws IOException {
-    Map<String, Object> schema = WorkflowSchema.json(Loopflow.create().handlers().values());
+    Map<String, Object> schema = Loopflow.create().schema().json();
     String llm = "nodes: [{id: a, prompt: hi, model: 'mock:m'}]";
 
     assertThat(problems(schema, llm)).isNotEmpty();
@@ -124,7 +138,7 @@ class WorkflowSchemaCoreTest {
   @Test
   void theSchemaIsTheSameEveryTime() {
     List<NodeHandler> handlers = List.copyOf(Loopflow.create().handlers().values());
-    assertThat(WorkflowSchema.text(handlers)).isEqualTo(WorkflowSchema.text(List.copyOf(handlers).reversed()))
+    assertThat(schemaOf(handlers).text()).isEqualTo(schemaOf(List.copyOf(handlers).reversed()).text())
         .endsWith("}\n").doesNotContain("\r");
   }
 }

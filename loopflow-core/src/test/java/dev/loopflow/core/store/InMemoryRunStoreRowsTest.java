@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.run.RunSummary;
 import dev.loopflow.core.spi.Usage;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -69,28 +69,29 @@ final class CatalogRoutes {
   /** The whole catalog, as plain data. */
   static Map<String, Object> catalog(Loopflow engine) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("common", fields(WorkflowSchema.commonNodeFields()));
+    WorkflowSchema schema = engine.schema();
+    out.put("common", fields(schema.commonNodeFields()));
     List<Map<String, Object>> kinds = new ArrayList<>();
-    for (NodeKindSpec k : WorkflowSchema.nodeKinds(engine.handlers().values())) {
+    for (NodeKindSpec k : schema.nodeKinds()) {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("kind", k.kind());
       m.put("description", text(k.description()));
       m.put("fields", fields(k.fields()));
-      m.put("common", WorkflowSchema.commonNodeFields(k.kind()).stream().map(FieldSpec::name).toList());
+      m.put("common", schema.commonNodeFields(k.kind()).stream().map(FieldSpec::name).toList());
       m.put("oneRequired", k.oneRequired());
       m.put("atMostOne", k.atMostOne());
-      var results = WorkflowSchema.resultFields(k.kind(), engine.handlers());
+      var results = schema.resultFields(k.kind());
       m.put("results", results == null ? null : List.copyOf(results));
       kinds.add(m);
     }
     out.put("kinds", kinds);
     out.put("loopVariables", List.copyOf(WorkflowSchema.loopVariableFields()));
     out.put("runVariables", List.copyOf(WorkflowSchema.runVariableFields()));
-    out.put("idPattern", "^" + WorkflowSchema.nodeIdPattern() + "$");
-    out.put("reservedIds", List.copyOf(WorkflowSchema.reservedNodeIds()));
+    out.put("idPattern", "^" + schema.nodeIdPattern() + "$");
+    out.put("reservedIds", List.copyOf(schema.reservedNodeIds()));
     out.put("durationPattern", WorkflowSchema.durationPattern());
-    out.put("typeAliases", WorkflowSchema.typeAliases());
-    out.put("shorthands", WorkflowSchema.shorthands());
+    out.put("typeAliases", schema.typeAliases());
+    out.put("shorthands", schema.shorthands());
     return out;
   }
 

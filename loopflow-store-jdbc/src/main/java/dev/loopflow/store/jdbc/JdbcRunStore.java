@@ -1155,7 +1155,7 @@ final class JdbcRunStore implements RunStore, Transactions {
           }
           return out;
         });
-    return readBack(() -> dev.loopflow.core.run.RunSummary.loopPasses(positions));
+    return readBack(() -> dev.loopflow.core.store.RunSummary.loopPasses(positions));
   }
 
   @Override

@@ -231,12 +231,12 @@ public final class Engine {
 
   /** The result object of a journaled run; see {@link RunReports}. */
   public java.util.Optional<RunResult> result(String runId) {
-    return inspect(runId).map(dev.loopflow.core.run.RunInfo::result);
+    return inspect(runId).map(dev.loopflow.core.store.RunInfo::result);
   }
 
   /** A journaled run with its result, read once. */
-  public java.util.Optional<dev.loopflow.core.run.RunInfo> inspect(String runId) {
-    return store.findRun(runId).map(r -> new dev.loopflow.core.run.RunInfo(r, report(r)));
+  public java.util.Optional<dev.loopflow.core.store.RunInfo> inspect(String runId) {
+    return store.findRun(runId).map(r -> new dev.loopflow.core.store.RunInfo(r, report(r)));
   }
 
   private RunResult report(RunRecord r) {

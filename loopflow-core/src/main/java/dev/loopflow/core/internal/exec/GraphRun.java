@@ -2,7 +2,7 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.time.Durations;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;

@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.time.Durations;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;

@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.TemplateSyntaxException;
-import dev.loopflow.core.internal.util.Durations;
+import dev.loopflow.core.time.Durations;
 import dev.loopflow.core.error.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;

@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.error.Names;
 import dev.loopflow.core.internal.yaml.YNode;
 import dev.loopflow.core.model.Edge;

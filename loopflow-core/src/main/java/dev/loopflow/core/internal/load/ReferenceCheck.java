@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.expr.Reference;
 import dev.loopflow.core.error.Names;
 import dev.loopflow.core.error.Location;

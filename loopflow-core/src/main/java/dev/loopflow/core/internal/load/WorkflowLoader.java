@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.yaml.YNode;

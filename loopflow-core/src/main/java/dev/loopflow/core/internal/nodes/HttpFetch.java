@@ -220,7 +220,7 @@ final class HttpFetch {
     } catch (TimeoutException e) {
       f.cancel(true);
       throw new LoopflowException(ErrorCode.NODE_FAILED, where + ": no complete response within "
-          + dev.loopflow.core.internal.util.Durations.format(timeout));
+          + dev.loopflow.core.time.Durations.format(timeout));
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException && cause.getCause() instanceof TooLarge t) {

@@ -182,10 +182,10 @@ class PassFootprintTest {
     assertThat(kept).isSubsetOf(journaled).isSortedAccordingTo(java.util.Comparator.comparingInt(journaled::indexOf));
 
     // The run list counts every pass (600 inner, 6 outer), as it did from every row.
-    int passes = dev.loopflow.core.run.RunSummary.iterations(journaled);
+    int passes = dev.loopflow.core.store.RunSummary.iterations(journaled);
     assertThat(passes).isEqualTo(PASSES + PASSES / 100);
     assertThat(store.loopPasses(r.runId())).isEqualTo(passes);
-    assertThat(dev.loopflow.core.run.RunSummary.list(store, Set.of(), null, 5).getFirst().toJson())
+    assertThat(dev.loopflow.core.store.RunSummary.list(store, Set.of(), null, 5).getFirst().toJson())
         .containsEntry("run_id", r.runId()).containsEntry("iterations", passes);
     // The result is the record's, whole: every pass of the loops is in it.
     assertThat(engine.result(r.runId()).orElseThrow().toJson()).isEqualTo(r.toJson());
@@ -212,7 +212,7 @@ class PassFootprintTest {
         && s.node().nodeId().equals("increment")).count();
     assertThat(restarted).isEqualTo(how.equals("failed") ? 5 : 0);
     assertThat(store.nodeExecutions(done.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
-    assertThat(store.loopPasses(done.runId())).isEqualTo(dev.loopflow.core.run.RunSummary.iterations(journaled));
+    assertThat(store.loopPasses(done.runId())).isEqualTo(dev.loopflow.core.store.RunSummary.iterations(journaled));
   }
 
   @ParameterizedTest
@@ -290,9 +290,9 @@ class PassFootprintTest {
     assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
     assertThat(journaled.stream().filter(PassFootprintTest::inLoop).count()).isGreaterThan(1_000);
     assertThat(store.nodeExecutions(r.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
-    int passes = dev.loopflow.core.run.RunSummary.iterations(journaled);
+    int passes = dev.loopflow.core.store.RunSummary.iterations(journaled);
     assertThat(passes).isGreaterThanOrEqualTo(PASSES);
-    assertThat(dev.loopflow.core.run.RunSummary.list(store, Set.of(RunStatus.CANCELLED), null, 5).getFirst()
+    assertThat(dev.loopflow.core.store.RunSummary.list(store, Set.of(RunStatus.CANCELLED), null, 5).getFirst()
         .iterations()).isEqualTo(passes);
   }
 

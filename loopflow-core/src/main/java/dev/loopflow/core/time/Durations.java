@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.util;
+package dev.loopflow.core.time;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

@@ -1,6 +1,10 @@
-package dev.loopflow.core.run;
+package dev.loopflow.core.store;
 
-import dev.loopflow.core.store.RunRecord;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.ResumeRefusal;
+import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.Waiting;
 import java.time.Instant;
 import java.util.Optional;
 

@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.load;
+package dev.loopflow.core.expr;
 
 import java.util.Map;
 import java.util.Set;

@@ -1,10 +1,7 @@
-package dev.loopflow.core.run;
+package dev.loopflow.core.store;
 
+import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.error.NodePosition;
-import dev.loopflow.core.store.NodeExecution;
-import dev.loopflow.core.store.RunRecord;
-import dev.loopflow.core.store.LeaseOwners;
-import dev.loopflow.core.store.RunStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,2 +1,0 @@
-/** Small shared helpers: name suggestions, durations. */
-package dev.loopflow.core.internal.util;
