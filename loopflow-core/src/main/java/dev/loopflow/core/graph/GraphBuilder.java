@@ -1,7 +1,7 @@
 package dev.loopflow.core.graph;
 
 import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.internal.plan.ModelAccess;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
@@ -45,7 +45,7 @@ final class GraphBuilder {
     RestartPolicy policy = wf.restartPolicy();
     // A restartable workflow runs its top level as the passes of the restart loop: positions restart[k].<node>.
     String top = policy == null ? "" : RestartPolicy.LOOP_ID + ".";
-    b.level(wf.nodes(), ModelAccess.plan(wf), topEdges(wf), "", top, null);
+    b.level(wf.nodes(), LoadedWorkflow.planOf(wf), topEdges(wf), "", top, null);
     boolean start = b.edges.stream().anyMatch(e -> e.from().equals(START));
     boolean end = b.edges.stream().anyMatch(e -> e.to().equals(END));
     GraphRestart restart = policy == null ? null : b.restart(wf, policy);

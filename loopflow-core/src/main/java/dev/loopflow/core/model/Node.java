@@ -102,8 +102,8 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
      * loop_group's by {@code depends_on} alone (nodes that declare none start together). Empty for graph-form loops.
      */
     public List<Edge> bodyDependencies() {
-      return config instanceof LoopConfig.While ? dev.loopflow.core.internal.plan.Dependencies.listedOrder(body)
-          : dev.loopflow.core.internal.plan.Dependencies.dependsOnOnly(body);
+      return config instanceof LoopConfig.While ? Dependencies.listedOrder(body)
+          : Dependencies.dependsOnOnly(body);
     }
   }
 

@@ -313,7 +313,7 @@ final class Scheduler implements RunHandle {
     }
     GraphRun.Result top;
     try {
-      top = units.runTop(dev.loopflow.core.internal.plan.ModelAccess.plan(workflow), runState.top);
+      top = units.runTop(dev.loopflow.core.internal.plan.LoadedWorkflow.planOf(workflow), runState.top);
     } finally {
       if (watchdog != null) {
         watchdog.interrupt();

@@ -26,7 +26,7 @@ final class ModelFactory {
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
       Template output, Map<String, Object> sections, Map<String, StateMerge> merges,
       dev.loopflow.core.model.RestartPolicy restartPolicy) {
-    return dev.loopflow.core.internal.plan.ModelAccess.workflows().create(name, description, file, text, inputs,
+    return new dev.loopflow.core.internal.plan.LoadedWorkflow(name, description, file, text, inputs,
         defaults, budget, limits, nodes, edges, output, sections, merges, restartPolicy);
   }
 

@@ -1,6 +1,7 @@
 package dev.loopflow.core.internal.plan;
 
 import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.model.Dependencies;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;

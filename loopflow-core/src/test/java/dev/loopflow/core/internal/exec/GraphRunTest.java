@@ -6,7 +6,7 @@ import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.internal.plan.ModelAccess;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
@@ -71,7 +71,7 @@ class GraphRunTest {
     EventBus bus = new EventBus("run_t", Clock.systemUTC(), List.of(events::add), 0, redactor);
     RunContext ctx = new RunContext("run_t", wf, RunOptions.builder().build(), RunStore.inMemory(),
         Clock.systemUTC(), executor, state, bus, budgets, Map.of(), RunContext.Replay.NONE, redactor);
-    return new Level(new GraphRun(ctx, new Recorder(ctx), script, ModelAccess.plan(wf), state.top, UnitExecutor.Level.PLAIN), ctx);
+    return new Level(new GraphRun(ctx, new Recorder(ctx), script, LoadedWorkflow.planOf(wf), state.top, UnitExecutor.Level.PLAIN), ctx);
   }
 
   @Test

@@ -1,7 +1,5 @@
-package dev.loopflow.core.internal.plan;
+package dev.loopflow.core.model;
 
-import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.model.Node;
 import java.util.ArrayList;
 import java.util.List;
 
