@@ -55,7 +55,7 @@ final class GraphCommand implements Callable<Integer> {
 
   static String json(Workflow wf) {
     try {
-      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(WorkflowGraph.of(wf).toJson())
+      return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(Loopflow.graph(wf).toJson())
           + "\n";
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException("the graph of " + wf + " cannot be written as JSON", e);

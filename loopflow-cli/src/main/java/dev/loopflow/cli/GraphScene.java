@@ -1,5 +1,6 @@
 package dev.loopflow.cli;
 
+import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.graph.GraphContainer;
 import dev.loopflow.core.graph.GraphEdge;
 import dev.loopflow.core.graph.GraphNode;
@@ -68,7 +69,7 @@ final class GraphScene {
   }
 
   static GraphScene of(Workflow wf) {
-    return of(WorkflowGraph.of(wf));
+    return of(Loopflow.graph(wf));
   }
 
   static GraphScene of(WorkflowGraph g) {

@@ -81,7 +81,7 @@ class GraphPathsTest {
     if (text.contains("python3")) {
       assumeTrue(python3(), file + " needs python3");
     }
-    WorkflowGraph graph = WorkflowGraph.of(Loopflow.create().load(file));
+    WorkflowGraph graph = Loopflow.graph(Loopflow.create().load(file));
     Path events = dir.resolve("events.jsonl");
     String store = "sqlite:" + dir.resolve("runs.db");
     List<String> args = new ArrayList<>(List.of("run", file.toString(), "--json", "--quiet", "--events-jsonl",
@@ -121,7 +121,7 @@ class GraphPathsTest {
 
     assertThat(r.status()).as(r.err()).isZero();
     JsonNode printed = JSON.readTree(r.out());
-    assertThat(printed).isEqualTo(JSON.valueToTree(WorkflowGraph.of(Loopflow.create().load(file)).toJson()));
+    assertThat(printed).isEqualTo(JSON.valueToTree(Loopflow.graph(Loopflow.create().load(file)).toJson()));
     assertThat(printed.get("nodes")).isNotEmpty();
   }
 

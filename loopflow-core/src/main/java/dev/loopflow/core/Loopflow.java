@@ -4,7 +4,9 @@ import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.internal.exec.Engine;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.internal.load.LoaderVocabulary;
+import dev.loopflow.core.internal.plan.GraphBuilder;
 import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
@@ -442,6 +444,14 @@ public final class Loopflow {
     });
     return new WorkflowSchema(LoaderVocabulary.INSTANCE, handlers.values().stream().map(NodeHandler::spec).toList(),
         results);
+  }
+
+  /**
+   * The graph of a workflow the engine made (loaded, parsed or built), as the engine will run it: its nodes, the
+   * containers of its loops, its edges and its restart loop.
+   */
+  public static WorkflowGraph graph(Workflow workflow) {
+    return GraphBuilder.build(workflow);
   }
 
   /** The JSON Schema of the workflow format for this engine's node kinds ({@link WorkflowSchema#json()}). */

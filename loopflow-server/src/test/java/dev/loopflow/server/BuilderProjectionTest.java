@@ -58,7 +58,7 @@ class BuilderProjectionTest {
       String name = f.getParent().getFileName() + "-" + f.getFileName();
       // parsed under its own path, so files it names (an agent's workflow tools) resolve as for `loopflow run`
       Workflow wf = engine.parse(text, f.toString());
-      Map<String, Object> graph = WorkflowGraph.of(wf).toJson();
+      Map<String, Object> graph = Loopflow.graph(wf).toJson();
       Files.writeString(pin.resolve(name), text, StandardCharsets.UTF_8);
       Files.writeString(pin.resolve(name.replaceAll("\\.yaml$", ".graph.json")), Json.mapper().writeValueAsString(graph),
           StandardCharsets.UTF_8);

@@ -1,7 +1,6 @@
 package dev.loopflow.core.graph;
 
 import dev.loopflow.core.model.RestartPolicy;
-import dev.loopflow.core.model.Workflow;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -60,9 +59,13 @@ public final class WorkflowGraph {
     }
   }
 
-  /** The graph of a loaded workflow. */
-  public static WorkflowGraph of(Workflow workflow) {
-    return GraphBuilder.build(workflow);
+  /**
+   * A graph of these parts; the engine makes a workflow's ({@code Loopflow.graph}). Refuses two nodes, or two
+   * containers, with one path.
+   */
+  public static WorkflowGraph of(String workflow, List<GraphNode> nodes, List<GraphContainer> containers,
+      List<GraphEdge> edges, GraphRestart restart) {
+    return new WorkflowGraph(workflow, nodes, containers, edges, restart);
   }
 
   /** The workflow's name; null when it has none. */

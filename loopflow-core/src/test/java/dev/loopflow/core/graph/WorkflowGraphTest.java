@@ -27,7 +27,7 @@ class WorkflowGraphTest {
   private static final Loopflow ENGINE = Loopflow.create();
 
   private static WorkflowGraph graph(String yaml) {
-    return WorkflowGraph.of(ENGINE.parse(yaml, "t.yaml"));
+    return Loopflow.graph(ENGINE.parse(yaml, "t.yaml"));
   }
 
   private static GraphNode node(WorkflowGraph g, String key) {
@@ -153,7 +153,7 @@ class WorkflowGraphTest {
   void theBodiesOfGraphFormLoopsAreLoopBodies() {
     for (String yaml : List.of(EVERY_CONSTRUCT, RESTART)) {
       dev.loopflow.core.model.Workflow wf = ENGINE.parse(yaml, "t.yaml");
-      WorkflowGraph g = WorkflowGraph.of(wf);
+      WorkflowGraph g = Loopflow.graph(wf);
       Map<String, GraphContainer> byKey = new java.util.HashMap<>();
       g.containers().forEach(c -> byKey.put(c.key(), c));
       dev.loopflow.core.LoopBodies.of(wf.nodes(), wf.edges()).forEach((loop, body) -> {
@@ -256,7 +256,7 @@ class WorkflowGraphTest {
 
   @Test
   void aPipelineIsItsStagesUnderTheRestartLoop() {
-    WorkflowGraph g = WorkflowGraph.of(Loopflow.builder().handler(new AgentStub()).build().parse("""
+    WorkflowGraph g = Loopflow.graph(Loopflow.builder().handler(new AgentStub()).build().parse("""
         workflow_pattern:
           iterative:
             pipeline:
@@ -282,7 +282,7 @@ class WorkflowGraphTest {
 
   @Test
   void aPipelineWithRestartsOffStillRunsUnderTheRestartLoopButHasNoRestartEdges() {
-    WorkflowGraph g = WorkflowGraph.of(Loopflow.builder().handler(new AgentStub()).build().parse("""
+    WorkflowGraph g = Loopflow.graph(Loopflow.builder().handler(new AgentStub()).build().parse("""
         workflow_pattern:
           iterative:
             pipeline:
@@ -298,7 +298,7 @@ class WorkflowGraphTest {
 
   @Test
   void aWorkflowBuiltInJavaHasItsGraphToo() {
-    WorkflowGraph g = WorkflowGraph.of(ENGINE.workflow("greet")
+    WorkflowGraph g = Loopflow.graph(ENGINE.workflow("greet")
         .node("hello", "shell", Map.of("command", "echo hi"))
         .node("count", ctx -> dev.loopflow.core.spi.NodeOutcome.of(1))
         .edge("hello", "count", "hello.output != ''")

@@ -136,7 +136,7 @@ final class RunRoutes {
       throw ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.CONFLICT), "the journaled workflow of run '" + id
           + "' no longer loads with this version", Map.of("problems", ApiError.problems(e.problems())));
     }
-    HttpApi.json(ctx, 200, WorkflowGraph.of(wf).toJson());
+    HttpApi.json(ctx, 200, Loopflow.graph(wf).toJson());
   }
 
   /** {@code GET /api/runs/{id}/events} → the run's events as server-sent events; see {@link EventStream}. */

@@ -72,7 +72,7 @@ final class WorkflowRoutes {
   void graph(Context ctx) {
     String source = JsonBody.parse(ctx.bodyAsBytes(), Set.of("source"), false).requiredString("source");
     Workflow wf = engine.parse(source, "workflow.yaml");
-    HttpApi.json(ctx, 200, WorkflowGraph.of(wf).toJson());
+    HttpApi.json(ctx, 200, Loopflow.graph(wf).toJson());
   }
 
   /** {@code GET /api/workflows} → every workflow file, with what a start form needs. */

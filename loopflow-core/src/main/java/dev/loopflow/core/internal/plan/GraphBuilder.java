@@ -1,7 +1,10 @@
-package dev.loopflow.core.graph;
+package dev.loopflow.core.internal.plan;
 
-import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.internal.plan.LoadedWorkflow;
+import dev.loopflow.core.graph.GraphContainer;
+import dev.loopflow.core.graph.GraphEdge;
+import dev.loopflow.core.graph.GraphNode;
+import dev.loopflow.core.graph.GraphRestart;
+import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
@@ -27,7 +30,7 @@ import java.util.Set;
  * is {@code [<loop key>]} or {@code [<level prefix><from>-><to>]}. Ids hold no '/', '[' or '>', so no two keys
  * collide.
  */
-final class GraphBuilder {
+public final class GraphBuilder {
   static final String START = "__start__";
   static final String END = "__end__";
 
@@ -40,7 +43,8 @@ final class GraphBuilder {
 
   private GraphBuilder() {}
 
-  static WorkflowGraph build(Workflow wf) {
+  /** The graph of a workflow the engine made, as the engine will run it. */
+  public static WorkflowGraph build(Workflow wf) {
     GraphBuilder b = new GraphBuilder();
     RestartPolicy policy = wf.restartPolicy();
     // A restartable workflow runs its top level as the passes of the restart loop: positions restart[k].<node>.
@@ -57,7 +61,7 @@ final class GraphBuilder {
     if (end) {
       all.add(new GraphNode(END, END, "end", null, null, null, null, GraphNode.Role.END));
     }
-    return new WorkflowGraph(wf.name(), all, b.containers, b.edges, restart);
+    return WorkflowGraph.of(wf.name(), all, b.containers, b.edges, restart);
   }
 
   /** The declared edges as drawn (loop edges, start and end included) plus the engine's dependencies. */
