@@ -143,7 +143,7 @@ final class ResumeCommand implements Callable<Integer> {
         || !Support.sandbox(opts, execution.sandbox, System.getenv(), engine.store(), err)) {
       return Main.USAGE;
     }
-    boolean journaledMock = Boolean.TRUE.equals(rec.options().get("llm.mock"));
+    boolean journaledMock = Boolean.TRUE.equals(rec.options().get(RunOptions.LLM_MOCK));
     if (journaledMock && !mockLlm && mockScript == null) {
       err.println("loopflow: run " + runId + " started with the mock LLM provider; it resumes with it"
           + (rec.options().get("llm.mock_script") != null ? " and the mock script kept with the run" : ""));

@@ -238,7 +238,7 @@ final class Support {
     if (mockGiven || !dev.loopflow.llm.MockScripts.mockWhenNoProvider(wf, env)) {
       return false;
     }
-    opts.option("llm.mock", true);
+    opts.option(RunOptions.LLM_MOCK, true);
     if (notice != null) {
       notice.println("loopflow: no LLM provider is configured (OPENAI_API_KEY, ANTHROPIC_API_KEY, OLLAMA_BASE_URL, "
           + "...): the mock provider answers from the workflow's mock: block");
@@ -256,7 +256,7 @@ final class Support {
     if (!mock && script == null) {
       return true;
     }
-    opts.option("llm.mock", true);
+    opts.option(RunOptions.LLM_MOCK, true);
     if (script != null) {
       try {
         opts.option("llm.mock_script", dev.loopflow.llm.MockScripts.read(script));

@@ -1,5 +1,6 @@
 package dev.loopflow.llm;
 
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.spi.NodeContext;
@@ -191,7 +192,7 @@ final class LlmCalls {
 
   /** Whether calls to {@code spec} go to the mock provider in this run. */
   static boolean isMock(NodeContext ctx, ModelSpec spec) {
-    return "mock".equals(spec.provider()) || ctx.option("llm.mock").map(Boolean.TRUE::equals).orElse(false);
+    return "mock".equals(spec.provider()) || ctx.option(RunOptions.LLM_MOCK).map(Boolean.TRUE::equals).orElse(false);
   }
 
   /**

@@ -23,6 +23,12 @@ public final class RunOptions {
   public static final String HTTP_DENY_PRIVATE = "http.deny_private";
 
   /**
+   * Option: {@code true} makes every LLM call of the run go to the mock provider, whatever model a node names
+   * ({@code --mock-llm}). Kept with the run, so a resume answers from the mock again.
+   */
+  public static final String LLM_MOCK = "llm.mock";
+
+  /**
    * Option: whether process nodes run contained ({@code auto}, {@code required} or {@code off}, as a string or a
    * {@link dev.loopflow.core.sandbox.SandboxMode}); {@code auto} when absent.
    */

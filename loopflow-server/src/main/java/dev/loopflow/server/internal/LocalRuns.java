@@ -137,8 +137,8 @@ final class LocalRuns implements AutoCloseable {
     }
     runOptions.forEach(b::option);
     b.option(LlmHandler.STREAM_OPTION, true);
-    if (!journaledMock && !runOptions.containsKey("llm.mock") && MockScripts.mockWhenNoProvider(wf, environment())) {
-      b.option("llm.mock", true);
+    if (!journaledMock && !runOptions.containsKey(RunOptions.LLM_MOCK) && MockScripts.mockWhenNoProvider(wf, environment())) {
+      b.option(RunOptions.LLM_MOCK, true);
     }
     return b;
   }

@@ -245,7 +245,7 @@ final class RunRoutes {
     Workflow wf = workflowToResume(rec);
     Path dir = rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))
         ? Path.of(rec.workingDirectory()) : Path.of("").toAbsolutePath();
-    runs.resume(wf, id, answer, Boolean.TRUE.equals(rec.options().get("llm.mock")), dir);
+    runs.resume(wf, id, answer, Boolean.TRUE.equals(rec.options().get(RunOptions.LLM_MOCK)), dir);
     HttpApi.json(ctx, 200, runState(id));
   }
 
