@@ -32,6 +32,7 @@ module dev.loopflow.core {
   exports dev.loopflow.core.spi;
   exports dev.loopflow.core.store;
   exports dev.loopflow.core.time;
+  exports dev.loopflow.core.yaml;
 
   uses dev.loopflow.core.spi.NodeHandler;
   uses dev.loopflow.core.Loopflow.ServiceProvider;

@@ -16,4 +16,5 @@ module dev.loopflow.server {
   requires org.eclipse.jetty.util;
 
   exports dev.loopflow.server;
+  exports dev.loopflow.server.spi;
 }

@@ -7,7 +7,7 @@ import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.server.RunDispatch;
+import dev.loopflow.server.spi.RunDispatch;
 import dev.loopflow.store.jdbc.workers.RunQueue;
 
 /** {@code loopflow server --dispatch workers}: the server's runs go to the store's queue for worker processes. */

@@ -81,10 +81,10 @@ public final class Loopflow {
     try {
       // Refuse a huge file before reading it: the reader's own limit would only apply after it is in memory.
       long bytes = Files.size(file);
-      if (bytes > 4L * dev.loopflow.core.internal.yaml.YamlReader.MAX_FILE_CHARS) {
+      if (bytes > 4L * dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS) {
         throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.error.Problem(
             new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file has " + bytes
-                + " bytes; the limit for a workflow file is " + dev.loopflow.core.internal.yaml.YamlReader.MAX_FILE_CHARS
+                + " bytes; the limit for a workflow file is " + dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS
                 + " characters")));
       }
       text = Files.readString(file, StandardCharsets.UTF_8);

@@ -1,6 +1,6 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.internal.yaml.YamlReader;
+import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.NodeConfig;

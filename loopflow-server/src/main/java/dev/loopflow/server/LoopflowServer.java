@@ -2,10 +2,10 @@ package dev.loopflow.server;
 
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.observability.Observability;
+import dev.loopflow.server.internal.HostCheck;
+import dev.loopflow.server.spi.RunDispatch;
 import dev.loopflow.server.internal.HttpApi;
 import dev.loopflow.server.internal.Settings;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -92,17 +92,9 @@ public final class LoopflowServer implements AutoCloseable {
 
   /** Whether {@code host} names this machine's loopback interface (an unresolvable name does not). */
   public static boolean isLoopback(String host) {
-    try {
-      for (InetAddress a : InetAddress.getAllByName(host)) {
-        if (!a.isLoopbackAddress()) {
-          return false;
-        }
-      }
-      return true;
-    } catch (UnknownHostException | SecurityException e) {
-      return false;
-    }
+    return HostCheck.resolvesToLoopbackOnly(host);
   }
+
 
   /** Configures a server; {@link #build()} checks every setting once. */
   public static final class Builder {

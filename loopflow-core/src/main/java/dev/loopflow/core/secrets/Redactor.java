@@ -98,13 +98,25 @@ public final class Redactor {
    * workflow source, and the credential-named or {@code writeOnly} inputs.
    */
   public static Redactor forRun(Map<String, String> environment, Workflow workflow, Map<String, ?> inputs) {
+    return forRun(environment, workflow, workflow.source() == null ? null : SourceCredentials.scan(workflow.source()),
+        inputs);
+  }
+
+  /**
+   * As {@link #forRun(Map, Workflow, Map)}, with the credentials of the workflow's source already found (when it was
+   * loaded); null when it has no source.
+   */
+  public static Redactor forRun(Map<String, String> environment, Workflow workflow, SourceCredentials found,
+      Map<String, ?> inputs) {
+    if (found != null && !found.isOf(workflow.source())) {
+      throw new IllegalArgumentException("the credentials given were not found in this workflow's source");
+    }
     Set<String> keys = new HashSet<>();
     for (InputSpec spec : workflow.inputs().values()) {
       if (spec.schema() != null && Boolean.TRUE.equals(spec.schema().get("writeOnly"))) {
         keys.add(spec.name());
       }
     }
-    SourceCredentials found = workflow.source() == null ? null : SourceCredentials.scan(workflow.source());
     if (found != null) {
       keys.addAll(found.templates());
       // An input a credential template renders ("Bearer {{ input.token }}") holds a credential: known from the

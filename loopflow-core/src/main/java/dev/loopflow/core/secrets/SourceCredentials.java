@@ -1,7 +1,7 @@
 package dev.loopflow.core.secrets;
 
-import dev.loopflow.core.internal.yaml.YNode;
-import dev.loopflow.core.internal.yaml.YamlReader;
+import dev.loopflow.core.yaml.YNode;
+import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Location;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +22,7 @@ import java.util.Set;
  * byte-identical; a scalar whose extent cannot be worked out is masked to the end of its line and its more-indented
  * continuation lines rather than left in place.
  */
-final class SourceCredentials {
+public final class SourceCredentials {
   /** A masked stretch of the text, {@code [start, end)}; {@code quote} is the replacement's quote character. */
   private record Span(int start, int end, char quote) {}
 
@@ -38,13 +38,25 @@ final class SourceCredentials {
   }
 
   /** The credentials in {@code yaml}; none when it is not YAML. */
-  static SourceCredentials scan(String yaml) {
+  public static SourceCredentials scan(String yaml) {
+    return of(yaml, YamlReader.read(yaml, "<source>", new ArrayList<>()));
+  }
+
+  /**
+   * The credentials in {@code yaml}, read from {@code root}, the tree {@link YamlReader} made of that very text (the
+   * loader's, so a loaded workflow's text is not parsed twice); none when {@code root} is null.
+   */
+  public static SourceCredentials of(String yaml, YNode root) {
     SourceCredentials found = new SourceCredentials(yaml);
-    YNode root = YamlReader.read(yaml, "<source>", new ArrayList<>());
     if (root != null) {
       found.walk(root, false);
     }
     return found;
+  }
+
+  /** True when this was found in {@code yaml}. */
+  boolean isOf(String yaml) {
+    return text.equals(yaml);
   }
 
   /** Literal credential values (not templates), as the YAML parser read them. */

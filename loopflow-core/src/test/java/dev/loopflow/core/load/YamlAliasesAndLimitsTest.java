@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.WorkflowInvalidException;
-import dev.loopflow.core.internal.yaml.YamlReader;
+import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;

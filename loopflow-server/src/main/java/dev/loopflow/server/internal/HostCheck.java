@@ -1,5 +1,7 @@
 package dev.loopflow.server.internal;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
@@ -10,8 +12,25 @@ import java.util.Locale;
  * any case. Anything else (another name, one that merely starts or ends like these, an empty or missing host, user
  * information, a trailing dot) is refused.
  */
-final class HostCheck {
+public final class HostCheck {
   private HostCheck() {}
+
+  /**
+   * Whether every address {@code host} (a name or a literal address to bind to) resolves to is a loopback one; false
+   * when it does not resolve.
+   */
+  public static boolean resolvesToLoopbackOnly(String host) {
+    try {
+      for (InetAddress a : InetAddress.getAllByName(host)) {
+        if (!a.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException | SecurityException e) {
+      return false;
+    }
+  }
 
   /** Whether {@code host} (a {@code Host} header's value, or null when there is none) names this machine. */
   static boolean isLoopbackHost(String host) {

@@ -67,7 +67,7 @@ public final class HttpApi implements AutoCloseable {
     this.settings = settings;
     this.engine = Loopflow.builder().store(settings.store()).build();
     this.auth = new Auth(settings.token());
-    this.loopbackOnly = dev.loopflow.server.LoopflowServer.isLoopback(settings.host());
+    this.loopbackOnly = HostCheck.resolvesToLoopbackOnly(settings.host());
     this.ui = new UiBundle(settings.uiResources());
     try {
       Files.createDirectories(settings.workflowsDir());

@@ -39,13 +39,13 @@ final class LocalRuns implements AutoCloseable {
   private final Map<String, Execution> executing = new ConcurrentHashMap<>();
   private volatile boolean closed;
   /** Where runs go instead of executing here (worker processes); null: they execute here. */
-  private final dev.loopflow.server.RunDispatch dispatch;
+  private final dev.loopflow.server.spi.RunDispatch dispatch;
 
   /** One execution: its handle and its feed. */
   record Execution(RunHandle handle, RunFeed feed) {}
 
   LocalRuns(Loopflow engine, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-      SseFrames frames, Observability observability, dev.loopflow.server.RunDispatch dispatch) {
+      SseFrames frames, Observability observability, dev.loopflow.server.spi.RunDispatch dispatch) {
     this.dispatch = dispatch;
     this.engine = engine;
     this.observability = observability;

@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 public record Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
     Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
     Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability,
-    dev.loopflow.server.RunDispatch dispatch) {
+    dev.loopflow.server.spi.RunDispatch dispatch) {
 
   /** Settings of a server whose runs execute in it. */
   public Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,

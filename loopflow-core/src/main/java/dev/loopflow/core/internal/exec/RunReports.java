@@ -61,7 +61,7 @@ public final class RunReports {
    */
   public static RunResult derive(Workflow journaled, RunRecord r, List<NodeExecution> rows) {
     Workflow wf = journaled != null ? journaled : new dev.loopflow.core.internal.plan.LoadedWorkflow(r.workflow(), null, r.file(), null, Map.of(),
-        Map.of(), Budget.NONE, Limits.DEFAULTS, List.of(), List.of(), null, Map.of(), Map.of(), null);
+        Map.of(), Budget.NONE, Limits.DEFAULTS, List.of(), List.of(), null, Map.of(), Map.of(), null, null);
     Map<String, Object> inputs = r.inputs() == null ? Map.of() : r.inputs();
     RunState st = new RunState(wf, inputs, new Budgets(Budget.NONE), Map.of());
     Usage usage = Usage.NONE;

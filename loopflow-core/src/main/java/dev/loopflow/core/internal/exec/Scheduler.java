@@ -13,6 +13,7 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.RunRecord;
@@ -108,7 +109,8 @@ final class Scheduler implements RunHandle {
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
     budgets.add(replay.total());
     this.runState = new RunState(workflow, inputs, budgets, options.environment());
-    this.redactor = Redactor.forRun(environment(options), workflow, inputs);
+    this.redactor = Redactor.forRun(environment(options), workflow,
+        workflow instanceof LoadedWorkflow w ? w.credentials() : null, inputs);
     this.bus = new EventBus(runId, clock, options.listeners(), lastSeq, redactor);
     this.bus.journal(store::appendEvent, this::journalFailed);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,

@@ -1,7 +1,7 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.schema.FieldSpec;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.Problem;

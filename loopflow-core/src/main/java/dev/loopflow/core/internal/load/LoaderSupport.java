@@ -5,7 +5,7 @@ import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.TemplateSyntaxException;
 import dev.loopflow.core.time.Durations;
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.schema.FieldSpec;
 import java.math.BigInteger;

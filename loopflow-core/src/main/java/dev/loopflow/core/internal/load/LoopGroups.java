@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.plan.GraphPlan;
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.error.Location;

@@ -13,6 +13,7 @@ import dev.loopflow.core.model.Workflow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import dev.loopflow.core.secrets.SourceCredentials;
 
 /**
  * The only places in the loader that construct a {@link Workflow} and a {@link Node}. Keep it that way: when
@@ -25,9 +26,9 @@ final class ModelFactory {
   static Workflow workflow(String name, String description, String file, String text, Map<String, InputSpec> inputs,
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
       Template output, Map<String, Object> sections, Map<String, StateMerge> merges,
-      dev.loopflow.core.model.RestartPolicy restartPolicy) {
+      dev.loopflow.core.model.RestartPolicy restartPolicy, SourceCredentials credentials) {
     return new dev.loopflow.core.internal.plan.LoadedWorkflow(name, description, file, text, inputs,
-        defaults, budget, limits, nodes, edges, output, sections, merges, restartPolicy);
+        defaults, budget, limits, nodes, edges, output, sections, merges, restartPolicy, credentials);
   }
 
   /** The loader's one {@code new Node(...)}. */

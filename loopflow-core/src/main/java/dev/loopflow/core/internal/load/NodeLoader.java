@@ -3,7 +3,7 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.NodeHandler;

@@ -1,7 +1,7 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.ModelPrices;
 import java.util.LinkedHashMap;

@@ -2,7 +2,7 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.internal.yaml.YNode;
+import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.schema.FieldSpec;
 import java.util.LinkedHashMap;

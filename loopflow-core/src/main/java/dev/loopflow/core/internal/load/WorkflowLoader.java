@@ -3,8 +3,9 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.internal.yaml.YNode;
-import dev.loopflow.core.internal.yaml.YamlReader;
+import dev.loopflow.core.secrets.SourceCredentials;
+import dev.loopflow.core.yaml.YNode;
+import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Limits;
@@ -143,7 +144,8 @@ public final class WorkflowLoader {
     CostLimits.check(nodes, edges, budget, st.costProblems, problems);
     Map<String, StateMerge> merges = Settings.state(top.get("state"), problems);
     return ModelFactory.workflow(header.name(), header.description(), st.file, st.text, inputs,
-        st.defaults, budget, limits, nodes, edges, output, st.sections, merges, policy);
+        st.defaults, budget, limits, nodes, edges, output, st.sections, merges, policy,
+        SourceCredentials.of(st.text, st.top));
   }
 
   /** Checks every template's references once every id, kind and loop edge is known. */

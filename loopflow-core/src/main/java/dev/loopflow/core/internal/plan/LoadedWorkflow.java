@@ -11,6 +11,7 @@ import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.secrets.SourceCredentials;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,11 +37,13 @@ public final class LoadedWorkflow implements Workflow {
   private final Map<String, StateMerge> stateMerge;
   private final RestartPolicy restartPolicy;
   private final ExecGraph plan;
+  /** The credentials written in {@link #source}, found once here rather than at every run start; null without one. */
+  private final SourceCredentials credentials;
 
   public LoadedWorkflow(String name, String description, String file, String source, Map<String, InputSpec> inputs,
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
       Template output, Map<String, Object> blocks, Map<String, StateMerge> stateMerge,
-      RestartPolicy restartPolicy) {
+      RestartPolicy restartPolicy, SourceCredentials credentials) {
     this.name = name;
     this.description = description;
     this.file = file;
@@ -56,6 +59,7 @@ public final class LoadedWorkflow implements Workflow {
     this.stateMerge = Collections.unmodifiableMap(new LinkedHashMap<>(stateMerge));
     this.restartPolicy = restartPolicy;
     this.plan = ExecGraph.of(this.nodes, this.edges);
+    this.credentials = credentials != null || source == null ? credentials : SourceCredentials.scan(source);
   }
 
   @Override
@@ -134,6 +138,11 @@ public final class LoadedWorkflow implements Workflow {
   /** The execution plan computed when the workflow was made. */
   public ExecGraph plan() {
     return plan;
+  }
+
+  /** The credentials written in the source, found when it was loaded; null when there is no source. */
+  public SourceCredentials credentials() {
+    return credentials;
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.yaml;
+package dev.loopflow.core.yaml;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;

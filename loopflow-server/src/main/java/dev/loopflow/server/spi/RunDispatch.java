@@ -1,4 +1,4 @@
-package dev.loopflow.server;
+package dev.loopflow.server.spi;
 
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
@@ -6,7 +6,7 @@ import dev.loopflow.core.run.RunOptions;
 
 /**
  * Where runs started or resumed over HTTP execute when not in the server's own process: a queue that worker
- * processes take runs from. Set with {@link LoopflowServer.Builder#dispatch}; without one, runs execute in the
+ * processes take runs from. Set with {@code LoopflowServer.Builder.dispatch}; without one, runs execute in the
  * server.
  */
 public interface RunDispatch {

@@ -1,4 +1,4 @@
-package dev.loopflow.core.internal.yaml;
+package dev.loopflow.core.yaml;
 
 import dev.loopflow.core.error.Location;
 import java.util.ArrayList;
