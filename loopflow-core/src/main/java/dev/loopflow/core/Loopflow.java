@@ -52,15 +52,15 @@ public final class Loopflow {
   /** The engine's clock: what this facade writes to the store is timed like what the engine writes. */
   private final Clock clock;
 
-  private Loopflow(Builder b) {
-    this.handlers = Map.copyOf(b.handlers);
-    this.clock = b.clock;
-    Map<Class<?>, Object> s = new LinkedHashMap<>(b.services);
+  private Loopflow(Map<String, NodeHandler> handlers, Map<Class<?>, Object> services, RunStore store, Clock clock) {
+    this.handlers = Map.copyOf(handlers);
+    this.clock = clock;
+    Map<Class<?>, Object> s = new LinkedHashMap<>(services);
     s.putIfAbsent(dev.loopflow.core.internal.exec.ChildRuns.class,
         (dev.loopflow.core.internal.exec.ChildRuns) this::runChild);
     this.services = Map.copyOf(s);
-    this.engine = new Engine(b.store, services, b.clock, this::journaledWorkflow);
-    this.loader = new WorkflowLoader(handlers, services);
+    this.engine = new Engine(store, this.services, clock, this::journaledWorkflow);
+    this.loader = new WorkflowLoader(this.handlers, this.services);
   }
 
   /** An engine with every handler on the class path and an in-memory store. */
@@ -523,34 +523,34 @@ public final class Loopflow {
       return this;
     }
 
+    /**
+     * The engine. The builder is left as it was: building twice gives two engines with the same explicit handlers,
+     * services and store (each with its own in-memory store when none was set), and discovery runs again for each.
+     */
     public Loopflow build() {
-      Map<String, NodeHandler> explicit = new LinkedHashMap<>(handlers);
-      handlers.clear();
+      Map<String, NodeHandler> all = new LinkedHashMap<>();
       for (NodeHandler h : BuiltinHandlers.all()) {
-        handlers.put(h.kind(), h);
+        all.put(h.kind(), h);
       }
+      Map<Class<?>, Object> allServices = new LinkedHashMap<>();
       if (discover) {
         for (NodeHandler h : ServiceLoader.load(NodeHandler.class, Loopflow.class.getClassLoader())) {
-          handlers.put(h.kind(), h);
+          all.put(h.kind(), h);
         }
-        Map<Class<?>, Object> explicitServices = new LinkedHashMap<>(services);
         Registrar registrar = new Registrar() {
           @Override
           public <T> Registrar service(Class<T> type, T impl) {
-            Builder.this.service(type, impl);
+            allServices.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(impl, "service"));
             return this;
           }
         };
         for (ServiceProvider p : ServiceLoader.load(ServiceProvider.class, Loopflow.class.getClassLoader())) {
           p.register(registrar);
         }
-        services.putAll(explicitServices);
       }
-      handlers.putAll(explicit);
-      if (store == null) {
-        store = RunStore.inMemory();
-      }
-      return new Loopflow(this);
+      all.putAll(handlers); // explicit ones win over built-in and discovered ones
+      allServices.putAll(services);
+      return new Loopflow(all, allServices, store == null ? RunStore.inMemory() : store, clock);
     }
   }
 }
