@@ -396,8 +396,8 @@ final class GraphRun {
 
   /** Interrupted units get a bounded time to report, so a node that ignores its interrupt cannot hold the run. */
   private void drainInterrupted() {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!running.isEmpty() && System.nanoTime() < until) {
+    InterruptGrace grace = InterruptGrace.startingNow(ctx.clock);
+    while (!running.isEmpty() && grace.open()) {
       for (Running r : List.copyOf(running.values())) {
         if (r.began().compareAndSet(false, true)) {
           // Its task had not begun: it never will, so there is nothing to wait for.

@@ -376,8 +376,8 @@ final class LoopRunner {
      */
     void cancelAll(LoopFront.State st) {
       futures.values().forEach(fu -> fu.cancel(true));
-      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-      while (running > 0 && System.nanoTime() < until) {
+      InterruptGrace grace = InterruptGrace.startingNow(ctx.clock);
+      while (running > 0 && grace.open()) {
         try {
           Done d = finished.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
           if (d != null) {

@@ -145,7 +145,7 @@ public final class WorkflowLoader {
     Map<String, StateMerge> merges = Settings.state(top.get("state"), problems);
     return ModelFactory.workflow(header.name(), header.description(), st.file, st.text, inputs,
         st.defaults, budget, limits, nodes, edges, output, st.sections, merges, policy,
-        SourceCredentials.of(st.text, st.top));
+        st.text == null ? null : SourceCredentials.of(st.text, st.top));
   }
 
   /** Checks every template's references once every id, kind and loop edge is known. */
