@@ -36,7 +36,7 @@ public final class Engine {
    * The runs this engine is executing now. Their lease is held by this engine's owner id, which the store treats as
    * a renewal, so the lease cannot tell a cancel or resume from here that the run is busy: this map does.
    */
-  private final Map<String, Scheduler> executing = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, RunExecution> executing = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * {@code journaledWorkflow} parses the workflow source a run journaled (null when it has none or no longer
@@ -61,7 +61,7 @@ public final class Engine {
    */
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options, ChildLedger caller) {
     String runId = options.runId() != null ? options.runId() : newRunId();
-    Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
+    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, store, services, clock, executor, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock), caller);
     execute(runId, scheduler);
     return scheduler;
@@ -76,7 +76,7 @@ public final class Engine {
   public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options,
       java.util.function.Consumer<String> handOver) throws InterruptedException {
     String runId = options.runId() != null ? options.runId() : newRunId();
-    Scheduler scheduler = new Scheduler(runId, workflow, inputs, options, store, services, clock, executor, null,
+    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, store, services, clock, executor, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
     scheduler.journalOnly(handOver);
     scheduler.run();
@@ -118,14 +118,14 @@ public final class Engine {
       lastSeq = Math.max(lastSeq, e.seq());
     }
     RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input, events);
-    Scheduler scheduler = new Scheduler(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
+    RunExecution scheduler = new RunExecution(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
         store, services, clock, executor, run, input, replay, lastSeq, lease);
     execute(run.runId(), scheduler);
     return scheduler;
   }
 
   /** Runs the scheduler on its own thread, known as executing here until it has ended. */
-  private void execute(String runId, Scheduler scheduler) {
+  private void execute(String runId, RunExecution scheduler) {
     // A run of this id still executing here stays the one known (a second start of the id fails on its own).
     executing.compute(runId, (id, current) -> current != null && !current.ended() ? current : scheduler);
     Thread.ofVirtual().name("loopflow-run-" + runId).start(() -> {
@@ -138,8 +138,8 @@ public final class Engine {
   }
 
   /** The run's scheduler when this engine executes it and it has not ended, else null. */
-  private Scheduler executingHere(String runId) {
-    Scheduler s = executing.get(runId);
+  private RunExecution executingHere(String runId) {
+    RunExecution s = executing.get(runId);
     return s == null || s.ended() ? null : s;
   }
 
@@ -151,7 +151,7 @@ public final class Engine {
       return run.status();
     }
     String why = reason == null || reason.isBlank() ? "cancelled" : reason;
-    Scheduler here = executingHere(runId);
+    RunExecution here = executingHere(runId);
     if (here != null) {
       // Its lease is this engine's own: stop it directly, as its handle would, and wait as for another process.
       here.cancel(dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text(why));
@@ -246,34 +246,6 @@ public final class Engine {
 
   public RunStore store() {
     return store;
-  }
-
-  /**
-   * The run options journaled with a run, for a resume to reuse: those whose values are plain JSON (text, numbers,
-   * booleans, lists and maps of them). Anything else (a Java object handed in through the API) cannot be stored
-   * and must be passed again on resume.
-   */
-  static Map<String, Object> journalable(Map<String, Object> options) {
-    Map<String, Object> out = new LinkedHashMap<>();
-    options.forEach((k, v) -> {
-      if (isPlainJson(v)) {
-        out.put(k, v);
-      }
-    });
-    return out;
-  }
-
-  private static boolean isPlainJson(Object v) {
-    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Number) {
-      return true;
-    }
-    if (v instanceof List<?> l) {
-      return l.stream().allMatch(Engine::isPlainJson);
-    }
-    if (v instanceof Map<?, ?> m) {
-      return m.entrySet().stream().allMatch(e -> e.getKey() instanceof String && isPlainJson(e.getValue()));
-    }
-    return false;
   }
 
   static String newRunId() {

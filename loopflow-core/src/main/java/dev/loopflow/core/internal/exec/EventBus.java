@@ -135,7 +135,7 @@ final class EventBus {
           failed = new ArrayList<>();
         }
         failed.add(redactor.event(new Event.ListenerFailed(runId, ++seq, clock.instant(), name, e.type(),
-            RunContext.describe(ex))));
+            Throwables.describe(ex))));
       }
     }
     return failed;

@@ -46,27 +46,7 @@ import java.util.concurrent.TimeUnit;
  * else for the coordinator to watch meanwhile, and an interrupt meant for this level lands on the unit directly.
  * See docs/performance.md.
  */
-final class GraphRun {
-  /** How a level's execution ended. */
-  sealed interface Result {
-    record Completed() implements Result {}
-
-    record Failed(RunError error) implements Result {}
-
-    record Cancelled(RunError error) implements Result {}
-
-    record Paused() implements Result {}
-
-    /** A restart was accepted: the units running finished, nothing more of this pass ran. */
-    record Restart() implements Result {}
-  }
-
-  /** Asked after each unit of the level completes: null to go on, or how the level ends now. */
-  @FunctionalInterface
-  interface Gate {
-    Result afterCompleted(String unitId, Frame frame);
-  }
-
+final class GraphRun implements RunContext.Slots.Waiter {
   /**
    * {@code began} is claimed once, by the unit's task when it starts (it will then report) or by a coordinator that
    * gives up on it first (it then never runs, and the coordinator frees its slot).
@@ -91,7 +71,7 @@ final class GraphRun {
   /** For the entry node of a loop-edge region from its second pass on: the loop edge is its active incoming edge. */
   private final String loopedInto;
   private final java.util.Set<String> carried;
-  private final Gate gate;
+  private final LevelGate gate;
 
   GraphRun(RunContext ctx, Recorder recorder, UnitExecutor units, ExecGraph graph, Frame frame,
       UnitExecutor.Level how) {
@@ -105,11 +85,13 @@ final class GraphRun {
     this.gate = how.gate();
   }
 
-  void poke() {
+  /** A run slot freed: the coordinator wakes up and tries again. */
+  @Override
+  public void poke() {
     inbox.offer(new Poke());
   }
 
-  Result run() {
+  LevelResult run() {
     Map<String, Integer> remaining = new HashMap<>();
     ArrayDeque<String> ready = new ArrayDeque<>();
     for (ExecGraph.Unit u : graph.units()) {
@@ -119,17 +101,17 @@ final class GraphRun {
         ready.add(u.id());
       }
     }
-    Result stop = null;
+    LevelResult stop = null;
     boolean interrupted = false;
     try {
       while (true) {
         while (stop == null && !ready.isEmpty()) {
           if (ctx.stopRequested) {
-            stop = new Result.Cancelled(null);
+            stop = new LevelResult.Cancelled(null);
             break;
           }
           if (ctx.pausing()) {
-            stop = new Result.Paused();
+            stop = new LevelResult.Paused();
             break;
           }
           String id = ready.peek();
@@ -153,7 +135,7 @@ final class GraphRun {
             }
             if (d instanceof Decision.Fail f) {
               ready.poll();
-              stop = new Result.Failed(f.error());
+              stop = new LevelResult.Failed(f.error());
               break;
             }
           }
@@ -167,7 +149,7 @@ final class GraphRun {
               ctx.slots.release();
             }
             NodePosition pos = frame.position(id);
-            stop = new Result.Failed(new RunError(ErrorCode.MAX_STEPS_EXCEEDED, "limits.max_steps ("
+            stop = new LevelResult.Failed(new RunError(ErrorCode.MAX_STEPS_EXCEEDED, "limits.max_steps ("
                 + ctx.workflow.limits().maxSteps() + ") reached: the run executed that many nodes; '" + pos.path()
                 + "' was not started", id, pos.path(), Map.of()));
             break;
@@ -186,7 +168,7 @@ final class GraphRun {
           msg = inbox.poll(pollMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
           interrupted = true;
-          stop = new Result.Cancelled(null);
+          stop = new LevelResult.Cancelled(null);
           break;
         }
         if (msg instanceof Completion c) {
@@ -207,12 +189,12 @@ final class GraphRun {
       // A bug in scheduling itself (or in a handler's runsInline()): the run ends failed, never left half-run.
       ctx.failRun("internal error while scheduling " + (frame.loops.isEmpty() ? "the run" : "pass '"
           + frame.loops.stream().map(f -> f.loopId() + "[" + f.iteration() + "]")
-              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + RunContext.describe(e), e);
-      stop = new Result.Cancelled(null);
+              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + Throwables.describe(e), e);
+      stop = new LevelResult.Cancelled(null);
     } finally {
       ctx.slots.forget(this);
     }
-    if (stop instanceof Result.Paused || stop instanceof Result.Restart) {
+    if (stop instanceof LevelResult.Paused || stop instanceof LevelResult.Restart) {
       return waitForRunning(stop, remaining, ready);
     }
     if (stop != null) {
@@ -223,7 +205,7 @@ final class GraphRun {
       }
       return stop;
     }
-    return paused ? new Result.Paused() : new Result.Completed();
+    return paused ? new LevelResult.Paused() : new LevelResult.Completed();
   }
 
   private void start(ExecGraph.Unit unit, boolean slot) {
@@ -260,7 +242,7 @@ final class GraphRun {
     try {
       return units.execute(unit, frame, graph);
     } catch (Throwable e) {
-      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + RunContext.describe(e), e);
+      ctx.failRun("internal error in '" + frame.position(unit.id()).path() + "': " + Throwables.describe(e), e);
       return Outcome.INTERRUPTED;
     }
   }
@@ -285,7 +267,7 @@ final class GraphRun {
     };
   }
 
-  private Result runInline(ExecGraph.Unit unit, boolean slot, Map<String, Integer> remaining,
+  private LevelResult runInline(ExecGraph.Unit unit, boolean slot, Map<String, Integer> remaining,
       ArrayDeque<String> ready) {
     String id = unit.id();
     NodePosition pos = frame.position(id);
@@ -307,17 +289,17 @@ final class GraphRun {
     ctx.running.remove(frame.position(r.unit().id()).path());
   }
 
-  private Result onOutcome(String id, Outcome o, Map<String, Integer> remaining,
+  private LevelResult onOutcome(String id, Outcome o, Map<String, Integer> remaining,
       ArrayDeque<String> ready) {
     switch (o) {
       case Outcome.Completed done -> {
         statuses.put(id, NodeStatus.COMPLETED);
         if (done.cancelRun() != null) {
-          return new Result.Cancelled(new RunError(ErrorCode.CANCELLED, done.cancelRun(), id,
+          return new LevelResult.Cancelled(new RunError(ErrorCode.CANCELLED, done.cancelRun(), id,
               frame.position(id).path(), Map.of()));
         }
         if (gate != null) {
-          Result end = gate.afterCompleted(id, frame);
+          LevelResult end = gate.afterCompleted(id, frame);
           if (end != null) {
             return end;
           }
@@ -331,11 +313,11 @@ final class GraphRun {
           release(id, remaining, ready);
           return null;
         }
-        return new Result.Failed(failed.error());
+        return new LevelResult.Failed(failed.error());
       }
       case Outcome.Cancelled cancelled -> {
         statuses.put(id, NodeStatus.CANCELLED);
-        return new Result.Cancelled(cancelled.error());
+        return new LevelResult.Cancelled(cancelled.error());
       }
       case Outcome.Paused p -> {
         // The unit waits for a person: nothing after it runs. Whether the level stops dispatching others is the
@@ -347,9 +329,9 @@ final class GraphRun {
     }
   }
 
-  private Result checkDeadlines(Map<String, Integer> remaining, ArrayDeque<String> ready) {
+  private LevelResult checkDeadlines(Map<String, Integer> remaining, ArrayDeque<String> ready) {
     Instant now = ctx.clock.instant();
-    Result stop = null;
+    LevelResult stop = null;
     for (Running r : List.copyOf(running.values())) {
       if (r.deadline() == null || now.isBefore(r.deadline())) {
         continue;
@@ -370,7 +352,7 @@ final class GraphRun {
       if (node.allowFailure()) {
         release(node.id(), remaining, ready);
       } else if (stop == null) {
-        stop = new Result.Failed(new RunError(ErrorCode.TIMEOUT, message, node.id(),
+        stop = new LevelResult.Failed(new RunError(ErrorCode.TIMEOUT, message, node.id(),
             frame.position(node.id()).path(), Map.of()));
       }
     }
@@ -441,8 +423,8 @@ final class GraphRun {
    * ends the run meanwhile decides this level's result instead: a failure (a rejected approval next to another
    * approval that asks, say) is never hidden behind a pause.
    */
-  private Result waitForRunning(Result paused, Map<String, Integer> remaining, ArrayDeque<String> ready) {
-    Result result = paused;
+  private LevelResult waitForRunning(LevelResult paused, Map<String, Integer> remaining, ArrayDeque<String> ready) {
+    LevelResult result = paused;
     while (!running.isEmpty()) {
       Object msg;
       try {
@@ -451,15 +433,15 @@ final class GraphRun {
         interruptAll();
         drainInterrupted();
         Thread.currentThread().interrupt();
-        return new Result.Cancelled(null);
+        return new LevelResult.Cancelled(null);
       }
       if (msg instanceof Completion c) {
         Running r = running.remove(c.unitId());
         if (r != null) {
           settle(r);
-          Result other = onOutcome(c.unitId(), c.outcome(), remaining, ready);
-          if ((result instanceof Result.Paused || result instanceof Result.Restart) && other != null
-              && !(other instanceof Result.Paused) && !(other instanceof Result.Restart)) {
+          LevelResult other = onOutcome(c.unitId(), c.outcome(), remaining, ready);
+          if ((result instanceof LevelResult.Paused || result instanceof LevelResult.Restart) && other != null
+              && !(other instanceof LevelResult.Paused) && !(other instanceof LevelResult.Restart)) {
             result = other;
           }
         }

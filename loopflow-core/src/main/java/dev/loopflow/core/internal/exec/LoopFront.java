@@ -129,7 +129,7 @@ abstract class LoopFront {
   }
 
   /** What the pass's coordinator asks after each unit completes; null for none. */
-  GraphRun.Gate gate(State st) {
+  LevelGate gate(State st) {
     return null;
   }
 

@@ -105,22 +105,22 @@ final class LoopRunner {
    * Runs a restartable workflow's top level as the passes of its restart loop (see {@link RestartLoop}) and
    * reports how the level ended, as a plain level would.
    */
-  GraphRun.Result restartable(ExecGraph graph, Frame top) {
+  LevelResult restartable(ExecGraph graph, Frame top) {
     RestartLoop front = new RestartLoop(ctx, recorder, top, graph, ctx.workflow.restartPolicy());
     LoopFront.State st;
     try {
       st = drive(front);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new GraphRun.Result.Cancelled(null);
+      return new LevelResult.Cancelled(null);
     }
     if (st.paused && !st.cancelled && st.failure == null) {
-      return new GraphRun.Result.Paused();
+      return new LevelResult.Paused();
     }
     if (st.cancelled) {
-      return new GraphRun.Result.Cancelled(st.failure);
+      return new LevelResult.Cancelled(st.failure);
     }
-    return st.failure != null ? new GraphRun.Result.Failed(st.failure) : new GraphRun.Result.Completed();
+    return st.failure != null ? new LevelResult.Failed(st.failure) : new LevelResult.Completed();
   }
 
   // ---------------------------------------------------------------------------------------------------------
@@ -232,16 +232,16 @@ final class LoopRunner {
   }
 
   /** Takes a finished pass's result into the loop's progress; passes are settled in pass order. */
-  private void settle(LoopFront f, LoopFront.State st, int pass, Frame body, GraphRun.Result res) {
+  private void settle(LoopFront f, LoopFront.State st, int pass, Frame body, LevelResult res) {
     st.lastFrame = body;
     switch (res) {
       case null -> {
         st.cancelled = true; // a pass that never reported: it was cancelled before it could
         keep(f, st);
       }
-      case GraphRun.Result.Completed c -> completedPass(f, st, body);
-      case GraphRun.Result.Restart r -> completedPass(f, st, body);
-      case GraphRun.Result.Failed failed -> {
+      case LevelResult.Completed c -> completedPass(f, st, body);
+      case LevelResult.Restart r -> completedPass(f, st, body);
+      case LevelResult.Failed failed -> {
 
         if (f.forgives(failed.error())) {
           Map<String, Object> e = new LinkedHashMap<>();
@@ -256,7 +256,7 @@ final class LoopRunner {
         }
         keep(f, st);
       }
-      case GraphRun.Result.Cancelled c -> {
+      case LevelResult.Cancelled c -> {
         st.cancelled = true;
         if (st.failure == null && c.error() != null) {
           st.failure = c.error();
@@ -264,7 +264,7 @@ final class LoopRunner {
         f.stoppedPass(st, body);
         keep(f, st);
       }
-      case GraphRun.Result.Paused p -> {
+      case LevelResult.Paused p -> {
         st.paused = true;
         f.stoppedPass(st, body);
         keep(f, st);
@@ -287,9 +287,9 @@ final class LoopRunner {
   }
 
   /** Whether a pass's result stops a concurrent loop (so nothing more starts). */
-  private static boolean stops(LoopFront f, GraphRun.Result r) {
-    return !(r instanceof GraphRun.Result.Completed) && !(r instanceof GraphRun.Result.Restart)
-        && !(r instanceof GraphRun.Result.Failed fl && f.forgives(fl.error()));
+  private static boolean stops(LoopFront f, LevelResult r) {
+    return !(r instanceof LevelResult.Completed) && !(r instanceof LevelResult.Restart)
+        && !(r instanceof LevelResult.Failed fl && f.forgives(fl.error()));
   }
 
   private RunError errorOf(LoopflowException e, LoopFront f) {
@@ -316,14 +316,14 @@ final class LoopRunner {
 
   /** The passes of a concurrent loop in flight: started on virtual threads, settled in pass order. */
   private final class Pool {
-    private record Done(int pass, GraphRun.Result result) {}
+    private record Done(int pass, LevelResult result) {}
 
     private final LoopFront f;
     private final LoopFront.State st;
     private final LinkedBlockingQueue<Done> finished = new LinkedBlockingQueue<>();
     private final Map<Integer, Future<?>> futures = new TreeMap<>();
     private final Map<Integer, Frame> frames = new TreeMap<>();
-    private final Map<Integer, GraphRun.Result> results = new TreeMap<>();
+    private final Map<Integer, LevelResult> results = new TreeMap<>();
     private int running;
     private int nextToSettle = 1;
 
@@ -336,7 +336,7 @@ final class LoopRunner {
       running++;
       frames.put(pass, body);
       futures.put(pass, ctx.executor.submit(() -> {
-        GraphRun.Result r = null;
+        LevelResult r = null;
         try {
           r = units.runLevel(f.graph, body, UnitExecutor.Level.PLAIN);
           if (stops(f, r)) {

@@ -19,9 +19,6 @@ import java.util.Map;
  * it added: the node's journal row carries all three.
  */
 final class NodeContextImpl implements NodeContext {
-  /** The first character of every module log key; see {@link #runLog}. */
-  private static final String RUN_LOG = "\u0000";
-
   private final RunContext ctx;
   private final NodePosition position;
   private final Frame frame;
@@ -136,7 +133,7 @@ final class NodeContextImpl implements NodeContext {
       try {
         // Durable before a real request leaves; a mock call is never sent anywhere, so nothing of it can be billed
         // while the process dies.
-        journalCall(Map.of("type", CALL_RESERVED, "call", call, "usage", usageMap(r.whenCharged())),
+        journalCall(Map.of("type", RunLog.CALL_RESERVED, "call", call, "usage", RunLog.usageMap(r.whenCharged())),
             !"mock".equals(plan.provider()));
       } catch (RuntimeException e) {
         r.cancel(); // not durable, so not sent
@@ -187,24 +184,12 @@ final class NodeContextImpl implements NodeContext {
         /** Journals how the call ended (what it counted) the first time it ends; later ends count nothing. */
         private void callEnded(Usage counted) {
           if (counted != null) {
-            journalCall(Map.of("type", CALL_ENDED, "call", call, "usage", usageMap(counted)), false);
+            journalCall(Map.of("type", RunLog.CALL_ENDED, "call", call, "usage", RunLog.usageMap(counted)), false);
           }
         }
       };
     };
   }
-
-  /*
-   * The calls of an execution that never got a journal row (its process died, or the run ended before the node's
-   * thread reported) are in no row's usage. So every call is journaled as steps the node never sees: reserved
-   * (durable before the request is sent, with what the call counts if its outcome stays unknown) and ended (what it
-   * counted), and an execution whose row is journaled gets an ended step after that row. A resumed run counts the
-   * calls of every execution without that step from these steps (RunContext.Replay): a call still in flight at a
-   * crash counts at its whole reservation, as a timed-out one does.
-   */
-  static final String CALL_RESERVED = "llm.reserved";
-  static final String CALL_ENDED = "llm.ended";
-  static final String EXECUTION_ENDED = "execution.ended";
 
   private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -226,40 +211,14 @@ final class NodeContextImpl implements NodeContext {
     boolean movedRunLog;
     synchronized (this) {
       id = execution;
-      movedRunLog = appended.keySet().stream().anyMatch(NodeContextImpl::isRunLog);
+      movedRunLog = appended.keySet().stream().anyMatch(RunLog::isRunLog);
     }
     // Only when the row holds something a resume would otherwise count again from steps: calls, or the script
     // position (the mock's answers) the execution moved on.
     if (id != null && (calls.get() > 0 || movedRunLog)) {
       ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id,
-          Map.of("type", EXECUTION_ENDED)));
+          Map.of("type", RunLog.EXECUTION_ENDED)));
     }
-  }
-
-  static Map<String, Object> usageMap(Usage u) {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("llm_calls", u.llmCalls());
-    m.put("unpriced_calls", u.unpricedCalls());
-    m.put("input_tokens", u.inputTokens());
-    m.put("output_tokens", u.outputTokens());
-    if (u.costUsd() != null) {
-      m.put("cost_usd", u.costUsd());
-    }
-    return m;
-  }
-
-  static Usage usageOf(Object o) {
-    if (!(o instanceof Map<?, ?> m)) {
-      return Usage.NONE;
-    }
-    Usage u = new Usage(number(m.get("input_tokens")), number(m.get("output_tokens")),
-        m.get("cost_usd") instanceof Number n ? n.doubleValue() : null, (int) number(m.get("llm_calls")),
-        (int) number(m.get("unpriced_calls")));
-    return u.equals(Usage.NONE) ? Usage.NONE : u;
-  }
-
-  private static long number(Object o) {
-    return o instanceof Number n ? n.longValue() : 0;
   }
 
   /** Adds a call to this execution's usage, which is journaled with it (a resume counts it again from there). */
@@ -283,20 +242,16 @@ final class NodeContextImpl implements NodeContext {
   synchronized Map<String, java.util.List<Map<String, String>>> runLogTurns() {
     Map<String, java.util.List<Map<String, String>>> out = new LinkedHashMap<>();
     appended.forEach((k, v) -> {
-      if (k.startsWith(RUN_LOG)) {
+      if (k.startsWith(RunLog.KEY_PREFIX)) {
         out.put(k, new java.util.ArrayList<>(v));
       }
     });
     return out;
   }
 
-  static boolean isRunLog(String key) {
-    return key.startsWith(RUN_LOG);
-  }
-
   @Override
   public Conversation conversation(String name) {
-    if (name.startsWith(RUN_LOG)) {
+    if (name.startsWith(RunLog.KEY_PREFIX)) {
       // Such a name could reach a module's own log (see runLog); a session name never needs the character.
       throw new LoopflowException(ErrorCode.NODE_FAILED, "a session name must not start with a NUL character",
           position);
@@ -306,7 +261,7 @@ final class NodeContextImpl implements NodeContext {
 
   @Override
   public Conversation runLog(String name) {
-    return journaled(RUN_LOG + name);
+    return journaled(RunLog.KEY_PREFIX + name);
   }
 
   /**

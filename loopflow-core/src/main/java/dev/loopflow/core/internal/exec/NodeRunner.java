@@ -229,7 +229,7 @@ final class NodeRunner {
   /**
    * On resume, counts what earlier attempts of the run spent at this position (every journaled execution there,
    * whether it is restored now or runs again) towards the enclosing loops' budgets. The run's own budget already
-   * holds all journaled spending (see {@link Scheduler}), including positions this attempt never reaches.
+   * holds all journaled spending (see {@link RunExecution}), including positions this attempt never reaches.
    */
   private void chargeEarlierAttempts(Frame frame, NodePosition pos) {
     Usage spent = ctx.replay.spentAt(pos);

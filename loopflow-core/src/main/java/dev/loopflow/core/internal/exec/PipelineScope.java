@@ -31,7 +31,7 @@ final class PipelineScope {
       if (r == null) {
         continue;
       }
-      String key = PipelineStage.key(i + 1);
+      String key = key(i + 1);
       String shown = truncate(text(r), key);
       out.put(key, shown);
       out.put(id, shown);
@@ -63,5 +63,10 @@ final class PipelineScope {
       end--; // b[end] continues a character that started before: cut before that character
     }
     return new String(b, 0, end, StandardCharsets.UTF_8) + "\n\n" + String.format(NOTICE, key);
+  }
+
+  /** The shared-memory key of stage {@code n}'s full output (1-based). */
+  static String key(int n) {
+    return "stage-" + n + "-output";
   }
 }

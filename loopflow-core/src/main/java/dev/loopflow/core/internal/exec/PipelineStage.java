@@ -67,11 +67,6 @@ public final class PipelineStage implements NodeProgram {
     return new PipelineStage(inner, agentId, stageNum, maxRetries, schema, promptSource);
   }
 
-  /** The shared-memory key of stage {@code n}'s full output (1-based). */
-  public static String key(int n) {
-    return "stage-" + n + "-output";
-  }
-
   @Override
   public boolean storesWholeResult() {
     return inner.storesWholeResult();
@@ -171,7 +166,7 @@ public final class PipelineStage implements NodeProgram {
    * result keep the output as it was.
    */
   private void store(NodeContext ctx, String text) {
-    ctx.sharedMemory().put(SharedMemory.Namespace.WORKFLOW, null, key(stageNum), RunMemory.asText(text), Map.of(
+    ctx.sharedMemory().put(SharedMemory.Namespace.WORKFLOW, null, PipelineScope.key(stageNum), RunMemory.asText(text), Map.of(
         "type", "stage_output", "agent_id", agentId, "stage_num", Integer.toString(stageNum)));
   }
 
@@ -203,7 +198,7 @@ public final class PipelineStage implements NodeProgram {
           }
           List<Map<String, Object>> mine = new java.util.ArrayList<>();
           for (Map<String, Object> s : under.replayed()) {
-            if (NodeContextImpl.EXECUTION_ENDED.equals(s.get("type"))) {
+            if (RunLog.EXECUTION_ENDED.equals(s.get("type"))) {
               mine.add(s); // the engine's: the replayed execution's row holds what these steps took
             } else if (s.get(ATTEMPT) instanceof Number n && n.intValue() == retry) {
               Map<String, Object> copy = new java.util.LinkedHashMap<>(s);

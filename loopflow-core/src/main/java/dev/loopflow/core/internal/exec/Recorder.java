@@ -3,6 +3,7 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeResults;
@@ -219,7 +220,7 @@ final class Recorder {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("status", "completed");
     r.put("decisions", decisions);
-    journal(new NodeExecution(ctx.runId, at, RestartLoop.KIND, NodeStatus.COMPLETED, 1, now, now, null, r,
+    journal(new NodeExecution(ctx.runId, at, RestartPolicy.DECISIONS_KIND, NodeStatus.COMPLETED, 1, now, now, null, r,
         Usage.NONE, null, null, null, null));
   }
 
@@ -294,7 +295,7 @@ final class Recorder {
     try {
       ctx.store.recordNodeExecution(ctx.redactor.execution(row));
     } catch (RuntimeException e) {
-      ctx.failRun("the run store could not journal '" + row.position().path() + "': " + RunContext.describe(e), e);
+      ctx.failRun("the run store could not journal '" + row.position().path() + "': " + Throwables.describe(e), e);
     }
   }
 

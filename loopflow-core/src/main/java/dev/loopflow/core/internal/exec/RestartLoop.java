@@ -115,7 +115,7 @@ final class RestartLoop extends LoopFront {
   }
 
   @Override
-  GraphRun.Gate gate(State st) {
+  LevelGate gate(State st) {
     return (unitId, frame) -> afterCompleted(st, unitId, frame);
   }
 
@@ -172,7 +172,7 @@ final class RestartLoop extends LoopFront {
   // ---------------------------------------------------------------------------------------------------------
   // The gate: after each top-level node of a pass
 
-  private GraphRun.Result afterCompleted(State st, String unitId, Frame frame) {
+  private LevelResult afterCompleted(State st, String unitId, Frame frame) {
     // Once this pass ends (a restart accepted, the run failing), what arrives is decided in the next pass. A region
     // (the nodes a loop edge repeats) is a decision point too: the requests of the nodes inside it are decided when
     // it completes.
@@ -202,7 +202,7 @@ final class RestartLoop extends LoopFront {
     }
     List<Map<String, Object>> decisions = new ArrayList<>();
     List<RestartResponse> responses = new ArrayList<>();
-    GraphRun.Result end = null;
+    LevelResult end = null;
     List<RunCommand> later = new ArrayList<>();
     for (RunCommand c : drained) {
       if (!RunCommands.RESTART.equals(c.kind())) {
@@ -232,7 +232,7 @@ final class RestartLoop extends LoopFront {
         lastRestart.put(req.targetStageId(), now);
         pending = new Accepted(req, c.seq(), rerun, Set.copyOf(carried));
         resp = new RestartResponse(c.seq(), req.targetStageId(), true, null, null, null, st.iteration + 1);
-        end = new GraphRun.Result.Restart();
+        end = new LevelResult.Restart();
       } else {
         resp = new RestartResponse(c.seq(), req.targetStageId(), false, refused.code(), refused.message(), null,
             st.iteration);
@@ -240,7 +240,7 @@ final class RestartLoop extends LoopFront {
             && policy.onExhausted() == Edge.OnExhausted.FAIL) {
           failure = new RunError(ErrorCode.MAX_ITERATIONS_EXCEEDED, refused.message(), req.requesterStageId(),
               pos.path(), exhaustedDetails(st.iteration));
-          end = new GraphRun.Result.Failed(failure);
+          end = new LevelResult.Failed(failure);
         }
       }
       recorder.restartDecided(req, resp, policy.restartTopic());
@@ -277,25 +277,10 @@ final class RestartLoop extends LoopFront {
     return false;
   }
 
-  /** The seqs of requests whose decisions an earlier attempt journaled. */
-  static Set<Long> decidedIn(List<NodeExecution> rows) {
-    Set<Long> out = new HashSet<>();
-    for (NodeExecution row : rows) {
-      if (RestartPolicy.decidedAfter(row.kind(), row.position().nodeId()) != null) {
-        for (Map<String, Object> d : decisions(row)) {
-          if (d.get("request_seq") instanceof Number n) {
-            out.add(n.longValue());
-          }
-        }
-      }
-    }
-    return out;
-  }
-
   /** A drain point an earlier attempt decided: the same decisions again, without asking the bus. */
-  private GraphRun.Result replay(State st, String unitId, NodeExecution row) {
-    GraphRun.Result end = null;
-    for (Map<String, Object> d : decisions(row)) {
+  private LevelResult replay(State st, String unitId, NodeExecution row) {
+    LevelResult end = null;
+    for (Map<String, Object> d : RestartDecisions.of(row)) {
       RestartRequest req = RestartRequest.fromMap(d);
       long seq = d.get("request_seq") instanceof Number n ? n.longValue() : 0;
       ctx.commands.decidedBefore(seq);
@@ -311,12 +296,12 @@ final class RestartLoop extends LoopFront {
           l.forEach(x -> carried.add(String.valueOf(x)));
         }
         pending = new Accepted(req, seq, rerun, Set.copyOf(carried));
-        end = new GraphRun.Result.Restart();
+        end = new LevelResult.Restart();
       } else if (resp.errorCode() == ErrorCode.MAX_ITERATIONS_EXCEEDED
           && policy.onExhausted() == Edge.OnExhausted.FAIL) {
         failure = new RunError(ErrorCode.MAX_ITERATIONS_EXCEEDED, resp.message(), req.requesterStageId(),
             pos.path(), exhaustedDetails(st.iteration));
-        end = new GraphRun.Result.Failed(failure);
+        end = new LevelResult.Failed(failure);
       }
     }
     return end;
@@ -331,20 +316,6 @@ final class RestartLoop extends LoopFront {
       d.put("carried", new ArrayList<>(new java.util.TreeSet<>(pending.carry())));
     }
     return d;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Map<String, Object>> decisions(NodeExecution row) {
-    if (row.result() != null && row.result().get("decisions") instanceof List<?> l) {
-      List<Map<String, Object>> out = new ArrayList<>();
-      for (Object o : l) {
-        if (o instanceof Map<?, ?> m) {
-          out.add((Map<String, Object>) m);
-        }
-      }
-      return out;
-    }
-    return List.of();
   }
 
   /**
@@ -389,7 +360,7 @@ final class RestartLoop extends LoopFront {
       ctx.commands.publish(request, origin);
     } catch (RuntimeException e) {
       ctx.failRun("the run store could not take the restart request of '" + origin + "': "
-          + RunContext.describe(e), e);
+          + Throwables.describe(e), e);
     }
   }
 
@@ -463,7 +434,7 @@ final class RestartLoop extends LoopFront {
     Map<String, Integer> retriesAt = new HashMap<>();
     for (NodeExecution row : rows) {
       if (RestartPolicy.decidedAfter(row.kind(), row.position().nodeId()) != null) {
-        for (Map<String, Object> d : decisions(row)) {
+        for (Map<String, Object> d : RestartDecisions.of(row)) {
           long seq = d.get("request_seq") instanceof Number n ? n.longValue() : 0;
           if (requests.containsKey(seq)) {
             continue;

@@ -162,11 +162,6 @@ final class RunContext {
   }
 
   /** How an unexpected exception is named in an internal error: its type and message, never a stack trace. */
-  static String describe(Throwable e) {
-    String m = e.getMessage();
-    return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : ": " + m);
-  }
-
   /**
    * The run-wide bound on work nodes running at once ({@code limits.concurrency}). Loop nodes hold no slot while
    * their bodies run, so nesting cannot deadlock. A coordinator that finds no free slot is poked when one frees.
@@ -174,13 +169,18 @@ final class RunContext {
   static final class Slots {
     private final int max;
     private int used;
-    private final Set<GraphRun> waiting = new LinkedHashSet<>();
+    private final Set<Waiter> waiting = new LinkedHashSet<>();
 
     Slots(int max) {
       this.max = max;
     }
 
-    synchronized boolean tryAcquire(GraphRun g) {
+    /** What waits for a slot: told when one frees, on the releasing thread, and must only wake itself up. */
+    interface Waiter {
+      void poke();
+    }
+
+    synchronized boolean tryAcquire(Waiter g) {
       if (used < max) {
         used++;
         waiting.remove(g);
@@ -191,16 +191,16 @@ final class RunContext {
     }
 
     void release() {
-      List<GraphRun> w;
+      List<Waiter> w;
       synchronized (this) {
         used--;
         w = new ArrayList<>(waiting);
         waiting.clear();
       }
-      w.forEach(GraphRun::poke);
+      w.forEach(Waiter::poke);
     }
 
-    synchronized void forget(GraphRun g) {
+    synchronized void forget(Waiter g) {
       waiting.remove(g);
     }
   }
@@ -256,8 +256,8 @@ final class RunContext {
             steps.put(path, new java.util.ArrayList<>());
           }
           Object type = s.step().get("type");
-          if (NodeContextImpl.CALL_RESERVED.equals(type) || NodeContextImpl.CALL_ENDED.equals(type)
-              || NodeContextImpl.EXECUTION_ENDED.equals(type)) {
+          if (RunLog.CALL_RESERVED.equals(type) || RunLog.CALL_ENDED.equals(type)
+              || RunLog.EXECUTION_ENDED.equals(type)) {
             calls.computeIfAbsent(s.execution(), k -> new Calls(path)).add(type, s.step());
           } else {
             steps.get(path).add(s.step());
@@ -273,11 +273,11 @@ final class RunContext {
       lastExecution.forEach((path, id) -> {
         Calls c = calls.get(id);
         if (c != null && c.accounted && steps.containsKey(path)) {
-          steps.get(path).add(Map.of("type", NodeContextImpl.EXECUTION_ENDED));
+          steps.get(path).add(Map.of("type", RunLog.EXECUTION_ENDED));
         }
       });
       Usage sum = Usage.NONE;
-      // Calls of executions that no journal row holds (see NodeContextImpl): counted here, once per resume, since
+      // Calls of executions that no journal row holds (see RunLog): counted here, once per resume, since
       // no row ever will.
       for (Calls c : calls.values()) {
         Usage u = c.unaccounted();
@@ -299,7 +299,7 @@ final class RunContext {
         if ((r.status() == dev.loopflow.core.run.NodeStatus.FAILED
             || r.status() == dev.loopflow.core.run.NodeStatus.CANCELLED) && r.sessions() != null) {
           r.sessions().forEach((key, turns) -> {
-            if (NodeContextImpl.isRunLog(key)) {
+            if (RunLog.isRunLog(key)) {
               runLogs.computeIfAbsent(r.position().path(), k -> new java.util.LinkedHashMap<>())
                   .computeIfAbsent(key, k -> new java.util.ArrayList<>()).addAll(turns);
             }
@@ -317,7 +317,7 @@ final class RunContext {
         }
       }
       this.total = sum;
-      this.decidedRestarts = RestartLoop.decidedIn(rows);
+      this.decidedRestarts = RestartDecisions.decidedIn(rows);
       this.pausedAt = pausedAt;
       this.resumeInput = resumeInput == null || resumeInput.isEmpty() ? null : resumeInput;
     }
@@ -334,12 +334,12 @@ final class RunContext {
       }
 
       void add(Object type, Map<String, Object> step) {
-        if (NodeContextImpl.EXECUTION_ENDED.equals(type)) {
+        if (RunLog.EXECUTION_ENDED.equals(type)) {
           accounted = true;
-        } else if (NodeContextImpl.CALL_RESERVED.equals(type)) {
-          reserved.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
+        } else if (RunLog.CALL_RESERVED.equals(type)) {
+          reserved.put(callNumber(step), RunLog.usageOf(step.get("usage")));
         } else {
-          ended.put(callNumber(step), NodeContextImpl.usageOf(step.get("usage")));
+          ended.put(callNumber(step), RunLog.usageOf(step.get("usage")));
         }
       }
 

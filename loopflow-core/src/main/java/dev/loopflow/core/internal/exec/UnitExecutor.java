@@ -13,14 +13,14 @@ interface UnitExecutor {
   Outcome execute(ExecGraph.Unit unit, Frame frame, ExecGraph level);
 
   /** Runs one level of units (a loop pass's body) to its end; how a loop runs its passes. */
-  GraphRun.Result runLevel(ExecGraph level, Frame frame, Level how);
+  LevelResult runLevel(ExecGraph level, Frame frame, Level how);
 
   /**
    * How a level runs. {@code loopedInto}: for a loop edge region's later passes, the node the loop edge enters;
    * {@code carried}: units that enter the level settled and are not run; {@code gate}: asked after each unit
    * completes (a restart loop's), or null.
    */
-  record Level(String loopedInto, java.util.Set<String> carried, GraphRun.Gate gate) {
+  record Level(String loopedInto, java.util.Set<String> carried, LevelGate gate) {
     static final Level PLAIN = new Level(null, java.util.Set.of(), null);
   }
 }

@@ -29,12 +29,12 @@ final class Units implements UnitExecutor {
   }
 
   @Override
-  public GraphRun.Result runLevel(ExecGraph level, Frame frame, Level how) {
+  public LevelResult runLevel(ExecGraph level, Frame frame, Level how) {
     return new GraphRun(ctx, recorder, this, level, frame, how).run();
   }
 
   /** The run's top level: a plain level, or the passes of its restart loop when it has a restart policy. */
-  GraphRun.Result runTop(ExecGraph level, Frame top) {
+  LevelResult runTop(ExecGraph level, Frame top) {
     return ctx.workflow.restartPolicy() == null ? runLevel(level, top, Level.PLAIN) : loops.restartable(level, top);
   }
 }

@@ -56,7 +56,7 @@ class GraphRunTest {
     }
 
     @Override
-    public GraphRun.Result runLevel(ExecGraph level, Frame frame, UnitExecutor.Level how) {
+    public LevelResult runLevel(ExecGraph level, Frame frame, UnitExecutor.Level how) {
       throw new AssertionError("no nested levels in these tests");
     }
   }
@@ -77,7 +77,7 @@ class GraphRunTest {
   @Test
   void unitsRunInDependencyOrderAndTheLevelCompletes() {
     Script script = new Script();
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: chain
         nodes:
           - {id: a, type: transform, template: "1"}
@@ -85,7 +85,7 @@ class GraphRunTest {
           - {id: c, type: transform, template: "3", depends_on: [b]}
         """, script).run().run();
 
-    assertThat(r).isInstanceOf(GraphRun.Result.Completed.class);
+    assertThat(r).isInstanceOf(LevelResult.Completed.class);
     assertThat(script.started).containsExactly("a", "b", "c");
   }
 
@@ -94,14 +94,14 @@ class GraphRunTest {
     Script script = new Script();
     RunError boom = new RunError(ErrorCode.NODE_FAILED, "boom", "a");
     script.outcomes.put("a", f -> new Outcome.Failed(boom, false));
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: fail
         nodes:
           - {id: a, type: transform, template: "1"}
           - {id: b, type: transform, template: "2", depends_on: [a]}
         """, script).run().run();
 
-    assertThat(r).isEqualTo(new GraphRun.Result.Failed(boom));
+    assertThat(r).isEqualTo(new LevelResult.Failed(boom));
     assertThat(script.started).containsExactly("a");
   }
 
@@ -112,14 +112,14 @@ class GraphRunTest {
       f.mark("a", NodeStatus.FAILED, Map.of("status", "failed"));
       return new Outcome.Failed(new RunError(ErrorCode.NODE_FAILED, "boom", "a"), true);
     });
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: forgiven
         nodes:
           - {id: a, type: transform, template: "1", allow_failure: true}
           - {id: b, type: transform, template: "2", depends_on: [a]}
         """, script).run().run();
 
-    assertThat(r).isInstanceOf(GraphRun.Result.Completed.class);
+    assertThat(r).isInstanceOf(LevelResult.Completed.class);
     assertThat(script.started).containsExactly("a", "b");
   }
 
@@ -138,14 +138,14 @@ class GraphRunTest {
       return Outcome.PAUSED;
     });
 
-    assertThat(level.run().run()).isInstanceOf(GraphRun.Result.Paused.class);
+    assertThat(level.run().run()).isInstanceOf(LevelResult.Paused.class);
     assertThat(script.started).containsExactly("ask");
   }
 
   @Test
   void theStepLimitStopsTheLevelBeforeTheUnitThatWouldPassIt() {
     Script script = new Script();
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: steps
         limits: {max_steps: 2}
         nodes:
@@ -154,7 +154,7 @@ class GraphRunTest {
           - {id: c, type: transform, template: "3", depends_on: [b]}
         """, script).run().run();
 
-    assertThat(r).isInstanceOfSatisfying(GraphRun.Result.Failed.class,
+    assertThat(r).isInstanceOfSatisfying(LevelResult.Failed.class,
         f -> assertThat(f.error().errorCode()).isEqualTo(ErrorCode.MAX_STEPS_EXCEEDED));
     assertThat(script.started).containsExactly("a", "b");
   }
@@ -162,7 +162,7 @@ class GraphRunTest {
   @Test
   void aFalseEdgeConditionSkipsItsTargetAndTheSkipPropagates() {
     Script script = new Script();
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: skip
         nodes:
           - {id: a, type: transform, template: "1"}
@@ -173,7 +173,7 @@ class GraphRunTest {
           - {from: b, to: c}
         """, script).run().run();
 
-    assertThat(r).isInstanceOf(GraphRun.Result.Completed.class);
+    assertThat(r).isInstanceOf(LevelResult.Completed.class);
     assertThat(script.started).containsExactly("a");
     List<String> skipped = new ArrayList<>();
     events.forEach(e -> {
@@ -187,7 +187,7 @@ class GraphRunTest {
   @Test
   void independentUnitsAllRunWhenNothingOrdersThem() {
     Script script = new Script();
-    GraphRun.Result r = level("""
+    LevelResult r = level("""
         name: fan
         nodes:
           - {id: a, type: transform, template: "1"}
@@ -195,7 +195,7 @@ class GraphRunTest {
           - {id: join, type: transform, template: "3", depends_on: [a, b]}
         """, script).run().run();
 
-    assertThat(r).isInstanceOf(GraphRun.Result.Completed.class);
+    assertThat(r).isInstanceOf(LevelResult.Completed.class);
     assertThat(script.started).hasSize(3).endsWith("join").contains("a", "b");
   }
 }

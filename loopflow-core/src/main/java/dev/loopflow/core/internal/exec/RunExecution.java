@@ -54,7 +54,7 @@ import java.util.concurrent.TimeUnit;
  * The result handed back is built from the record just journaled (RunReports.result), the same function that
  * `loopflow show` uses, so what a run printed and what the journal shows cannot drift apart.
  */
-final class Scheduler implements RunHandle {
+final class RunExecution implements RunHandle {
   private final String runId;
   private final Workflow workflow;
   private final RunOptions options;
@@ -86,7 +86,7 @@ final class Scheduler implements RunHandle {
    * {@code resumeFrom} and {@code answer}: the journaled run this attempt continues and what the person answered
    * (null for a new run).
    */
-  Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
+  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
       Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
       ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease) {
     this(runId, workflow, inputs, options, store, services, clock, executor, resumeFrom, answer, replay, lastSeq,
@@ -94,7 +94,7 @@ final class Scheduler implements RunHandle {
   }
 
   /** {@code caller}: what a child run owes the node that started it; null for a run nobody started. */
-  Scheduler(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
+  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
       Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
       ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease, ChildLedger caller) {
     this.runId = runId;
@@ -152,7 +152,7 @@ final class Scheduler implements RunHandle {
   }
 
   private void journalFailed(Throwable e) {
-    ctx.failRun("the run store refused an event: " + RunContext.describe(e), e);
+    ctx.failRun("the run store refused an event: " + Throwables.describe(e), e);
   }
 
   @Override
@@ -194,7 +194,7 @@ final class Scheduler implements RunHandle {
     try {
       result = execute();
     } catch (RuntimeException | Error e) {
-      ctx.failRun("internal error: " + RunContext.describe(e), e);
+      ctx.failRun("internal error: " + Throwables.describe(e), e);
       Thread.interrupted();
       result = endInternally();
     } finally {
@@ -241,7 +241,7 @@ final class Scheduler implements RunHandle {
     Instant started = clock.instant();
     Duration timeout = options.timeout() != null ? options.timeout() : workflow.limits().timeout();
     ctx.deadline = timeout == null ? null : started.plus(timeout);
-    Map<String, Object> journaledOptions = Engine.journalable(options.options());
+    Map<String, Object> journaledOptions = journalable(options.options());
     if (resumeFrom == null) {
       // The hash is of the source as written, credentials included: resume compares it with the file.
       RunRecord fresh = redactor.record(RunRecord.builder().runId(runId).workflow(workflow.name())
@@ -266,7 +266,7 @@ final class Scheduler implements RunHandle {
           return finish(RunStatus.FAILED, e instanceof dev.loopflow.core.error.LoopflowException le
               ? new RunError(le.code(), le.getMessage(), null)
               : new RunError(ErrorCode.INTERNAL_ERROR, "internal error while queueing the run: "
-                  + RunContext.describe(e), null));
+                  + Throwables.describe(e), null));
         }
         return RunReports.result(record);
       }
@@ -313,7 +313,7 @@ final class Scheduler implements RunHandle {
     if (resumeFrom != null) {
       ctx.commands.prepareResume(ctx.replay.decidedRestarts(), ctx.replay::completedAt, ctx.restartIteration());
     }
-    GraphRun.Result top;
+    LevelResult top;
     try {
       top = units.runTop(dev.loopflow.core.internal.plan.LoadedWorkflow.planOf(workflow), runState.top);
     } finally {
@@ -329,11 +329,11 @@ final class Scheduler implements RunHandle {
       return finish(RunStatus.FAILED, ctx.fatal());
     }
     return switch (top) {
-      case GraphRun.Result.Completed c -> finish(RunStatus.COMPLETED, null);
-      case GraphRun.Result.Failed f -> finish(RunStatus.FAILED, f.error());
-      case GraphRun.Result.Paused p -> paused();
-      case GraphRun.Result.Restart r -> finish(RunStatus.COMPLETED, null);
-      case GraphRun.Result.Cancelled c -> {
+      case LevelResult.Completed c -> finish(RunStatus.COMPLETED, null);
+      case LevelResult.Failed f -> finish(RunStatus.FAILED, f.error());
+      case LevelResult.Paused p -> paused();
+      case LevelResult.Restart r -> finish(RunStatus.COMPLETED, null);
+      case LevelResult.Cancelled c -> {
         if (timedOut) {
           yield finish(RunStatus.FAILED, new RunError(ErrorCode.TIMEOUT, "run timed out after "
               + Durations.format(timeout) + " (limits.timeout); running: " + timedOutRunning, null));
@@ -442,5 +442,33 @@ final class Scheduler implements RunHandle {
     answerLeftovers(status);
     clearWorkflowMemory(status);
     return RunReports.result(record);
+  }
+
+  /**
+   * The run options journaled with a run, for a resume to reuse: those whose values are plain JSON (text, numbers,
+   * booleans, lists and maps of them). Anything else (a Java object handed in through the API) cannot be stored
+   * and must be passed again on resume.
+   */
+  private static Map<String, Object> journalable(Map<String, Object> options) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    options.forEach((k, v) -> {
+      if (isPlainJson(v)) {
+        out.put(k, v);
+      }
+    });
+    return out;
+  }
+
+  private static boolean isPlainJson(Object v) {
+    if (v == null || v instanceof String || v instanceof Boolean || v instanceof Number) {
+      return true;
+    }
+    if (v instanceof List<?> l) {
+      return l.stream().allMatch(RunExecution::isPlainJson);
+    }
+    if (v instanceof Map<?, ?> m) {
+      return m.entrySet().stream().allMatch(e -> e.getKey() instanceof String && isPlainJson(e.getValue()));
+    }
+    return false;
   }
 }
