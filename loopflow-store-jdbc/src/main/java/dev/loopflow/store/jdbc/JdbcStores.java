@@ -145,7 +145,7 @@ public final class JdbcStores {
    * of that transaction for as long as it is stopped: the lease-epoch check's FOR SHARE lock on its run, the rows
    * it inserted. An engine taking the run over would wait on them without end, so the database ends such a session
    * and its locks with it; the stopped process's write then fails when it continues, and the store tells a lease
-   * that moved meanwhile from a connection that merely broke (JdbcRunStore.write). The store's own transactions send
+   * that moved meanwhile from a connection that merely broke (BatchTransaction). The store's own transactions send
    * their statements back to back, so a running process never comes near it. It is at most a run lease's length
    * minus its renewal period (15 s - 5 s), so the locks are gone before the stopped process's lease can expire and
    * another engine claim it.
