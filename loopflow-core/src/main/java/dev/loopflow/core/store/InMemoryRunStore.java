@@ -1,13 +1,21 @@
 package dev.loopflow.core.store;
 
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.run.RunStatus;
+import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
 import java.util.Optional;
-import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The journal kept in the engine's own heap. Everything of a run is kept while the run can still be resumed
@@ -26,6 +34,21 @@ final class InMemoryRunStore implements RunStore {
   static final int EVENTS_KEPT_WHEN_FINISHED = 1_000;
   /** How many of its latest node executions inside loops a completed or cancelled run keeps. */
   static final int LOOP_EXECUTIONS_KEPT_WHEN_FINISHED = 1_000;
+  /** Unicode code point order: the order of UTF-8 bytes, which durable stores sort shared-memory keys by. */
+  private static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int x = a.codePointAt(i);
+      int y = b.codePointAt(j);
+      if (x != y) {
+        return Integer.compare(x, y);
+      }
+      i += Character.charCount(x);
+      j += Character.charCount(y);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  };
 
   private final Map<String, RunRecord> runs = new ConcurrentHashMap<>();
   private final Map<String, Rows> executions = new ConcurrentHashMap<>();
@@ -33,9 +56,9 @@ final class InMemoryRunStore implements RunStore {
   private final Map<String, Lease> leases = new ConcurrentHashMap<>();
   private final Map<String, String> cancels = new ConcurrentHashMap<>();
   private final Map<String, List<RunCommand>> commands = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong commandsVersion = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong commandsVersion = new AtomicLong();
   /** scope + NUL + namespace -> key -> entry, keys in code point order. */
-  private final Map<String, java.util.NavigableMap<String, MemoryEntry>> memory = new ConcurrentHashMap<>();
+  private final Map<String, NavigableMap<String, MemoryEntry>> memory = new ConcurrentHashMap<>();
 
   @Override
   public void createRun(RunRecord run) {
@@ -47,8 +70,8 @@ final class InMemoryRunStore implements RunStore {
   @Override
   public void updateRun(RunRecord run) {
     runs.put(run.runId(), run);
-    if (run.status() == dev.loopflow.core.run.RunStatus.COMPLETED
-        || run.status() == dev.loopflow.core.run.RunStatus.CANCELLED) {
+    if (run.status() == RunStatus.COMPLETED
+        || run.status() == RunStatus.CANCELLED) {
       forgetOldEvents(run.runId());
       Rows rows = executions.get(run.runId());
       if (rows != null) {
@@ -165,10 +188,10 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public RunCommand appendCommand(String runId, String kind, Map<String, Object> payload, Instant at) {
-    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
-    Limits.name("command kind", kind, Limits.MAX_SHORT_NAME_BYTES, false);
-    java.util.Objects.requireNonNull(at, "at");
-    Map<String, Object> stored = Limits.document("command payload", payload == null ? Map.of() : payload);
+    StoreLimits.name("run id", runId, StoreLimits.MAX_NAME_BYTES, false);
+    StoreLimits.name("command kind", kind, StoreLimits.MAX_SHORT_NAME_BYTES, false);
+    Objects.requireNonNull(at, "at");
+    Map<String, Object> stored = stored("command payload", payload == null ? Map.of() : payload);
     List<RunCommand> list = commands.computeIfAbsent(runId, k -> new ArrayList<>());
     RunCommand c;
     synchronized (list) {
@@ -186,7 +209,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public List<RunCommand> commands(String runId) {
-    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
+    StoreLimits.name("run id", runId, StoreLimits.MAX_NAME_BYTES, false);
     List<RunCommand> list = commands.get(runId);
     if (list == null) {
       return List.of();
@@ -198,12 +221,12 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public void respondCommand(String runId, long seq, Map<String, Object> response, Instant at) {
-    Limits.name("run id", runId, Limits.MAX_NAME_BYTES, false);
-    java.util.Objects.requireNonNull(at, "at");
+    StoreLimits.name("run id", runId, StoreLimits.MAX_NAME_BYTES, false);
+    Objects.requireNonNull(at, "at");
     if (response == null) {
       throw new IllegalArgumentException("command response is missing (a command without one stays pending)");
     }
-    Map<String, Object> stored = Limits.document("command response", response);
+    Map<String, Object> stored = stored("command response", response);
     List<RunCommand> list = commands.get(runId);
     if (list == null) {
       return;
@@ -223,9 +246,23 @@ final class InMemoryRunStore implements RunStore {
     return commandsVersion.get();
   }
 
+  /**
+   * A command document as a durable store reads it back: checked and written as {@link StoreLimits} writes it, then
+   * parsed from that text, as a durable store reads its JSON column.
+   */
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> stored(String field, Map<String, ?> document) {
+    String json = StoreLimits.document(field, document);
+    try {
+      return Json.mapper().readValue(json, LinkedHashMap.class);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(field + " cannot be written as JSON: " + e.getMessage(), e);
+    }
+  }
+
   private static String place(String scope, String namespace) {
-    Limits.name("shared memory scope", scope, Limits.MAX_NAME_BYTES, true);
-    Limits.name("shared memory namespace", namespace, Limits.MAX_SHORT_NAME_BYTES, true);
+    StoreLimits.name("shared memory scope", scope, StoreLimits.MAX_NAME_BYTES, true);
+    StoreLimits.name("shared memory namespace", namespace, StoreLimits.MAX_SHORT_NAME_BYTES, true);
     return scope + '\0' + namespace; // neither may hold NUL, so this names one place
   }
 
@@ -238,18 +275,18 @@ final class InMemoryRunStore implements RunStore {
   @Override
   public void putMemory(MemoryEntry entry) {
     String place = place(entry.scope(), entry.namespace());
-    Limits.name("shared memory key", entry.key(), Limits.MAX_NAME_BYTES, true);
-    Limits.value("shared memory value", entry.value());
-    Limits.document("shared memory metadata", entry.metadata());
-    memory.computeIfAbsent(place, k -> new java.util.concurrent.ConcurrentSkipListMap<>(Limits.CODE_POINT_ORDER))
+    StoreLimits.name("shared memory key", entry.key(), StoreLimits.MAX_NAME_BYTES, true);
+    StoreLimits.value("shared memory value", entry.value());
+    StoreLimits.document("shared memory metadata", entry.metadata());
+    memory.computeIfAbsent(place, k -> new ConcurrentSkipListMap<>(CODE_POINT_ORDER))
         .put(entry.key(), copy(entry));
   }
 
   @Override
   public Optional<MemoryEntry> getMemory(String scope, String namespace, String key) {
     String place = place(scope, namespace);
-    Limits.name("shared memory key", key, Limits.MAX_NAME_BYTES, true);
-    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place);
+    StoreLimits.name("shared memory key", key, StoreLimits.MAX_NAME_BYTES, true);
+    NavigableMap<String, MemoryEntry> m = memory.get(place);
     return Optional.ofNullable(m == null ? null : m.get(key)).map(InMemoryRunStore::copy);
   }
 
@@ -260,8 +297,8 @@ final class InMemoryRunStore implements RunStore {
 
   private List<MemoryEntry> withPrefix(String scope, String namespace, String keyPrefix) {
     String place = place(scope, namespace);
-    Limits.name("shared memory key prefix", keyPrefix, Limits.MAX_NAME_BYTES, true);
-    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place);
+    StoreLimits.name("shared memory key prefix", keyPrefix, StoreLimits.MAX_NAME_BYTES, true);
+    NavigableMap<String, MemoryEntry> m = memory.get(place);
     if (m == null) {
       return List.of();
     }
@@ -271,7 +308,7 @@ final class InMemoryRunStore implements RunStore {
 
   @Override
   public int deleteMemory(String scope, String namespace, String keyPrefix) {
-    java.util.NavigableMap<String, MemoryEntry> m = memory.get(place(scope, namespace));
+    NavigableMap<String, MemoryEntry> m = memory.get(place(scope, namespace));
     int n = 0;
     for (MemoryEntry e : withPrefix(scope, namespace, keyPrefix)) {
       if (m.remove(e.key()) != null) {
@@ -283,7 +320,7 @@ final class InMemoryRunStore implements RunStore {
 
   /**
    * A run's node executions in journal order, held encoded ({@link EncodedRows}). What must stay true:
-   * {@link #loopPasses} answers what {@link dev.loopflow.core.store.RunSummary#iterations} answers for every row the
+   * {@link #loopPasses} answers what {@link RunSummary#iterations} answers for every row the
    * run ever journaled, whatever was dropped since.
    */
   private static final class Rows {
@@ -305,7 +342,7 @@ final class InMemoryRunStore implements RunStore {
     }
 
     synchronized int loopPasses() {
-      return passesCounted >= 0 ? passesCounted : dev.loopflow.core.store.RunSummary.loopPasses(rows.positions());
+      return passesCounted >= 0 ? passesCounted : RunSummary.loopPasses(rows.positions());
     }
 
     /**
@@ -326,7 +363,7 @@ final class InMemoryRunStore implements RunStore {
         return;
       }
       if (passesCounted < 0) {
-        passesCounted = dev.loopflow.core.store.RunSummary.loopPasses(rows.positions());
+        passesCounted = RunSummary.loopPasses(rows.positions());
       }
       EncodedRows kept = new EncodedRows();
       for (int i = 0; i < rows.size(); i++) {
@@ -337,128 +374,6 @@ final class InMemoryRunStore implements RunStore {
         }
       }
       rows = kept;
-    }
-  }
-
-  /**
-   * What the command bus and shared memory accept: the limits and checks durable stores apply (the store contract
-   * suite pins them on every store), so that what works in memory works on a durable store. A refusal is an
-   * {@link IllegalArgumentException} naming the field, its size and the limit.
-   */
-  private static final class Limits {
-    static final int MAX_VALUE_BYTES = 16 * 1024 * 1024;
-    static final int MAX_DOCUMENT_BYTES = 64 * 1024;
-    static final int MAX_NAME_BYTES = 1024;
-    static final int MAX_SHORT_NAME_BYTES = 256;
-    static final int MAX_DEPTH = 256;
-
-    /** Unicode code point order: the order of UTF-8 bytes, which durable stores sort keys by. */
-    static final Comparator<String> CODE_POINT_ORDER = (a, b) -> {
-      int i = 0;
-      int j = 0;
-      while (i < a.length() && j < b.length()) {
-        int x = a.codePointAt(i);
-        int y = b.codePointAt(j);
-        if (x != y) {
-          return Integer.compare(x, y);
-        }
-        i += Character.charCount(x);
-        j += Character.charCount(y);
-      }
-      return Integer.compare(a.length() - i, b.length() - j);
-    };
-
-    private Limits() {}
-
-    /** Names durable stores keep exactly: no NUL, no unpaired surrogate, within {@code maxBytes} of UTF-8. */
-    static void name(String field, String value, int maxBytes, boolean mayBeEmpty) {
-      if (value == null) {
-        throw new IllegalArgumentException(field + " is missing");
-      }
-      if (value.isEmpty() && !mayBeEmpty) {
-        throw new IllegalArgumentException(field + " is empty");
-      }
-      for (int i = 0; i < value.length(); i++) {
-        char ch = value.charAt(i);
-        if (ch == 0) {
-          throw new IllegalArgumentException(field + " contains a NUL character at index " + i);
-        }
-        if (Character.isHighSurrogate(ch) && i + 1 < value.length()
-            && Character.isLowSurrogate(value.charAt(i + 1))) {
-          i++;
-        } else if (Character.isSurrogate(ch)) {
-          throw new IllegalArgumentException(field + " contains an unpaired surrogate at index " + i);
-        }
-      }
-      int bytes = value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-      if (bytes > maxBytes) {
-        throw new IllegalArgumentException(field + " is " + bytes + " bytes as UTF-8; the limit is " + maxBytes);
-      }
-    }
-
-    /** The document as a durable store reads it back: JSON data, written to UTF-8 JSON and parsed again. */
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> document(String field, Map<String, ?> document) {
-      plain(field, Where.ROOT, document, 0);
-      byte[] json;
-      try {
-        json = dev.loopflow.core.expr.Json.mapper().writeValueAsBytes(document);
-        if (json.length > MAX_DOCUMENT_BYTES) {
-          throw new IllegalArgumentException(field + " is " + json.length + " bytes as JSON; the limit is "
-              + MAX_DOCUMENT_BYTES);
-        }
-        // Read from text, as a durable store reads its JSON column.
-        return dev.loopflow.core.expr.Json.mapper().readValue(
-            new String(json, java.nio.charset.StandardCharsets.UTF_8), java.util.LinkedHashMap.class);
-      } catch (java.io.IOException e) {
-        throw new IllegalArgumentException(field + " cannot be written as JSON: " + e.getMessage(), e);
-      }
-    }
-
-    static void value(String field, byte[] value) {
-      if (value.length > MAX_VALUE_BYTES) {
-        throw new IllegalArgumentException(field + " is " + value.length + " bytes; the limit is "
-            + MAX_VALUE_BYTES);
-      }
-    }
-
-    /** Refuses what would not read back as written: non-JSON objects, non-finite numbers, BigDecimal. */
-    private static void plain(String field, Where where, Object v, int depth) {
-      if (depth > MAX_DEPTH) {
-        throw new IllegalArgumentException(field + " is nested deeper than " + MAX_DEPTH + " levels at " + where);
-      }
-      if (v == null || v instanceof String || v instanceof Boolean || v instanceof Integer || v instanceof Long
-          || v instanceof Short || v instanceof Byte || v instanceof java.math.BigInteger
-          || v instanceof Double d && Double.isFinite(d) || v instanceof Float f && Float.isFinite(f)) {
-        return;
-      }
-      if (v instanceof Map<?, ?> m) {
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-          if (!(e.getKey() instanceof String)) {
-            throw new IllegalArgumentException(field + " has a key that is not a string at " + where);
-          }
-          plain(field, new Where(where, (String) e.getKey(), -1), e.getValue(), depth + 1);
-        }
-        return;
-      }
-      if (v instanceof List<?> l) {
-        for (int i = 0; i < l.size(); i++) {
-          plain(field, new Where(where, null, i), l.get(i), depth + 1);
-        }
-        return;
-      }
-      throw new IllegalArgumentException(field + " holds a " + v.getClass().getName() + " at " + where
-          + "; only JSON data (maps with string keys, lists, strings, finite numbers, booleans, null) can be stored");
-    }
-
-    /** Where in a document a value is, spelled only when an error names it ({@code $.a[2].b}). */
-    private record Where(Where parent, String key, int index) {
-      static final Where ROOT = new Where(null, null, -1);
-
-      @Override
-      public String toString() {
-        return parent == null ? "$" : parent + (key != null ? "." + key : "[" + index + "]");
-      }
     }
   }
 }

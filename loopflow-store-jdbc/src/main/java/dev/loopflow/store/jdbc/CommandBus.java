@@ -1,6 +1,7 @@
 package dev.loopflow.store.jdbc;
 
 import dev.loopflow.core.store.RunCommand;
+import dev.loopflow.core.store.StoreLimits;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -2,14 +2,20 @@ package dev.loopflow.store.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.loopflow.core.store.RunStore;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.secrets.StoreUrls;
+import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -145,12 +151,12 @@ public final class JdbcStores {
    * of that transaction for as long as it is stopped: the lease-epoch check's FOR SHARE lock on its run, the rows
    * it inserted. An engine taking the run over would wait on them without end, so the database ends such a session
    * and its locks with it; the stopped process's write then fails when it continues, and the store tells a lease
-   * that moved meanwhile from a connection that merely broke (JdbcRunStore.write). The store's own transactions send
+   * that moved meanwhile from a connection that merely broke (BatchTransaction). The store's own transactions send
    * their statements back to back, so a running process never comes near it. It is at most a run lease's length
    * minus its renewal period (15 s - 5 s), so the locks are gone before the stopped process's lease can expire and
    * another engine claim it.
    */
-  static final java.time.Duration IDLE_IN_TRANSACTION = java.time.Duration.ofSeconds(10);
+  static final Duration IDLE_IN_TRANSACTION = Duration.ofSeconds(10);
 
   /** A PostgreSQL store; the schema is created in the connection's default schema. */
   public static RunStore postgresql(String url) {
@@ -201,7 +207,7 @@ public final class JdbcStores {
    * The commands listener's own connection: bounded connect and socket timeouts and TCP keep-alive, so that a
    * database that went away is noticed and the listener reconnects (see PostgresCommandsWatch).
    */
-  private static java.sql.Connection listenerConnection(Pg pg) throws java.sql.SQLException {
+  private static Connection listenerConnection(Pg pg) throws SQLException {
     org.postgresql.ds.PGSimpleDataSource source = new org.postgresql.ds.PGSimpleDataSource();
     source.setURL(pg.jdbcUrl);
     if (pg.user != null) {
@@ -225,13 +231,13 @@ public final class JdbcStores {
   static final String LATEST_MIGRATION = "5";
 
   static boolean current(DataSource ds) {
-    try (java.sql.Connection c = ds.getConnection();
-        java.sql.Statement st = c.createStatement();
-        java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM lf_schema_history WHERE \"version\" = '"
+    try (Connection c = ds.getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM lf_schema_history WHERE \"version\" = '"
             + LATEST_MIGRATION + "' AND \"success\" = " + (c.getMetaData().getURL().startsWith("jdbc:sqlite:")
             ? "1" : "TRUE"))) {
       return rs.next() && rs.getInt(1) == 1;
-    } catch (java.sql.SQLException e) {
+    } catch (SQLException e) {
       return false; // no history table yet, or one we cannot read: Flyway decides
     }
   }
@@ -255,7 +261,7 @@ public final class JdbcStores {
     }
     try {
       return NewSqliteSchema.createIfEmpty(ds);
-    } catch (java.sql.SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException e) {
       throw StoreFailures.of("cannot prepare the run store " + display + ": " + rootMessage(e), e);
     }
   }
@@ -293,7 +299,7 @@ public final class JdbcStores {
       URI uri;
       try {
         uri = new URI(u.replaceFirst("^postgres(ql)?://", "postgresql://"));
-      } catch (java.net.URISyntaxException e) {
+      } catch (URISyntaxException e) {
         // The parser's own message quotes the whole URL, password included: only its reason and position.
         throw new IllegalArgumentException("malformed PostgreSQL store URL " + StoreUrls.printable(url.trim())
             + ": " + e.getReason() + " at index " + e.getIndex());

@@ -1,6 +1,9 @@
 package dev.loopflow.store.jdbc;
 
+import dev.loopflow.core.store.LeaseLostException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
@@ -13,8 +16,7 @@ interface Transactions {
 
   /**
    * A write on behalf of the engine executing {@code runId}: on a fencing store it commits only while the lease this
-   * store's engine claimed for the run is still current (see JdbcRunStore), else fails with
-   * {@link dev.loopflow.core.store.LeaseLostException}.
+   * store's engine claimed for the run is still current (see Leases), else fails with {@link LeaseLostException}.
    */
   void write(String runId, Work work);
 
@@ -24,11 +26,29 @@ interface Transactions {
    */
   <T> T read(Read<T> read);
 
+  /** One query, through {@link #read}: {@code runId} is its one parameter (none when null), {@code rows} reads it. */
+  default <T> T query(String sql, String runId, Rows<T> rows) {
+    return read(c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        if (runId != null) {
+          ps.setString(1, runId);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          return rows.read(rs);
+        }
+      }
+    });
+  }
+
   interface Work {
     void run(Connection c) throws SQLException;
   }
 
   interface Read<T> {
     T read(Connection c) throws SQLException;
+  }
+
+  interface Rows<T> {
+    T read(ResultSet rs) throws SQLException;
   }
 }

@@ -1,4 +1,4 @@
-package dev.loopflow.store.jdbc;
+package dev.loopflow.core.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,26 +9,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the command bus and shared memory accept, checked before anything is written; a refusal is an
- * {@link IllegalArgumentException} naming the field, its size and the limit. The in-memory store applies the same
- * limits (the store contract suite pins them on both), so a workflow that works in tests works on a durable store.
+ * What the command bus and shared memory of every store accept, checked before anything is written; a refusal is an
+ * {@link IllegalArgumentException} naming the field, its size and the limit. The in-memory store and the durable
+ * stores apply these same checks (the store contract suite pins them on each), so a workflow that works in tests
+ * works on a durable store.
  *
  * <p>Names (run ids, kinds, scopes, namespaces, keys) must be text both databases keep exactly: no NUL character
  * (PostgreSQL text cannot hold it) and no unpaired surrogate (UTF-8 cannot encode it). Their byte limits keep a
  * primary key within PostgreSQL's index entry limit of about 2.7 KB. Documents (payloads, responses, metadata) must
  * be JSON data, so that they read back as they were written; they are measured as UTF-8 JSON.
  */
-final class StoreLimits {
+public final class StoreLimits {
   /** One shared-memory value, in bytes as stored (compressed or not). */
-  static final int MAX_VALUE_BYTES = 16 * 1024 * 1024;
+  public static final int MAX_VALUE_BYTES = 16 * 1024 * 1024;
   /** One command payload, command response or shared-memory metadata map, as UTF-8 JSON. */
-  static final int MAX_DOCUMENT_BYTES = 64 * 1024;
+  public static final int MAX_DOCUMENT_BYTES = 64 * 1024;
   /** A run id, a shared-memory scope or key, as UTF-8. */
-  static final int MAX_NAME_BYTES = 1024;
+  public static final int MAX_NAME_BYTES = 1024;
   /** A command kind or a shared-memory namespace, as UTF-8. */
-  static final int MAX_SHORT_NAME_BYTES = 256;
+  public static final int MAX_SHORT_NAME_BYTES = 256;
   /** Deeper documents are refused before Jackson (which stops at 1000 levels) or a cycle could fail obscurely. */
-  static final int MAX_DEPTH = 256;
+  public static final int MAX_DEPTH = 256;
 
   // The UTF-8 generator escapes every character outside ASCII it cannot write as such (an unpaired surrogate too),
   // so the text stored is exactly what reads back.
@@ -37,7 +38,7 @@ final class StoreLimits {
   private StoreLimits() {}
 
   /** {@code value} when it is a name the stores keep exactly and within {@code maxBytes}. */
-  static String name(String field, String value, int maxBytes, boolean mayBeEmpty) {
+  public static String name(String field, String value, int maxBytes, boolean mayBeEmpty) {
     if (value == null) {
       throw new IllegalArgumentException(field + " is missing");
     }
@@ -62,8 +63,11 @@ final class StoreLimits {
     return value;
   }
 
-  /** The JSON of {@code document} (a map of JSON data) as stored, within {@link #MAX_DOCUMENT_BYTES}. */
-  static String document(String field, Map<String, ?> document) {
+  /**
+   * The JSON of {@code document} (a map of JSON data) as stored, within {@link #MAX_DOCUMENT_BYTES}: a durable store
+   * writes this text, and the in-memory store keeps what reading it back gives.
+   */
+  public static String document(String field, Map<String, ?> document) {
     plain(field, Where.ROOT, document, 0);
     byte[] json;
     try {
@@ -78,7 +82,8 @@ final class StoreLimits {
     return new String(json, StandardCharsets.UTF_8);
   }
 
-  static byte[] value(String field, byte[] value) {
+  /** {@code value} when it is within {@link #MAX_VALUE_BYTES}. */
+  public static byte[] value(String field, byte[] value) {
     if (value.length > MAX_VALUE_BYTES) {
       throw new IllegalArgumentException(field + " is " + value.length + " bytes; the limit is " + MAX_VALUE_BYTES);
     }
