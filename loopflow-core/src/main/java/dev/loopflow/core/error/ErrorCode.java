@@ -15,6 +15,11 @@ public enum ErrorCode {
   RUN_BUSY,
   /** The run resumed does not exist, or cannot be resumed in its state (completed, cancelled). */
   RUN_NOT_RESUMABLE,
+  /**
+   * A fork cannot start as asked: its point is not in the run's journal (no such loop pass or node execution), an
+   * edit names a node that did not run before the point, or an edited workflow changes a node that ran before it.
+   */
+  FORK_REFUSED,
   /** The workflow file changed since the run started; resuming needs the original or an explicit force. */
   WORKFLOW_CHANGED,
   /**

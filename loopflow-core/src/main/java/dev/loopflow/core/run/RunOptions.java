@@ -41,6 +41,13 @@ public final class RunOptions {
   public static final String SANDBOX_HIDDEN_PATHS = "sandbox.hidden_paths";
 
   /**
+   * Option, set by the engine on a fork: where it comes from ({@code run_id}, {@code at}), how much of its origin's
+   * journal it reuses, and its edits. Kept with the run like every option, so a resumed fork reuses the same prefix
+   * and applies the same edits.
+   */
+  public static final String FORKED_FROM = "loopflow.forked_from";
+
+  /**
    * The run ids a front end accepts from a person or a client (the CLI's {@code --run-id}, the server's
    * {@code run_id}): 1 to 64 letters, digits, {@code _}, {@code .} or {@code -}. Such an id fits every store and is
    * safe in a URL path, a file name and a terminal. Runs started from Java may have any non-blank id.

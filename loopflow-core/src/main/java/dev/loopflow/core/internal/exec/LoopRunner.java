@@ -135,14 +135,21 @@ final class LoopRunner {
     }
     Pool pool = f.window() > 1 ? new Pool(f, st) : null;
     ExitReason exit = null;
+    ForkSteer fork = ctx.replay.fork();
     try {
       for (;;) {
         while (exit == null && !st.stopped() && !st.halt.get() && (pool == null || pool.running < f.window())) {
+          if (fork != null) {
+            fork.beforePass(f.pos.loops(), f.id, st.iteration + 1, ctx.state);
+          }
           exit = beforePass(f, st);
           if (exit != null || st.stopped()) {
             break;
           }
           st.iteration++;
+          if (fork != null) {
+            st.input = fork.passInput(f.pos.loops(), f.id, st.iteration, st.input);
+          }
           Frame body = f.container().child(f.id, st.iteration, f.vars(st), f.sessionScope(st), f.budget);
           if (!ctx.replay.covers(f.pos, st.iteration)) {
             recorder.loopPass(f.pos, f.construct, st.iteration, f.max, f.passInput(st), f.passCondition());

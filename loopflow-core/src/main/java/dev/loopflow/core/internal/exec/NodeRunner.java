@@ -66,6 +66,10 @@ final class NodeRunner {
         }
       });
     }
+    ForkSteer fork = ctx.replay.fork();
+    if (fork != null && !loop) {
+      fork.beforeNode(pos, ctx.state);
+    }
     // Only a loop gets here with its completion already journaled: it re-enters its passes (restored from the
     // journal) to rebuild its state, and must not announce or journal that completion twice. Anything else that
     // gets here runs (again, after a failure that failed the run), and its new outcome is journaled.

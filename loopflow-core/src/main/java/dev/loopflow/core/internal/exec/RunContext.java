@@ -418,6 +418,29 @@ final class RunContext {
       return total;
     }
 
+    /** The fork's point and edits, when this replays a fork's origin; null otherwise. */
+    private volatile ForkSteer fork;
+    /** What of {@link #total} the run's budget is charged with: all of it, but a fork's reused part. */
+    private volatile Usage charged;
+
+    /** Makes this the replay of a fork: {@code charged} is what the fork itself spent (not what it reuses). */
+    Replay forFork(ForkSteer steer, Usage charged) {
+      this.fork = steer;
+      this.charged = charged;
+      return this;
+    }
+
+    /** What the run's budget starts from: everything this replay holds, except what a fork reuses. */
+    Usage charged() {
+      Usage c = charged;
+      return c != null ? c : total;
+    }
+
+    /** The fork's point and edits, or null when this run is no fork. */
+    ForkSteer fork() {
+      return fork;
+    }
+
     NodeExecution row(NodePosition at) {
       return done.isEmpty() ? null : done.get(at.path());
     }

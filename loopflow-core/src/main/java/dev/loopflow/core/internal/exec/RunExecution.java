@@ -107,7 +107,7 @@ final class RunExecution implements RunHandle {
     this.answer = answer;
     this.budgets = caller == null ? new Budgets(workflow.budget()) : new Budgets(workflow.budget(), caller.budgets);
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
-    budgets.add(replay.total());
+    budgets.add(replay.charged());
     this.runState = new RunState(workflow, inputs, budgets, options.environment());
     this.redactor = Redactor.forRun(environment(options), workflow,
         workflow instanceof LoadedWorkflow w ? w.credentials() : null, inputs);

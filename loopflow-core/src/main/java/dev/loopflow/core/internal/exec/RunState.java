@@ -135,6 +135,33 @@ final class RunState {
     state.put(key, AppendList.appendTo(current == null ? List.of() : (List<?>) current, added));
   }
 
+  /**
+   * Sets {@code state.PATH} ({@code PATH} dotted for nested maps) to {@code value}, replacing what is there whatever
+   * the key's merge: what a fork's {@code --set state.x=...} does at its point. Maps on the path are copied, never
+   * changed in place, since snapshots share them.
+   */
+  synchronized void edit(String path, Object value) {
+    view = null;
+    String[] keys = path.split("\\.");
+    if (keys.length == 1) {
+      state.put(path, value);
+      return;
+    }
+    state.put(keys[0], withPath(state.get(keys[0]), keys, 1, value));
+  }
+
+  private static Object withPath(Object current, String[] keys, int i, Object value) {
+    if (i == keys.length) {
+      return value;
+    }
+    Map<String, Object> copy = new LinkedHashMap<>();
+    if (current instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> copy.put(String.valueOf(k), v));
+    }
+    copy.put(keys[i], withPath(copy.get(keys[i]), keys, i + 1, value));
+    return copy;
+  }
+
   synchronized Map<String, Object> stateCopy() {
     return castMap(Values.plain(state));
   }

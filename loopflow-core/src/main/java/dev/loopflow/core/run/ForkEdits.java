@@ -1,0 +1,205 @@
+package dev.loopflow.core.run;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * What a fork changes at its point: state keys ({@code state.x=…}, nested as {@code state.a.b=…}), the outputs of
+ * nodes that ran before the point ({@code NODE.output=…}), the input of the loop's pass ({@code loop.input=…} or
+ * {@code $LOOP_PREV=…}), and run inputs ({@code --input K=V}) for what executes.
+ *
+ * <p>State edits apply at the fork point, before a loop decides whether to run the pass; a loop-input edit replaces
+ * what the pass would have been given; an output edit replaces that node's reused result as later nodes and loop
+ * conditions read it. Immutable; made with {@link #builder()} or read from {@code PATH=VALUE} texts by
+ * {@link #parseSet}.
+ */
+public final class ForkEdits {
+  /** No edits: the fork reproduces the origin up to its point and executes the rest as it is. */
+  public static final ForkEdits NONE = builder().build();
+
+  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  private static final Pattern KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+  private static final Object ABSENT = new Object();
+
+  private final Map<String, Object> state;
+  private final Map<String, Object> outputs;
+  private final Object loopInput;
+  private final Map<String, Object> inputs;
+
+  private ForkEdits(Builder b) {
+    this.state = Collections.unmodifiableMap(new LinkedHashMap<>(b.state));
+    this.outputs = Collections.unmodifiableMap(new LinkedHashMap<>(b.outputs));
+    this.loopInput = b.loopInput;
+    this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(b.inputs));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** State edits by dotted path under {@code state} ({@code count}, {@code draft.title}). */
+  public Map<String, Object> state() {
+    return state;
+  }
+
+  /** New outputs by node id. */
+  public Map<String, Object> outputs() {
+    return outputs;
+  }
+
+  public boolean setsLoopInput() {
+    return loopInput != ABSENT;
+  }
+
+  /** The loop pass's new input; meaningful only when {@link #setsLoopInput()}. */
+  public Object loopInput() {
+    return loopInput == ABSENT ? null : loopInput;
+  }
+
+  /** Run inputs changed for what executes. */
+  public Map<String, Object> inputs() {
+    return inputs;
+  }
+
+  public boolean isEmpty() {
+    return state.isEmpty() && outputs.isEmpty() && !setsLoopInput() && inputs.isEmpty();
+  }
+
+  /** As plain JSON, the way a fork journals its edits so that a resumed fork applies them again. */
+  public Map<String, Object> toJson() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    if (!state.isEmpty()) {
+      m.put("state", state);
+    }
+    if (!outputs.isEmpty()) {
+      m.put("outputs", outputs);
+    }
+    if (setsLoopInput()) {
+      m.put("loop_input", Collections.singletonMap("value", loopInput));
+    }
+    if (!inputs.isEmpty()) {
+      m.put("inputs", inputs);
+    }
+    return m;
+  }
+
+  /** The edits {@link #toJson} wrote; what it cannot read is left out. */
+  public static ForkEdits fromJson(Object json) {
+    Builder b = builder();
+    if (json instanceof Map<?, ?> m) {
+      if (m.get("state") instanceof Map<?, ?> s) {
+        s.forEach((k, v) -> b.state.put(String.valueOf(k), v));
+      }
+      if (m.get("outputs") instanceof Map<?, ?> o) {
+        o.forEach((k, v) -> b.outputs.put(String.valueOf(k), v));
+      }
+      if (m.get("loop_input") instanceof Map<?, ?> li && li.containsKey("value")) {
+        b.loopInput = li.get("value");
+      }
+      if (m.get("inputs") instanceof Map<?, ?> in) {
+        in.forEach((k, v) -> b.inputs.put(String.valueOf(k), v));
+      }
+    }
+    return b.build();
+  }
+
+  /**
+   * Reads {@code PATH=VALUE} texts (the command line's {@code --set}): PATH is {@code state.KEY[.KEY...]},
+   * {@code NODE.output}, {@code loop.input} or {@code $LOOP_PREV}; VALUE is read as JSON when it is JSON
+   * ({@code 100}, {@code true}, {@code {"a": 1}}, {@code "quoted"}) and as text otherwise. Throws
+   * {@link IllegalArgumentException} with a one-line message naming the text at fault.
+   */
+  public static Builder parseSet(List<String> sets, Builder into) {
+    for (String s : sets) {
+      int eq = s.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--set '" + cut(s) + "': write PATH=VALUE, e.g. state.count=100");
+      }
+      String path = s.substring(0, eq).trim();
+      Object value = value(s.substring(eq + 1));
+      if (path.equals("loop.input") || path.equals("$LOOP_PREV")) {
+        into.loopInput(value);
+      } else if (path.startsWith("state.")) {
+        into.state(path.substring("state.".length()), value);
+      } else if (path.endsWith(".output") && KEY.matcher(path.substring(0, path.length() - ".output".length()))
+          .matches()) {
+        into.output(path.substring(0, path.length() - ".output".length()), value);
+      } else {
+        throw new IllegalArgumentException("--set '" + cut(path) + "': the path must be state.KEY, NODE.output, "
+            + "loop.input or $LOOP_PREV");
+      }
+    }
+    return into;
+  }
+
+  /** {@code text} as JSON when it is a JSON value, else as text. */
+  public static Object value(String text) {
+    String t = text.strip();
+    if (t.isEmpty()) {
+      return text;
+    }
+    try {
+      return JSON.readValue(t, Object.class);
+    } catch (JsonProcessingException e) {
+      return text;
+    }
+  }
+
+  private static String cut(String s) {
+    return s.length() > 80 ? s.substring(0, 80) + "..." : s;
+  }
+
+  /** Collects edits; each setter checks its path once, here. */
+  public static final class Builder {
+    private final Map<String, Object> state = new LinkedHashMap<>();
+    private final Map<String, Object> outputs = new LinkedHashMap<>();
+    private Object loopInput = ABSENT;
+    private final Map<String, Object> inputs = new LinkedHashMap<>();
+
+    private Builder() {}
+
+    /** Sets {@code state.PATH} ({@code PATH} dotted for nested maps) at the fork point. */
+    public Builder state(String path, Object value) {
+      List<String> parts = new ArrayList<>(List.of(path.split("\\.", -1)));
+      for (String p : parts) {
+        if (!KEY.matcher(p).matches()) {
+          throw new IllegalArgumentException("state path '" + cut(path) + "': '" + cut(p) + "' is not a key");
+        }
+      }
+      state.put(path, value);
+      return this;
+    }
+
+    /** Replaces the output of node {@code nodeId}'s last execution before the fork point. */
+    public Builder output(String nodeId, Object value) {
+      if (nodeId == null || !KEY.matcher(nodeId).matches()) {
+        throw new IllegalArgumentException("'" + nodeId + "' is not a node id");
+      }
+      outputs.put(nodeId, value);
+      return this;
+    }
+
+    /** Replaces the input of the loop pass the fork starts at ({@code loop.input}, {@code $LOOP_PREV}). */
+    public Builder loopInput(Object value) {
+      this.loopInput = value;
+      return this;
+    }
+
+    /** Changes run input {@code name} for what executes. */
+    public Builder input(String name, Object value) {
+      inputs.put(name, value);
+      return this;
+    }
+
+    public ForkEdits build() {
+      return new ForkEdits(this);
+    }
+  }
+}
