@@ -8,11 +8,11 @@ import java.util.Set;
  * Implements one work-node kind ({@code shell}, {@code llm}, ...). Implementations must be stateless.
  *
  * <p>{@link #spec()} is the one description of the kind's configuration: its name, its fields and the groups they
- * form. The kind's name and the fields the loader accepts derive from it, the loader checks its field groups
- * before {@link #compile} is called (a node that gives two fields that exclude each other is reported and not
- * compiled), and the JSON Schema of the workflow format is written from it; so a handler states each of these once
- * and they cannot differ. What the spec cannot say (a field missing, a value of the wrong form) is checked by
- * {@code compile} through {@link NodeConfig}, which reports it.
+ * form. The kind's name and the fields the loader accepts derive from it; the loader refuses a node that gives two
+ * fields of one of its {@code atMostOne} groups before {@link #compile} is called (the node is reported and not
+ * compiled); and the JSON Schema of the workflow format is written from it. So a handler states each of these once
+ * and they cannot differ. Everything else about the node's fields, a missing field included (each kind words it for
+ * itself), is checked by {@code compile} through {@link NodeConfig}, which reports it.
  */
 public interface NodeHandler {
   /**
