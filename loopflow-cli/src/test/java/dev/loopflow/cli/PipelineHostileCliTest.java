@@ -10,6 +10,7 @@ import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -148,13 +148,8 @@ class PipelineHostileCliTest {
     }
 
     @Override
-    public String kind() {
-      return "wait_for_signal";
-    }
-
-    @Override
-    public Set<String> fields() {
-      return Set.of();
+    public NodeKindSpec spec() {
+      return NodeKindSpec.of("wait_for_signal", null, List.of());
     }
 
     @Override

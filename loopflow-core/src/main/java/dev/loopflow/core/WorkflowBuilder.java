@@ -3,15 +3,16 @@ package dev.loopflow.core;
 import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Builds a workflow in code. The result goes through the same validation as a YAML file, so a builder
@@ -61,16 +62,12 @@ public final class WorkflowBuilder {
   /** Adds a node whose work is a Java function. */
   public WorkflowBuilder node(String id, NodeProgram program) {
     Objects.requireNonNull(program, "program");
-    String kind = "java." + id.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    String kind = "java." + id.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+    NodeKindSpec spec = NodeKindSpec.of(kind, null, List.of());
     inline.put(kind, new NodeHandler() {
       @Override
-      public String kind() {
-        return kind;
-      }
-
-      @Override
-      public Set<String> fields() {
-        return Set.of();
+      public NodeKindSpec spec() {
+        return spec;
       }
 
       @Override
@@ -98,7 +95,7 @@ public final class WorkflowBuilder {
    * {@code to} to {@code from} runs again, at most {@code maxIterations} passes in all.
    */
   public WorkflowBuilder loopEdge(String from, String to, int maxIterations, String when) {
-    Map<String, Object> e = new java.util.LinkedHashMap<>();
+    Map<String, Object> e = new LinkedHashMap<>();
     e.put("from", from);
     e.put("to", to);
     e.put("type", "loop");

@@ -1,5 +1,6 @@
 package dev.loopflow.llm;
 
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
@@ -8,6 +9,7 @@ import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.llm.internal.tools.ToolSet;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -35,9 +37,8 @@ public final class AgentHandler implements NodeHandler {
       FieldSpec.list("tools", null, "The tools it may call: built-in tool names, or {name: {options}}."),
       FieldSpec.list("mcp", null, "MCP servers whose tools it may call too: {command: [program, args...], env} or "
           + "{url}."),
-      MAX_TURNS, OUTPUT_SCHEMA_ON, dev.loopflow.core.sandbox.SandboxPolicy.FIELD))).oneRequired("prompt",
+      MAX_TURNS, OUTPUT_SCHEMA_ON, SandboxPolicy.FIELD))).oneRequired("prompt",
       "messages");
-  private static final Set<String> FIELDS = SPEC.fieldNames();
   private static final Set<String> RESULT_FIELDS = with(LlmSettings.RESULT_FIELDS, "tool_calls", "turns");
 
   /** For ServiceLoader, which finds this handler; engines may also register it by hand. */
@@ -50,22 +51,12 @@ public final class AgentHandler implements NodeHandler {
   }
 
   @Override
-  public String kind() {
-    return "agent";
-  }
-
-  @Override
-  public Set<String> fields() {
-    return FIELDS;
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }
 
   private static List<FieldSpec> concat(List<FieldSpec> a, List<FieldSpec> b) {
-    List<FieldSpec> out = new java.util.ArrayList<>(a);
+    List<FieldSpec> out = new ArrayList<>(a);
     out.addAll(b);
     return List.copyOf(out);
   }

@@ -33,16 +33,6 @@ public final class LlmHandler implements NodeHandler {
       + "result has text, json, usage and cost.", LlmSettings.SPECS).oneRequired("prompt", "messages");
 
   @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }

@@ -1,20 +1,24 @@
 package dev.loopflow.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -34,7 +38,7 @@ class ManualClockTest {
             bash: "test -f retry-marker || { touch retry-marker; exit 1; }; echo ok"
             retry: {max_attempts: 2, delay: 1h}
         """, "flaky.yaml");
-    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("clock");
+    Path dir = Files.createTempDirectory("clock");
     RunHandle h = engine.start(withRetry, RunOptions.builder().workingDirectory(dir).build());
 
     assertThat(clock.awaitSleepers(1, Duration.ofSeconds(10))).isTrue();
@@ -74,13 +78,8 @@ class ManualClockTest {
   private static NodeHandler hangingKind(CountDownLatch started) {
     return new NodeHandler() {
       @Override
-      public String kind() {
-        return "hang";
-      }
-
-      @Override
-      public Set<String> fields() {
-        return Set.of();
+      public NodeKindSpec spec() {
+        return NodeKindSpec.of("hang", null, List.of());
       }
 
       @Override
@@ -123,7 +122,7 @@ class ManualClockTest {
   @Test
   void advancingBackwardsIsRefused() {
     ManualClock clock = new ManualClock(T0);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> clock.advance(Duration.ofSeconds(-1)))
+    assertThatThrownBy(() -> clock.advance(Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT-1S");
   }
 }

@@ -1,9 +1,12 @@
 package dev.loopflow.bench.harness;
 
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.similarity.Similarity;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
@@ -13,12 +16,15 @@ import dev.loopflow.core.store.RunStore;
 import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.testkit.PostgresServer;
 import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Random;
-import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -116,8 +122,8 @@ public final class LoopflowRunner {
 
   /** The version the harness was built as: the pom's, which the build writes into version.properties. */
   static String version() {
-    try (java.io.InputStream in = LoopflowRunner.class.getResourceAsStream("version.properties")) {
-      java.util.Properties p = new java.util.Properties();
+    try (InputStream in = LoopflowRunner.class.getResourceAsStream("version.properties")) {
+      Properties p = new Properties();
       if (in != null) {
         p.load(in);
       }
@@ -138,13 +144,8 @@ public final class LoopflowRunner {
   static NodeHandler handler(String kind, NodeProgram program) {
     return new NodeHandler() {
       @Override
-      public String kind() {
-        return kind;
-      }
-
-      @Override
-      public Set<String> fields() {
-        return Set.of();
+      public NodeKindSpec spec() {
+        return NodeKindSpec.of(kind, null, List.of());
       }
 
       @Override
@@ -232,20 +233,20 @@ public final class LoopflowRunner {
    * JVM cannot tell. On a machine shared with other work, CPU time per iteration moves much less than wall time.
    */
   static long processCpuNanos() {
-    return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    return ManagementFactory.getOperatingSystemMXBean()
+        instanceof OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
   }
 
   /** Bytes allocated so far by the JVM's live threads, or -1 where the JVM cannot tell. */
   static long allocatedBytes() {
-    return java.lang.management.ManagementFactory.getThreadMXBean()
-        instanceof com.sun.management.ThreadMXBean t && t.isThreadAllocatedMemorySupported()
+    return ManagementFactory.getThreadMXBean()
+        instanceof ThreadMXBean t && t.isThreadAllocatedMemorySupported()
         ? t.getTotalThreadAllocatedBytes() : -1;
   }
 
   /** The optional {@code cpu_us_per_iter} and {@code alloc_bytes_per_iter} fields of a repetition (PROTOCOL.md). */
   static Map<String, Object> cpu(long c0, long c1, long b0, long b1, long iterations) {
-    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    Map<String, Object> m = new LinkedHashMap<>();
     if (c0 >= 0 && c1 >= 0) {
       m.put("cpu_us_per_iter", (c1 - c0) / 1e3 / iterations);
     }

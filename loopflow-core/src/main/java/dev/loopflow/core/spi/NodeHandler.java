@@ -4,21 +4,35 @@ import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import java.util.Set;
 
-/** Implements one work-node kind ({@code shell}, {@code llm}, ...). Implementations must be stateless. */
+/**
+ * Implements one work-node kind ({@code shell}, {@code llm}, ...). Implementations must be stateless.
+ *
+ * <p>{@link #spec()} is the one description of the kind's configuration: its name, its fields and the groups they
+ * form. The kind's name and the fields the loader accepts derive from it; the loader refuses a node that gives two
+ * fields of one of its {@code atMostOne} groups before {@link #compile} is called (the node is reported and not
+ * compiled); and the JSON Schema of the workflow format is written from it. So a handler states each of these once
+ * and they cannot differ. Everything else about the node's fields, a missing field included (each kind words it for
+ * itself), is checked by {@code compile} through {@link NodeConfig}, which reports it.
+ */
 public interface NodeHandler {
-  /** The kind, as written in {@code type:}. */
-  String kind();
+  /**
+   * What this kind's fields are, for the loader, for the JSON Schema of the workflow format and for editors. A
+   * handler that does not describe its fields gives their names as {@link FieldSpec#any FieldSpec.any}, e.g.
+   * {@code NodeKindSpec.of("notify", null, List.of(FieldSpec.any("channel", null)))}.
+   */
+  NodeKindSpec spec();
 
-  /** The kind-specific fields this handler accepts; anything else in the node is an "unknown field" error. */
-  Set<String> fields();
+  /** The kind, as written in {@code type:}: the spec's. */
+  default String kind() {
+    return spec().kind();
+  }
 
   /**
-   * What this kind's fields are, for the JSON Schema of the workflow format and for editors. The default knows only
-   * their names ({@link FieldSpec.Type#ANY}); a handler that describes its fields should return them here and
-   * answer {@link #fields()} with {@code spec().fieldNames()}, so the two cannot differ.
+   * The kind-specific fields this handler accepts (the spec's, aliases included); anything else in the node is an
+   * "unknown field" error.
    */
-  default NodeKindSpec spec() {
-    return NodeKindSpec.of(kind(), null, fields().stream().sorted().map(f -> FieldSpec.any(f, null)).toList());
+  default Set<String> fields() {
+    return spec().fieldNames();
   }
 
   /**

@@ -1,9 +1,10 @@
 package dev.loopflow.core.exec;
 
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
-import java.util.Set;
+import java.util.List;
 
 /**
  * A node kind whose work is a Java function, for tests that need the common node fields ({@code retry},
@@ -11,8 +12,8 @@ import java.util.Set;
  */
 record ProgramHandler(String kind, NodeProgram program) implements NodeHandler {
   @Override
-  public Set<String> fields() {
-    return Set.of();
+  public NodeKindSpec spec() {
+    return NodeKindSpec.of(kind, null, List.of());
   }
 
   @Override

@@ -3,17 +3,28 @@ package dev.loopflow.core.graph;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.loopflow.core.LoopBodies;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -94,11 +105,11 @@ class WorkflowGraphTest {
 
     assertThat(g.containers()).extracting(GraphContainer::key, GraphContainer::node, GraphContainer::construct,
         GraphContainer::max, GraphContainer::parent, GraphContainer::path).containsExactlyInAnyOrder(
-        org.assertj.core.groups.Tuple.tuple("[check->start]", null, "loop_edge", 2, null, "check->start"),
-        org.assertj.core.groups.Tuple.tuple("[each]", "each", "iterator", null, "[check->start]", "check->start.each"),
-        org.assertj.core.groups.Tuple.tuple("[w]", "w", "while_loop", 3, "[each]", "check->start.each.w"),
-        org.assertj.core.groups.Tuple.tuple("[outer]", "outer", "loop_group", 4, null, "outer"),
-        org.assertj.core.groups.Tuple.tuple("[outer/refine]", "outer/refine", "loop", 2, "[outer]", "outer.refine"));
+        tuple("[check->start]", null, "loop_edge", 2, null, "check->start"),
+        tuple("[each]", "each", "iterator", null, "[check->start]", "check->start.each"),
+        tuple("[w]", "w", "while_loop", 3, "[each]", "check->start.each.w"),
+        tuple("[outer]", "outer", "loop_group", 4, null, "outer"),
+        tuple("[outer/refine]", "outer/refine", "loop", 2, "[outer]", "outer.refine"));
     // The loop edge goes back with its condition and bound; each loop node's body goes back to it.
     assertThat(g.edges()).contains(
         new GraphEdge("check", "start", "loop.iteration < 2", GraphEdge.Kind.LOOP_BACK, 2),
@@ -121,28 +132,28 @@ class WorkflowGraphTest {
 
     assertThat(g.nodes()).extracting(GraphNode::key, GraphNode::parent, GraphNode::path, GraphNode::role)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("__start__", null, null, GraphNode.Role.START),
-            org.assertj.core.groups.Tuple.tuple("start", "[check->start]", "check->start.start", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("each", "[check->start]", "check->start.each", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("w", "[each]", "check->start.each.w", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("w/inc", "[w]", "check->start.each.w.inc", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("collect", "[check->start]", "check->start.collect",
+            tuple("__start__", null, null, GraphNode.Role.START),
+            tuple("start", "[check->start]", "check->start.start", GraphNode.Role.NODE),
+            tuple("each", "[check->start]", "check->start.each", GraphNode.Role.NODE),
+            tuple("w", "[each]", "check->start.each.w", GraphNode.Role.NODE),
+            tuple("w/inc", "[w]", "check->start.each.w.inc", GraphNode.Role.NODE),
+            tuple("collect", "[check->start]", "check->start.collect",
                 GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("check", "[check->start]", "check->start.check", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer", null, "outer", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer/prep", "[outer]", "outer.prep", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer/refine", "[outer]", "outer.refine", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer/draft", "[outer/refine]", "outer.refine.draft",
+            tuple("check", "[check->start]", "check->start.check", GraphNode.Role.NODE),
+            tuple("outer", null, "outer", GraphNode.Role.NODE),
+            tuple("outer/prep", "[outer]", "outer.prep", GraphNode.Role.NODE),
+            tuple("outer/refine", "[outer]", "outer.refine", GraphNode.Role.NODE),
+            tuple("outer/draft", "[outer/refine]", "outer.refine.draft",
                 GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer/refine_exit", "[outer]", "outer.refine_exit",
+            tuple("outer/refine_exit", "[outer]", "outer.refine_exit",
                 GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("outer/$until", "[outer]", "outer.$until",
+            tuple("outer/$until", "[outer]", "outer.$until",
                 GraphNode.Role.UNTIL_COMMAND),
-            org.assertj.core.groups.Tuple.tuple("outer/gate", "[outer]", "outer.gate", GraphNode.Role.GATE),
-            org.assertj.core.groups.Tuple.tuple("pick", null, "pick", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("l", null, "l", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("r", null, "r", GraphNode.Role.NODE),
-            org.assertj.core.groups.Tuple.tuple("__end__", null, null, GraphNode.Role.END));
+            tuple("outer/gate", "[outer]", "outer.gate", GraphNode.Role.GATE),
+            tuple("pick", null, "pick", GraphNode.Role.NODE),
+            tuple("l", null, "l", GraphNode.Role.NODE),
+            tuple("r", null, "r", GraphNode.Role.NODE),
+            tuple("__end__", null, null, GraphNode.Role.END));
     assertThat(node(g, "outer").loop()).isEqualTo(new GraphNode.Loop("loop_group", 4));
     assertThat(node(g, "each").loop()).isEqualTo(new GraphNode.Loop("iterator", null));
     assertThat(node(g, "pick").loop()).isNull();
@@ -152,11 +163,11 @@ class WorkflowGraphTest {
   @Test
   void theBodiesOfGraphFormLoopsAreLoopBodies() {
     for (String yaml : List.of(EVERY_CONSTRUCT, RESTART)) {
-      dev.loopflow.core.model.Workflow wf = ENGINE.parse(yaml, "t.yaml");
+      Workflow wf = ENGINE.parse(yaml, "t.yaml");
       WorkflowGraph g = Loopflow.graph(wf);
-      Map<String, GraphContainer> byKey = new java.util.HashMap<>();
+      Map<String, GraphContainer> byKey = new HashMap<>();
       g.containers().forEach(c -> byKey.put(c.key(), c));
-      dev.loopflow.core.LoopBodies.of(wf.nodes(), wf.edges()).forEach((loop, body) -> {
+      LoopBodies.of(wf.nodes(), wf.edges()).forEach((loop, body) -> {
         List<String> inside = g.nodes().stream().filter(n -> n.role() == GraphNode.Role.NODE
             && !n.key().contains("/") && within(n.parent(), "[" + loop + "]", byKey)).map(GraphNode::id).toList();
         assertThat(inside).as(loop).containsExactlyInAnyOrderElementsOf(body);
@@ -206,14 +217,14 @@ class WorkflowGraphTest {
     assertThat(WorkflowGraph.matchPath(path)).isEqualTo(match);
   }
 
-  static Stream<org.junit.jupiter.params.provider.Arguments> matchPaths() {
+  static Stream<Arguments> matchPaths() {
     return Stream.of(
-        org.junit.jupiter.params.provider.Arguments.of("fix_until_pass[2].implement", "fix_until_pass.implement"),
-        org.junit.jupiter.params.provider.Arguments.of("restart[1].a->b[12].c", "restart.a->b.c"),
-        org.junit.jupiter.params.provider.Arguments.of("a-->b[3].a-", "a-->b.a-"),
-        org.junit.jupiter.params.provider.Arguments.of("top", "top"),
-        org.junit.jupiter.params.provider.Arguments.of("g[1].$until", "g.$until"),
-        org.junit.jupiter.params.provider.Arguments.of("restart[2].verify~restart", "restart.verify~restart"));
+        Arguments.of("fix_until_pass[2].implement", "fix_until_pass.implement"),
+        Arguments.of("restart[1].a->b[12].c", "restart.a->b.c"),
+        Arguments.of("a-->b[3].a-", "a-->b.a-"),
+        Arguments.of("top", "top"),
+        Arguments.of("g[1].$until", "g.$until"),
+        Arguments.of("restart[2].verify~restart", "restart.verify~restart"));
   }
 
   private static final String RESTART = """
@@ -269,9 +280,9 @@ class WorkflowGraphTest {
         """, "p.yaml"));
 
     assertThat(g.nodes()).extracting(GraphNode::id, GraphNode::kind, GraphNode::path).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("discovery", "agent", "restart.discovery"),
-        org.assertj.core.groups.Tuple.tuple("analysis", "agent", "restart.analysis"),
-        org.assertj.core.groups.Tuple.tuple("report", "agent", "restart.report"));
+        tuple("discovery", "agent", "restart.discovery"),
+        tuple("analysis", "agent", "restart.analysis"),
+        tuple("report", "agent", "restart.report"));
     // Any stage may restart an earlier one: the last stage (nothing depends on it) back to the first.
     assertThat(g.edges()).containsExactly(
         new GraphEdge("discovery", "analysis", null, GraphEdge.Kind.NEXT, null),
@@ -300,13 +311,13 @@ class WorkflowGraphTest {
   void aWorkflowBuiltInJavaHasItsGraphToo() {
     WorkflowGraph g = Loopflow.graph(ENGINE.workflow("greet")
         .node("hello", "shell", Map.of("command", "echo hi"))
-        .node("count", ctx -> dev.loopflow.core.spi.NodeOutcome.of(1))
+        .node("count", ctx -> NodeOutcome.of(1))
         .edge("hello", "count", "hello.output != ''")
         .build());
 
     assertThat(g.workflow()).isEqualTo("greet");
     assertThat(g.nodes()).extracting(GraphNode::id, GraphNode::path).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("hello", "hello"), org.assertj.core.groups.Tuple.tuple("count", "count"));
+        tuple("hello", "hello"), tuple("count", "count"));
     assertThat(g.edges()).containsExactly(
         new GraphEdge("hello", "count", "hello.output != ''", GraphEdge.Kind.NEXT, null));
   }
@@ -483,20 +494,16 @@ class WorkflowGraphTest {
   }
 
   /** A stand-in for the LLM module's agent kind, so pipelines load in core tests. */
-  private static final class AgentStub implements dev.loopflow.core.spi.NodeHandler {
+  private static final class AgentStub implements NodeHandler {
     @Override
-    public String kind() {
-      return "agent";
+    public NodeKindSpec spec() {
+      return NodeKindSpec.of("agent", null, List.of(FieldSpec.any("model", null), FieldSpec.any("output_schema", null),
+          FieldSpec.any("prompt", null), FieldSpec.any("tools", null)));
     }
 
     @Override
-    public java.util.Set<String> fields() {
-      return java.util.Set.of("prompt", "model", "tools", "output_schema");
-    }
-
-    @Override
-    public dev.loopflow.core.spi.NodeProgram compile(dev.loopflow.core.spi.NodeConfig cfg) {
-      return ctx -> dev.loopflow.core.spi.NodeOutcome.of("");
+    public NodeProgram compile(NodeConfig cfg) {
+      return ctx -> NodeOutcome.of("");
     }
   }
 }

@@ -1,10 +1,12 @@
 package dev.loopflow.core.load;
 
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
-import java.util.Set;
+import java.util.List;
 
 /**
  * Stands in for the LLM module's {@code llm} kind so that core tests can load workflows that contain LLM nodes.
@@ -13,13 +15,10 @@ import java.util.Set;
  */
 final class StubLlmHandler implements NodeHandler {
   @Override
-  public String kind() {
-    return "llm";
-  }
-
-  @Override
-  public Set<String> fields() {
-    return Set.of("prompt", "messages", "system", "model", "provider", "temperature", "max_tokens");
+  public NodeKindSpec spec() {
+    return NodeKindSpec.of("llm", null, List.of(FieldSpec.any("max_tokens", null), FieldSpec.any("messages", null),
+        FieldSpec.any("model", null), FieldSpec.any("prompt", null), FieldSpec.any("provider", null),
+        FieldSpec.any("system", null), FieldSpec.any("temperature", null)));
   }
 
   @Override

@@ -5,14 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import java.util.List;
-import java.util.Set;
+import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,13 +29,8 @@ class TemplateReferencesTest {
   /** A node kind from outside the engine that declares no result fields: references to it are not checked. */
   private static final NodeHandler PLUGIN = new NodeHandler() {
     @Override
-    public String kind() {
-      return "plugin";
-    }
-
-    @Override
-    public Set<String> fields() {
-      return Set.of();
+    public NodeKindSpec spec() {
+      return NodeKindSpec.of("plugin", null, List.of());
     }
 
     @Override
@@ -290,7 +286,7 @@ class TemplateReferencesTest {
     List<String> pieces = List.of("{{", "}}", "{%", "%}", "{#", "#}", "for", "endfor", "in", "set", "=", "macro",
         "endmacro", "call", "loop", ".", "[", "]", "'", "\"", "sh", "outptu", "output", "|", "(", ")", ",", "-",
         " ", "input", "topic", "env", "run", "raw", "endraw", "if", "endif", "0", "\\", "\n");
-    java.util.Random random = new java.util.Random(7);
+    Random random = new Random(7);
     for (int i = 0; i < 1500; i++) {
       StringBuilder t = new StringBuilder();
       for (int k = random.nextInt(14); k >= 0; k--) {

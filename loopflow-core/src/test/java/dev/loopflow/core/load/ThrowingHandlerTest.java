@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
-import java.util.Set;
+import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -20,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ThrowingHandlerTest {
   static Stream<Arguments> failures() {
     return Stream.of(
-        Arguments.of((Supplier<RuntimeException>) java.util.NoSuchElementException::new,
+        Arguments.of((Supplier<RuntimeException>) NoSuchElementException::new,
             "cannot compile boom node: internal error (NoSuchElementException)"),
         Arguments.of((Supplier<RuntimeException>) NullPointerException::new,
             "cannot compile boom node: internal error (NullPointerException)"),
@@ -36,13 +38,8 @@ class ThrowingHandlerTest {
       String expected) {
     NodeHandler boom = new NodeHandler() {
       @Override
-      public String kind() {
-        return "boom";
-      }
-
-      @Override
-      public Set<String> fields() {
-        return Set.of();
+      public NodeKindSpec spec() {
+        return NodeKindSpec.of("boom", null, List.of());
       }
 
       @Override

@@ -1,6 +1,8 @@
 package dev.loopflow.core.loops;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -9,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,13 +31,10 @@ final class ScriptedLlm implements NodeHandler {
   }
 
   @Override
-  public String kind() {
-    return "llm";
-  }
-
-  @Override
-  public Set<String> fields() {
-    return Set.of("prompt", "messages", "system", "model", "provider", "temperature", "max_tokens");
+  public NodeKindSpec spec() {
+    return NodeKindSpec.of("llm", null, List.of(FieldSpec.any("max_tokens", null), FieldSpec.any("messages", null),
+        FieldSpec.any("model", null), FieldSpec.any("prompt", null), FieldSpec.any("provider", null),
+        FieldSpec.any("system", null), FieldSpec.any("temperature", null)));
   }
 
   @Override

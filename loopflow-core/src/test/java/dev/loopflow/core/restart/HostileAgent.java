@@ -1,5 +1,7 @@
 package dev.loopflow.core.restart;
 
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
@@ -35,13 +37,10 @@ final class HostileAgent implements NodeHandler {
   }
 
   @Override
-  public String kind() {
-    return "agent";
-  }
-
-  @Override
-  public Set<String> fields() {
-    return Set.of("prompt", "system", "model", "tools", "output_schema", "session", "max_turns");
+  public NodeKindSpec spec() {
+    return NodeKindSpec.of("agent", null, List.of(FieldSpec.any("max_turns", null), FieldSpec.any("model", null),
+        FieldSpec.any("output_schema", null), FieldSpec.any("prompt", null), FieldSpec.any("session", null),
+        FieldSpec.any("system", null), FieldSpec.any("tools", null)));
   }
 
   @Override

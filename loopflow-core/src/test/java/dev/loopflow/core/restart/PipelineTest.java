@@ -7,15 +7,23 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
+import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.spi.NodeOutcome;
+import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.spi.SharedMemory;
 import dev.loopflow.core.store.RunStore;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -296,13 +304,13 @@ class PipelineTest {
     assertThat(shown).endsWith("\n\n[OUTPUT TRUNCATED - Full data stored in SharedMemory. Use shared_memory_read("
         + "namespace=\"workflow\", key=\"stage-1-output\") to fetch complete output]");
     String cut = shown.substring(0, shown.indexOf("\n\n[OUTPUT TRUNCATED"));
-    assertThat(cut.getBytes(java.nio.charset.StandardCharsets.UTF_8).length).isBetween(8191, 8192);
+    assertThat(cut.getBytes(StandardCharsets.UTF_8).length).isBetween(8191, 8192);
     assertThat(big).startsWith(cut);
     var item = lf.store().getMemory(r.runId(), "WORKFLOW", "stage-1-output").orElseThrow();
     assertThat(item.compressed()).isTrue();
     assertThat(item.metadata()).containsEntry("type", "stage_output").containsEntry("agent_id", "discover_events")
         .containsEntry("stage_num", "1").containsEntry("compressed", "auto")
-        .containsEntry("full_size", Integer.toString(big.getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+        .containsEntry("full_size", Integer.toString(big.getBytes(StandardCharsets.UTF_8).length));
   }
 
   @Test
@@ -378,27 +386,22 @@ class PipelineTest {
   @Test
   void aRestartRequestFromOutsideReachesARunningPipeline() throws Exception {
     agent = new ScriptedAgent(Map.of());
-    java.util.concurrent.CountDownLatch inB = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-    dev.loopflow.core.spi.NodeHandler gate = new dev.loopflow.core.spi.NodeHandler() {
+    CountDownLatch inB = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    NodeHandler gate = new NodeHandler() {
       @Override
-      public String kind() {
-        return "wait";
+      public NodeKindSpec spec() {
+        return NodeKindSpec.of("wait", null, List.of());
       }
 
       @Override
-      public java.util.Set<String> fields() {
-        return java.util.Set.of();
-      }
-
-      @Override
-      public dev.loopflow.core.spi.NodeProgram compile(dev.loopflow.core.spi.NodeConfig c) {
+      public NodeProgram compile(NodeConfig c) {
         return ctx -> {
           if (inB.getCount() > 0) {
             inB.countDown();
             release.await();
           }
-          return dev.loopflow.core.spi.NodeOutcome.of("waited");
+          return NodeOutcome.of("waited");
         };
       }
     };
@@ -412,7 +415,7 @@ class PipelineTest {
         """, "ext.yaml");
     var h = lf.start(wf, RunOptions.defaults());
     inB.await();
-    long seq = lf.requestRestart(h.runId(), new dev.loopflow.core.run.RestartRequest(null, "a", "from outside",
+    long seq = lf.requestRestart(h.runId(), new RestartRequest(null, "a", "from outside",
         Map.of(), 0, 0));
     // The run notices a request from elsewhere by polling its store a few times a second.
     Thread.sleep(600);

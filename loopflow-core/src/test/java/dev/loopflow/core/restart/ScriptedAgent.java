@@ -1,7 +1,10 @@
 package dev.loopflow.core.restart;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
@@ -32,13 +35,10 @@ public final class ScriptedAgent implements NodeHandler {
   }
 
   @Override
-  public String kind() {
-    return "agent";
-  }
-
-  @Override
-  public Set<String> fields() {
-    return Set.of("prompt", "system", "model", "tools", "output_schema", "session", "max_turns");
+  public NodeKindSpec spec() {
+    return NodeKindSpec.of("agent", null, List.of(FieldSpec.any("max_turns", null), FieldSpec.any("model", null),
+        FieldSpec.any("output_schema", null), FieldSpec.any("prompt", null), FieldSpec.any("session", null),
+        FieldSpec.any("system", null), FieldSpec.any("tools", null)));
   }
 
   @Override
@@ -55,7 +55,7 @@ public final class ScriptedAgent implements NodeHandler {
       String rendered = prompt == null ? "" : ctx.render(prompt);
       prompts.add(Map.entry(ctx.position().path(), rendered));
       if (session != null) {
-        ctx.conversation(session).append(new dev.loopflow.core.spi.NodeContext.Conversation.Turn("user", rendered));
+        ctx.conversation(session).append(new NodeContext.Conversation.Turn("user", rendered));
         sessions.add(session + ":" + ctx.conversation(session).turns().size());
       }
       int n = calls.computeIfAbsent(id, k -> new AtomicInteger()).getAndIncrement();

@@ -1,19 +1,24 @@
 package dev.loopflow.core.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.JsonSchemas;
-import dev.loopflow.core.time.Durations;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.time.Durations;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,14 +37,14 @@ class WorkflowSchemaCoreTest {
   private static final Vocabulary VOCABULARY = Loopflow.create().schema().vocabulary();
 
   /** The schema of the loader's format with the kinds of {@code handlers}, as an engine with them makes it. */
-  private static WorkflowSchema schemaOf(java.util.Collection<dev.loopflow.core.spi.NodeHandler> handlers) {
-    java.util.Map<String, java.util.Set<String>> results = new java.util.HashMap<>();
+  private static WorkflowSchema schemaOf(Collection<NodeHandler> handlers) {
+    Map<String, Set<String>> results = new HashMap<>();
     handlers.forEach(h -> {
       if (h.resultFields() != null) {
         results.put(h.kind(), h.resultFields());
       }
     });
-    return new WorkflowSchema(VOCABULARY, handlers.stream().map(dev.loopflow.core.spi.NodeHandler::spec).toList(),
+    return new WorkflowSchema(VOCABULARY, handlers.stream().map(NodeHandler::spec).toList(),
         results);
   }
 
@@ -70,16 +75,11 @@ class WorkflowSchemaCoreTest {
     assertThat(Loopflow.create().schema().commonNodeFields()).allSatisfy(f -> assertThat(f.description()).isNotBlank());
   }
 
-  /** A handler that names its fields and nothing more. */
+  /** A handler that gives only its fields' names (as FieldSpec.any) and nothing more. */
   private static final class Named implements NodeHandler {
     @Override
-    public String kind() {
-      return "notify";
-    }
-
-    @Override
-    public Set<String> fields() {
-      return Set.of("channel", "text");
+    public NodeKindSpec spec() {
+      return NodeKindSpec.of("notify", null, List.of(FieldSpec.any("channel", null), FieldSpec.any("text", null)));
     }
 
     @Override
@@ -92,8 +92,8 @@ class WorkflowSchemaCoreTest {
   void aHandlerThatOnlyNamesItsFieldsGetsThemDescribedAsAnything() throws IOException {
     Named h = new Named();
     assertThat(h.spec().fields()).extracting(FieldSpec::name, FieldSpec::type)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("channel", FieldSpec.Type.ANY),
-            org.assertj.core.groups.Tuple.tuple("text", FieldSpec.Type.ANY));
+        .containsExactly(tuple("channel", FieldSpec.Type.ANY),
+            tuple("text", FieldSpec.Type.ANY));
     Map<String, Object> schema = schemaOf(List.of(h)).json();
 
     assertThat(problems(schema, "nodes: [{id: a, type: notify, channel: [1], text: {x: 1}}]")).isEmpty();

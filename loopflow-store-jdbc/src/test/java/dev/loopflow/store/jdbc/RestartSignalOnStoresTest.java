@@ -1,6 +1,7 @@
 package dev.loopflow.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
@@ -10,6 +11,7 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
@@ -20,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,13 +47,8 @@ class RestartSignalOnStoresTest {
     final AtomicInteger runs = new AtomicInteger();
 
     @Override
-    public String kind() {
-      return "gate";
-    }
-
-    @Override
-    public Set<String> fields() {
-      return Set.of();
+    public NodeKindSpec spec() {
+      return NodeKindSpec.of("gate", null, List.of());
     }
 
     @Override
@@ -115,7 +111,7 @@ class RestartSignalOnStoresTest {
           "external").containsEntry("success", true));
       // What the run printed is what a reader of the store gets later.
       assertThat(other.inspect(h.runId()).orElseThrow().result().pipeline()).isEqualTo(r.pipeline());
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> other.signalRestart(h.runId(),
+      assertThatThrownBy(() -> other.signalRestart(h.runId(),
           new RestartRequest(null, "a", "too late", Map.of(), 0, 0), Duration.ZERO))
           .hasMessageContaining("has ended (completed)");
     } finally {

@@ -290,8 +290,14 @@ final class NodeLoader {
     return new Node.Retry(attempts == null ? 1 : attempts, delay == null ? Duration.ZERO : delay);
   }
 
-  /** A work node's body: its handler's compiled program; null when compiling reported a problem or threw. */
+  /**
+   * A work node's body: its handler's compiled program; null when the node gives fields its kind's spec says
+   * exclude each other, or when compiling reported a problem or threw.
+   */
   Node.Body work(NodeHandler handler, NodeConfigImpl cfg) {
+    if (!FieldGroups.checkExclusive(handler.spec(), cfg)) {
+      return null;
+    }
     int before = problems.size();
     NodeProgram program;
     try {

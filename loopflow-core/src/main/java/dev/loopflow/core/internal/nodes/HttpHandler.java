@@ -7,13 +7,13 @@ import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
-import dev.loopflow.core.schema.FieldSpec;
-import dev.loopflow.core.schema.NodeKindSpec;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * {@code http}: one request. {@code body} may be a template or a mapping (sent as JSON). The result has
@@ -55,7 +56,7 @@ final class HttpHandler implements NodeHandler {
   private static final List<String> METHOD_LIST = List.of("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD");
   private static final Set<String> METHODS = Set.copyOf(METHOD_LIST);
   /** The methods as written: any case is accepted; the schema lists upper and lower case. */
-  private static final List<String> METHOD_NAMES = java.util.stream.Stream.concat(METHOD_LIST.stream(),
+  private static final List<String> METHOD_NAMES = Stream.concat(METHOD_LIST.stream(),
       METHOD_LIST.stream().map(m -> m.toLowerCase(Locale.ROOT))).toList();
 
   static final FieldSpec MAX_BYTES = FieldSpec.integer("max_response_bytes", 1, MAX_RESPONSE_BYTES, "The most bytes "
@@ -71,16 +72,6 @@ final class HttpHandler implements NodeHandler {
       FieldSpec.list("ok_status", STATUS, "Status codes besides 200..299 that count as success."),
       MAX_BYTES,
       FieldSpec.bool("follow_redirects", "Follow redirects (default true); every hop is checked like the first.")));
-
-  @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
 
   @Override
   public NodeKindSpec spec() {

@@ -14,10 +14,12 @@ import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.luaj.vm2.LuaError;
 import org.luaj.vm2.Prototype;
@@ -56,16 +58,6 @@ final class ScriptHandler implements NodeHandler {
       .oneRequired("run", "code").atMostOne("run", "code");
 
   @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }
@@ -77,11 +69,8 @@ final class ScriptHandler implements NodeHandler {
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
+    // The loader has refused a node that gives both (the spec's atMostOne).
     String field = cfg.has("run") ? "run" : "code";
-    if (cfg.has("run") && cfg.has("code")) {
-      cfg.error("code", "give 'run' or 'code', not both");
-      return null;
-    }
     String code = cfg.requiredString(field);
     String language = cfg.string("language");
     Integer maxInstr = integer(cfg, MAX_INSTRUCTIONS);
@@ -113,7 +102,7 @@ final class ScriptHandler implements NodeHandler {
         try {
           proto = LuaSandbox.compile(code, cfg.id());
         } catch (LuaError e) {
-          java.util.regex.Matcher m = LUA_ERROR.matcher(String.valueOf(e.getMessage()));
+          Matcher m = LUA_ERROR.matcher(String.valueOf(e.getMessage()));
           if (m.matches()) {
             cfg.error(field, Integer.parseInt(m.group(1)), "Lua syntax error on line " + m.group(1) + " of the script: "
                 + m.group(2).replaceAll("unexpected symbol \\d+ \\((.+)\\)", "unexpected symbol '$1'")
@@ -215,7 +204,7 @@ final class ScriptHandler implements NodeHandler {
     try {
       r = ProcessSandbox.run(ctx, settings.sandbox(), command, ctx.environment(), ctx.workingDirectory(),
           Json.compact(b), null, settings.maxOutputBytes());
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new LoopflowException(ErrorCode.NODE_FAILED, "cannot start " + program + ": " + e.getMessage()
           + " (is it installed and on PATH?)", ctx.position());
     }

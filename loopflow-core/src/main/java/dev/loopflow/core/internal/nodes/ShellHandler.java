@@ -43,16 +43,6 @@ final class ShellHandler implements NodeHandler {
       .oneRequired("command", "bash").atMostOne("command", "bash");
 
   @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }
@@ -64,11 +54,8 @@ final class ShellHandler implements NodeHandler {
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
+    // The loader has refused a node that gives both (the spec's atMostOne).
     String field = cfg.has("command") ? "command" : "bash";
-    if (cfg.has("command") && cfg.has("bash")) {
-      cfg.error("bash", "give 'command' or 'bash', not both");
-      return null;
-    }
     if (!cfg.has(field)) {
       cfg.error(null, "missing required field 'command'");
       return null;

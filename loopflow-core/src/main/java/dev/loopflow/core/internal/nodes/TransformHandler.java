@@ -21,16 +21,6 @@ final class TransformHandler implements NodeHandler {
       .oneRequired("template", "value", "expression").atMostOne("template", "value", "expression");
 
   @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }
@@ -42,10 +32,9 @@ final class TransformHandler implements NodeHandler {
 
   @Override
   public NodeProgram compile(NodeConfig cfg) {
-    int given = (cfg.has("template") ? 1 : 0) + (cfg.has("value") ? 1 : 0) + (cfg.has("expression") ? 1 : 0);
-    if (given != 1) {
-      cfg.error(null, given == 0 ? "missing required field 'template'"
-          : "give one of 'template', 'value' or 'expression'");
+    // The loader has refused a node that gives more than one of them (the spec's atMostOne).
+    if (!cfg.has("template") && !cfg.has("value") && !cfg.has("expression")) {
+      cfg.error(null, "missing required field 'template'");
       return null;
     }
     Template t;

@@ -29,16 +29,6 @@ final class ValidatorHandler implements NodeHandler {
       FieldSpec.bool("fail_on_invalid", "Fail the node when the value does not match.")));
 
   @Override
-  public String kind() {
-    return SPEC.kind();
-  }
-
-  @Override
-  public Set<String> fields() {
-    return SPEC.fieldNames();
-  }
-
-  @Override
   public NodeKindSpec spec() {
     return SPEC;
   }

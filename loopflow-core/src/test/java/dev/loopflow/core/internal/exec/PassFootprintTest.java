@@ -6,21 +6,29 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -36,13 +44,8 @@ class PassFootprintTest {
   private static NodeHandler handler(String kind, NodeProgram program) {
     return new NodeHandler() {
       @Override
-      public String kind() {
-        return kind;
-      }
-
-      @Override
-      public Set<String> fields() {
-        return Set.of();
+      public NodeKindSpec spec() {
+        return NodeKindSpec.of(kind, null, List.of());
       }
 
       @Override
@@ -103,14 +106,14 @@ class PassFootprintTest {
 
   /** A store that also hands every row it is given to {@code rows}: what the run journaled, before any was dropped. */
   private static RunStore recording(RunStore store, List<NodeExecution> rows) {
-    return (RunStore) java.lang.reflect.Proxy.newProxyInstance(RunStore.class.getClassLoader(),
+    return (RunStore) Proxy.newProxyInstance(RunStore.class.getClassLoader(),
         new Class<?>[] {RunStore.class}, (proxy, method, args) -> {
           if (method.getName().equals("recordNodeExecution")) {
             rows.add((NodeExecution) args[0]);
           }
           try {
             return method.invoke(store, args);
-          } catch (java.lang.reflect.InvocationTargetException e) {
+          } catch (InvocationTargetException e) {
             throw e.getCause();
           }
         });
@@ -179,13 +182,13 @@ class PassFootprintTest {
         allInLoops.size()));
     assertThat(kept.stream().filter(e -> !inLoop(e)).map(e -> e.position().nodeId()))
         .containsExactly("first", "outer", "last");
-    assertThat(kept).isSubsetOf(journaled).isSortedAccordingTo(java.util.Comparator.comparingInt(journaled::indexOf));
+    assertThat(kept).isSubsetOf(journaled).isSortedAccordingTo(Comparator.comparingInt(journaled::indexOf));
 
     // The run list counts every pass (600 inner, 6 outer), as it did from every row.
-    int passes = dev.loopflow.core.store.RunSummary.iterations(journaled);
+    int passes = RunSummary.iterations(journaled);
     assertThat(passes).isEqualTo(PASSES + PASSES / 100);
     assertThat(store.loopPasses(r.runId())).isEqualTo(passes);
-    assertThat(dev.loopflow.core.store.RunSummary.list(store, Set.of(), null, 5).getFirst().toJson())
+    assertThat(RunSummary.list(store, Set.of(), null, 5).getFirst().toJson())
         .containsEntry("run_id", r.runId()).containsEntry("iterations", passes);
     // The result is the record's, whole: every pass of the loops is in it.
     assertThat(engine.result(r.runId()).orElseThrow().toJson()).isEqualTo(r.toJson());
@@ -212,7 +215,7 @@ class PassFootprintTest {
         && s.node().nodeId().equals("increment")).count();
     assertThat(restarted).isEqualTo(how.equals("failed") ? 5 : 0);
     assertThat(store.nodeExecutions(done.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
-    assertThat(store.loopPasses(done.runId())).isEqualTo(dev.loopflow.core.store.RunSummary.iterations(journaled));
+    assertThat(store.loopPasses(done.runId())).isEqualTo(RunSummary.iterations(journaled));
   }
 
   @ParameterizedTest
@@ -244,9 +247,8 @@ class PassFootprintTest {
   @Test
   void aCancelledRunKeepsItsLastThousandEvents() throws Exception {
     RunStore store = RunStore.inMemory();
-    java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicReference<dev.loopflow.core.run.RunHandle> handle =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    CountDownLatch ready = new CountDownLatch(1);
+    AtomicReference<RunHandle> handle = new AtomicReference<>();
     Loopflow engine = Loopflow.builder().store(store).handler(handler("test.increment", NodeProgram.inline(ctx -> {
       ready.await();
       long count = ((Number) ((Map<?, ?>) ctx.scope().get("state")).get("count")).longValue();
@@ -257,7 +259,7 @@ class PassFootprintTest {
     }))).build();
     Workflow wf = engine.parse(workflow(false).replace("< " + PASSES, "< " + (PASSES * 2)), "f.yaml");
     List<Event> seen = new CopyOnWriteArrayList<>();
-    dev.loopflow.core.run.RunHandle h = engine.start(wf, listening(seen));
+    RunHandle h = engine.start(wf, listening(seen));
     handle.set(h);
     ready.countDown();
     RunResult r = h.await();
@@ -271,9 +273,8 @@ class PassFootprintTest {
   void aCancelledRunKeepsTheLastThousandNodeExecutionsInLoopsAndListsEveryPass() throws Exception {
     List<NodeExecution> journaled = new CopyOnWriteArrayList<>();
     RunStore store = recording(RunStore.inMemory(), journaled);
-    java.util.concurrent.atomic.AtomicReference<dev.loopflow.core.run.RunHandle> handle =
-        new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+    AtomicReference<RunHandle> handle = new AtomicReference<>();
+    CountDownLatch ready = new CountDownLatch(1);
     Loopflow engine = Loopflow.builder().store(store).handler(handler("test.increment", NodeProgram.inline(ctx -> {
       ready.await();
       long count = ((Number) ((Map<?, ?>) ctx.scope().get("state")).get("count")).longValue();
@@ -282,7 +283,7 @@ class PassFootprintTest {
       }
       return NodeOutcome.of(null).withStatePatch(Map.of("count", count + 1));
     }))).handler(handler("test.note", NodeProgram.inline(ctx -> NodeOutcome.of("noted")))).build();
-    dev.loopflow.core.run.RunHandle h = engine.start(engine.parse(nested(PASSES * 2, false), "n.yaml"),
+    RunHandle h = engine.start(engine.parse(nested(PASSES * 2, false), "n.yaml"),
         RunOptions.defaults());
     handle.set(h);
     ready.countDown();
@@ -290,9 +291,9 @@ class PassFootprintTest {
     assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
     assertThat(journaled.stream().filter(PassFootprintTest::inLoop).count()).isGreaterThan(1_000);
     assertThat(store.nodeExecutions(r.runId()).stream().filter(PassFootprintTest::inLoop)).hasSize(1_000);
-    int passes = dev.loopflow.core.store.RunSummary.iterations(journaled);
+    int passes = RunSummary.iterations(journaled);
     assertThat(passes).isGreaterThanOrEqualTo(PASSES);
-    assertThat(dev.loopflow.core.store.RunSummary.list(store, Set.of(RunStatus.CANCELLED), null, 5).getFirst()
+    assertThat(RunSummary.list(store, Set.of(RunStatus.CANCELLED), null, 5).getFirst()
         .iterations()).isEqualTo(passes);
   }
 
