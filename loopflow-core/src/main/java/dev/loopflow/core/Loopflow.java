@@ -3,13 +3,20 @@ package dev.loopflow.core;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.WorkflowInvalidException;
+import dev.loopflow.core.internal.exec.ChildRunner;
+import dev.loopflow.core.internal.exec.ChildRuns;
 import dev.loopflow.core.internal.exec.Engine;
+import dev.loopflow.core.internal.exec.RestartRequests;
+import dev.loopflow.core.internal.exec.WorkflowEdits;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.internal.load.LoaderVocabulary;
 import dev.loopflow.core.internal.plan.GraphBuilder;
 import dev.loopflow.core.internal.load.WorkflowLoader;
 import dev.loopflow.core.internal.nodes.BuiltinHandlers;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.ForkEdits;
+import dev.loopflow.core.run.ForkPlan;
+import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.store.RunInfo;
@@ -56,10 +63,12 @@ public final class Loopflow {
     this.handlers = Map.copyOf(handlers);
     this.clock = clock;
     Map<Class<?>, Object> s = new LinkedHashMap<>(services);
-    s.putIfAbsent(dev.loopflow.core.internal.exec.ChildRuns.class,
-        (dev.loopflow.core.internal.exec.ChildRuns) this::runChild);
+    // Child runs start on this very engine, made below with the services this one is among.
+    java.util.concurrent.atomic.AtomicReference<Engine> made = new java.util.concurrent.atomic.AtomicReference<>();
+    s.putIfAbsent(ChildRuns.class, new ChildRunner(made::get, this::load, Inputs::resolve));
     this.services = Map.copyOf(s);
     this.engine = new Engine(store, this.services, clock, this::journaledWorkflow);
+    made.set(engine);
     this.loader = new WorkflowLoader(this.handlers, this.services);
   }
 
@@ -135,74 +144,6 @@ public final class Loopflow {
     return engine.journalOnly(workflow, inputs, options, queue);
   }
 
-  /** The run option that says how deep a child run (a workflow run as a tool) is nested. */
-  private static final String CHILD_DEPTH = "loopflow.child_depth";
-
-  /** Runs a workflow file as a child of a node's run (see {@code NodeContext.runWorkflow}). */
-  private Map<String, Object> runChild(Path file, Map<String, Object> inputs, RunOptions parent, String parentRunId,
-      dev.loopflow.core.error.NodePosition caller, dev.loopflow.core.internal.exec.ChildLedger ledger)
-      throws InterruptedException {
-    int depth = parent.options().get(CHILD_DEPTH) instanceof Number n ? n.intValue() : 0;
-    if (depth >= dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH) {
-      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflows run as tools nest at most "
-          + dev.loopflow.core.internal.exec.ChildRuns.MAX_DEPTH + " deep; '" + file.getFileName()
-          + "' would be level " + (depth + 1), caller);
-    }
-    Workflow wf;
-    try {
-      wf = load(file);
-    } catch (WorkflowInvalidException e) {
-      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflow '" + file.getFileName() + "' is invalid: "
-          + e.getMessage(), caller);
-    }
-    RunOptions.Builder ob = RunOptions.builder()
-        .runId(parentRunId + "." + caller.nodeId() + "." + java.util.UUID.randomUUID().toString().substring(0, 8))
-        .inputs(inputs).environment(parent.environment()).workingDirectory(parent.workingDirectory());
-    parent.options().forEach(ob::option);
-    ob.option(CHILD_DEPTH, depth + 1);
-    RunHandle h;
-    try {
-      RunOptions childOptions = ob.build();
-      h = engine.start(wf, Inputs.resolve(wf, childOptions.inputs()), childOptions, ledger);
-    } catch (LoopflowException e) {
-      throw new LoopflowException(ErrorCode.NODE_FAILED, "workflow '" + file.getFileName() + "' could not start: "
-          + e.getMessage(), caller);
-    }
-    RunResult r;
-    try {
-      r = h.await();
-    } catch (InterruptedException e) {
-      h.cancel("the calling node was cancelled");
-      throw e;
-    }
-    // Its calls were reserved in the caller's budgets as they were made; the caller's execution journals the total,
-    // so the parent's usage (and a resume of it) counts what its children spent.
-    ledger.spent(r.usage());
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("run_id", r.runId());
-    out.put("status", r.status().json());
-    out.put("output", r.output());
-    if (r.error() != null) {
-      Map<String, Object> e = new LinkedHashMap<>();
-      e.put("code", r.error().code());
-      e.put("message", r.error().message());
-      out.put("error", e);
-    } else {
-      out.put("error", null);
-    }
-    if (r.usage() != null) {
-      Map<String, Object> u = new LinkedHashMap<>();
-      u.put("llm_calls", r.usage().llmCalls());
-      u.put("input_tokens", r.usage().inputTokens());
-      u.put("output_tokens", r.usage().outputTokens());
-      if (r.usage().costUsd() != null) {
-        u.put("cost_usd", r.usage().costUsd());
-      }
-      out.put("usage", u);
-    }
-    return out;
-  }
-
   /**
    * Sends a restart request to a run from outside it (another thread, another process on the same store): it goes
    * on the run's durable command bus and the engine executing the run decides it after the node running now
@@ -211,33 +152,7 @@ public final class Loopflow {
    * workflow has no restart policy.
    */
   public long requestRestart(String runId, dev.loopflow.core.run.RestartRequest request) {
-    RunRecord run = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
-        "no run '" + runId + "' in this store"));
-    if (run.status().isTerminal()) {
-      throw new LoopflowException(ErrorCode.USAGE, "run '" + runId + "' has ended (" + run.status().json()
-          + "); a restart request needs a running or paused run");
-    }
-    // Masked with what this process knows (its environment's credentials, token shapes): the run's own redactor
-    // is in the process executing it.
-    dev.loopflow.core.secrets.Redactor mask = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
-    dev.loopflow.core.store.RunCommand c = store().appendCommand(runId, "restart", mask.map(request.toMap()),
-        clock.instant());
-    Workflow wf = journaledWorkflow(run);
-    if (wf != null && wf.restartPolicy() == null) {
-      store().respondCommand(runId, c.seq(), mask.map(new dev.loopflow.core.run.RestartResponse(c.seq(),
-          request.targetStageId(), false, ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: "
-              + "workflow '" + wf.name() + "' has no restart_policy", null, 0).toMap()), clock.instant());
-      return c.seq();
-    }
-    // The run may have ended between the look above and the append: it answers what is pending after it records
-    // its end, so a request appended before that record is answered by the run, and one appended after is answered
-    // here (the first answer wins). A failed run keeps its requests for its resume.
-    RunRecord now = store().findRun(runId).orElse(run);
-    if (now.status() == RunStatus.COMPLETED || now.status() == RunStatus.CANCELLED) {
-      store().respondCommand(runId, c.seq(), mask.map(dev.loopflow.core.run.RestartResponse.runEnded(c.seq(),
-          request.targetStageId(), now.status(), 0).toMap()), clock.instant());
-    }
-    return c.seq();
+    return RestartRequests.request(store(), clock, this::journaledWorkflow, runId, request);
   }
 
   /**
@@ -246,41 +161,7 @@ public final class Loopflow {
    * for a structured one), once that stage has completed; until then (and for a refused request) it is null.
    */
   public java.util.Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
-    for (dev.loopflow.core.store.RunCommand c : store().commands(runId)) {
-      if (c.seq() == seq && c.response() != null) {
-        dev.loopflow.core.run.RestartResponse r = dev.loopflow.core.run.RestartResponse.fromMap(c.response());
-        return java.util.Optional.of(r.success() && r.output() == null ? withTargetOutput(runId, r) : r);
-      }
-    }
-    return java.util.Optional.empty();
-  }
-
-  /**
-   * The response with the output of its target's execution in the iteration the restart started, read from the
-   * journal: the response itself is written when the restart is decided, before the target runs again.
-   */
-  private dev.loopflow.core.run.RestartResponse withTargetOutput(String runId,
-      dev.loopflow.core.run.RestartResponse r) {
-    dev.loopflow.core.error.NodePosition at = new dev.loopflow.core.error.NodePosition(java.util.List.of(
-        new dev.loopflow.core.error.NodePosition.LoopFrame(dev.loopflow.core.model.RestartPolicy.LOOP_ID,
-            r.iteration())), r.targetStageId());
-    Object output = null;
-    boolean found = false;
-    for (dev.loopflow.core.store.NodeExecution e : store().nodeExecutions(runId)) {
-      // The latest completed execution at that position wins (a resumed run may have journaled it again).
-      if (e.position().equals(at) && e.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
-          && e.result() != null) {
-        output = e.result().get("output");
-        found = true;
-      }
-    }
-    if (!found) {
-      return r;
-    }
-    String text = output == null ? "" : output instanceof String str ? str : dev.loopflow.core.expr.Json.compact(
-        output);
-    return new dev.loopflow.core.run.RestartResponse(r.requestSeq(), r.targetStageId(), true, null, null, text,
-        r.iteration());
+    return RestartRequests.response(store(), runId, seq);
   }
 
   /**
@@ -298,6 +179,48 @@ public final class Loopflow {
       }
       Thread.sleep(50);
     }
+  }
+
+  /**
+   * Forks run {@code runId} at {@code at}: a new run of the workflow source the run journaled that reuses what the
+   * run journaled before the point (not executed, not sent to a provider, not charged to the fork's budget), applies
+   * {@code edits} there and executes the rest. Returns at once, like {@link #start}; the fork is an ordinary run
+   * afterwards (resume, pause, cancel). Throws {@code fork_refused} for a point not in the run's journal.
+   */
+  public RunHandle fork(String runId, ForkPoint at, ForkEdits edits, RunOptions options) {
+    RunRecord origin = forkable(runId);
+    Workflow wf = journaledWorkflow(origin);
+    if (wf == null || !origin.sourceIsExact()) {
+      throw new LoopflowException(ErrorCode.FORK_REFUSED, "the journaled workflow of run '" + runId + "' cannot run "
+          + "as it is (built in code, or with credentials masked); load its workflow and pass it to fork(...)");
+    }
+    return engine.fork(origin, wf, at, edits, options);
+  }
+
+  /**
+   * {@link #fork(String, ForkPoint, ForkEdits, RunOptions)} with an edited {@code workflow}: the nodes that ran
+   * before the point and do not run again from it must be as the run had them, or this throws {@code fork_refused}
+   * naming them.
+   */
+  public RunHandle fork(String runId, ForkPoint at, ForkEdits edits, Workflow workflow, RunOptions options) {
+    RunRecord origin = forkable(runId);
+    WorkflowEdits.check(origin, workflow, engine.planFork(origin, at, edits), at);
+    return engine.fork(origin, workflow, at, edits, options);
+  }
+
+  /** What a fork would reuse and execute, and the most it can cost; nothing is started or called. */
+  public ForkPlan planFork(String runId, ForkPoint at, ForkEdits edits) {
+    return engine.planFork(forkable(runId), at, edits);
+  }
+
+  /** The runs forked from run {@code runId}, oldest first. */
+  public java.util.List<RunRecord> forks(String runId) {
+    return engine.forksOf(runId);
+  }
+
+  private RunRecord forkable(String runId) {
+    return store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.FORK_REFUSED,
+        "no run '" + runId + "' in this store"));
   }
 
   /** Runs to the end and returns the result (the same object {@code loopflow run --json} prints). */

@@ -12,11 +12,12 @@ import java.util.Map;
  */
 public record RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
     Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting,
-    Map<String, Object> pipeline) {
+    Map<String, Object> pipeline, Map<String, Object> forkedFrom) {
 
   @SuppressWarnings("unchecked")
   public RunResult {
     pipeline = pipeline == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(pipeline);
+    forkedFrom = forkedFrom == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(forkedFrom);
     java.util.Objects.requireNonNull(status, "status");
     output = dev.loopflow.core.expr.Values.frozen(output);
     state = state == null ? Map.of() : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(state);
@@ -30,12 +31,18 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
 
   public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
       Map<String, Map<String, Object>> nodes, Usage usage, RunError error) {
-    this(runId, status, output, state, nodes, usage, error, null, null);
+    this(runId, status, output, state, nodes, usage, error, null, null, null);
+  }
+
+  public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
+      Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting,
+      Map<String, Object> pipeline) {
+    this(runId, status, output, state, nodes, usage, error, waiting, pipeline, null);
   }
 
   public RunResult(String runId, RunStatus status, Object output, Map<String, Object> state,
       Map<String, Map<String, Object>> nodes, Usage usage, RunError error, Waiting waiting) {
-    this(runId, status, output, state, nodes, usage, error, waiting, null);
+    this(runId, status, output, state, nodes, usage, error, waiting, null, null);
   }
 
   /**
@@ -44,7 +51,15 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
    * {@code target_stage_id}, {@code reason}, {@code iteration}, {@code success} and {@code error}).
    */
   public RunResult withPipeline(Map<String, Object> p) {
-    return new RunResult(runId, status, output, state, nodes, usage, error, waiting, p);
+    return new RunResult(runId, status, output, state, nodes, usage, error, waiting, p, forkedFrom);
+  }
+
+  /**
+   * This result of a fork with where it comes from: {@code run_id} and {@code at} (the fork point), and
+   * {@code reused_usage}, what the reused part cost in the origin (not in this run's {@code usage}).
+   */
+  public RunResult withForkedFrom(Map<String, Object> f) {
+    return new RunResult(runId, status, output, state, nodes, usage, error, waiting, pipeline, f);
   }
 
   /**
@@ -71,7 +86,7 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
 
   /**
    * The JSON object as plain maps, ready for Jackson: {@code run_id, status, output, state, nodes, usage, error}, and
-   * for a paused run {@code waiting} (see {@link Waiting#toJson()}).
+   * for a paused run {@code waiting} (see {@link Waiting#toJson()}), for a fork {@code forked_from}.
    */
   public Map<String, Object> toJson() {
     Map<String, Object> m = new LinkedHashMap<>();
@@ -104,6 +119,9 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
     }
     if (pipeline != null) {
       m.put("pipeline", pipeline);
+    }
+    if (forkedFrom != null) {
+      m.put("forked_from", forkedFrom);
     }
     return m;
   }

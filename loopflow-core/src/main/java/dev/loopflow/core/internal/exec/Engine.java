@@ -3,6 +3,9 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.ForkEdits;
+import dev.loopflow.core.run.ForkPlan;
+import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.run.RunError;
@@ -117,11 +120,80 @@ public final class Engine {
     for (dev.loopflow.core.event.Event e : events) {
       lastSeq = Math.max(lastSeq, e.seq());
     }
-    RunContext.Replay replay = new RunContext.Replay(rows, run.pausedAt(), input, events);
+    RunContext.Replay replay;
+    Forks.Origin fork = Forks.Origin.of(run);
+    if (fork == null) {
+      replay = new RunContext.Replay(rows, run.pausedAt(), input, events);
+    } else {
+      // A fork resumes from what it reuses of its origin (read there, by reference) and what it journaled itself;
+      // its budget is charged with its own spending only.
+      RunRecord origin = store.findRun(fork.runId()).orElseThrow(() -> new LoopflowException(
+          ErrorCode.RUN_NOT_RESUMABLE, "run '" + id + "' is a fork of run '" + fork.runId() + "', which is no "
+              + "longer in the store"));
+      ForkPoint at = ForkPoint.parse(fork.at());
+      Forks.Cut cut = Forks.cut(origin.runId(), Forks.rows(store, origin), Forks.events(store, origin), at);
+      List<NodeExecution> all = new java.util.ArrayList<>(Forks.withOutputs(origin.runId(), cut.reused(),
+          fork.edits()));
+      all.addAll(rows);
+      List<dev.loopflow.core.event.Event> allEvents = new java.util.ArrayList<>(cut.reusedEvents());
+      allEvents.addAll(events);
+      replay = new RunContext.Replay(all, run.pausedAt(), input, allEvents).forFork(
+          new ForkSteer(at, fork.edits(), cut.nodeAt()), new RunContext.Replay(rows, null, null, events).total());
+      lastSeq = Math.max(lastSeq, fork.eventSeq());
+    }
     RunExecution scheduler = new RunExecution(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
         store, services, clock, executor, run, input, replay, lastSeq, lease);
     execute(run.runId(), scheduler);
     return scheduler;
+  }
+
+  /**
+   * Starts a fork of {@code origin} at {@code at}: a new run of {@code workflow} that reuses what the origin
+   * journaled before the point (read from the origin's journal, not copied, not charged to the fork's budget),
+   * applies {@code edits} at the point and executes everything from it on. The caller checks that {@code workflow}
+   * leaves the nodes before the point as the origin ran them.
+   */
+  public RunHandle fork(RunRecord origin, Workflow workflow, ForkPoint at, ForkEdits edits, RunOptions options) {
+    if (options.options().containsKey(RunOptions.FORKED_FROM)) {
+      throw new LoopflowException(ErrorCode.USAGE, "the run option '" + RunOptions.FORKED_FROM + "' is the "
+          + "engine's own; start a fork with fork(...)", null);
+    }
+    Forks.Cut cut = Forks.cut(origin.runId(), Forks.rows(store, origin), Forks.events(store, origin), at);
+    List<NodeExecution> reused = Forks.withOutputs(origin.runId(), cut.reused(), edits);
+    Usage reusedUsage = new RunContext.Replay(cut.reused(), null, null, cut.reusedEvents()).total();
+    RunContext.Replay replay = new RunContext.Replay(reused, null, null, cut.reusedEvents())
+        .forFork(new ForkSteer(at, edits, cut.nodeAt()), Usage.NONE);
+    Map<String, Object> inputs = new LinkedHashMap<>(origin.inputs());
+    inputs.putAll(edits.inputs());
+    Map<String, Object> defaults = new LinkedHashMap<>(origin.options());
+    defaults.put(RunOptions.FORKED_FROM, new Forks.Origin(origin.runId(), at.text(), cut.rows(), cut.eventSeq(),
+        edits).toJson(reusedUsage));
+    String runId = options.runId() != null ? options.runId() : newRunId();
+    RunExecution run = new RunExecution(runId, workflow, inputs, options.withOptionDefaults(defaults), store,
+        services, clock, executor, null, null, replay, cut.eventSeq(), new RunLease(store, runId, ownerId, clock));
+    execute(runId, run);
+    return run;
+  }
+
+  /** What a fork of {@code origin} at {@code at} would reuse and execute; nothing is started or called. */
+  public ForkPlan planFork(RunRecord origin, ForkPoint at, ForkEdits edits) {
+    List<dev.loopflow.core.event.Event> events = Forks.events(store, origin);
+    Forks.Cut cut = Forks.cut(origin.runId(), Forks.rows(store, origin), events, at);
+    Forks.withOutputs(origin.runId(), cut.reused(), edits); // refuses an output edit of a node that did not run
+    return Forks.plan(origin.runId(), at, cut, events);
+  }
+
+  /** The runs forked from {@code runId}, oldest first. */
+  public List<RunRecord> forksOf(String runId) {
+    List<RunRecord> out = new java.util.ArrayList<>();
+    for (RunRecord r : store.listRuns()) {
+      Forks.Origin o = Forks.Origin.of(r);
+      if (o != null && o.runId().equals(runId)) {
+        out.add(r);
+      }
+    }
+    out.sort(java.util.Comparator.comparing(RunRecord::startedAt));
+    return out;
   }
 
   /** Runs the scheduler on its own thread, known as executing here until it has ended. */

@@ -6,6 +6,7 @@ import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.NodePosition.LoopFrame;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.ForkEdits;
+import dev.loopflow.core.run.ForkPlan;
 import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunOptions;
@@ -197,6 +198,74 @@ final class Forks {
           r.finishedAt(), r.input(), result, r.usage(), r.errorCode(), r.errorMessage(), r.statePatch(),
           r.sessions()));
     }
+    return out;
+  }
+
+  /** What a fork at {@code at} of run {@code origin} would reuse and execute; calls nothing. */
+  static ForkPlan plan(String origin, ForkPoint at, Cut cut, List<Event> events) {
+    List<String> reused = new ArrayList<>();
+    cut.reused().forEach(r -> reused.add(r.position().path()));
+    Usage reusedUsage = new RunContext.Replay(cut.reused(), null, null, cut.reusedEvents()).total();
+    Set<String> executes = new LinkedHashSet<>();
+    Integer maxPasses = null;
+    Usage outside = Usage.NONE;
+    if (at instanceof ForkPoint.Pass p) {
+      int bound = 0;
+      for (Event e : events) {
+        if (e instanceof Event.LoopStarted s && s.node().loops().equals(p.enclosing())
+            && s.node().nodeId().equals(p.loopId())) {
+          bound = s.max();
+        }
+      }
+      maxPasses = Math.max(bound - p.pass() + 1, 0);
+      executes.add("loop '" + p.loopId() + "' from pass " + p.pass() + " (at most " + maxPasses + " pass"
+          + (maxPasses == 1 ? ")" : "es)"));
+      Map<Integer, Usage> perPass = new LinkedHashMap<>();
+      int d = p.enclosing().size();
+      for (NodeExecution r : concat(cut.reused(), cut.after())) {
+        List<LoopFrame> loops = r.position().loops();
+        if (loops.size() > d && loops.subList(0, d).equals(p.enclosing()) && loops.get(d).loopId().equals(p.loopId())
+            && r.usage() != null) {
+          perPass.merge(loops.get(d).iteration(), r.usage(), Usage::plus);
+        }
+      }
+      for (NodeExecution r : cut.after()) {
+        NodePosition pos = r.position();
+        boolean loopsOwnRow = pos.loops().equals(p.enclosing()) && pos.nodeId().equals(p.loopId());
+        if (!loopsOwnRow && !atOrAfter(pos, p)) {
+          executes.add(pos.path());
+          if (r.usage() != null) {
+            outside = outside.plus(r.usage());
+          }
+        }
+      }
+      int calls = 0;
+      Double cost = 0.0;
+      for (Usage u : perPass.values()) {
+        calls = Math.max(calls, u.llmCalls());
+        cost = u.costUsd() == null || cost == null ? (u.llmCalls() == 0 ? cost : null) : Math.max(cost, u.costUsd());
+      }
+      Integer maxCalls = maxPasses * calls + outside.llmCalls();
+      Double maxCost = cost == null || (outside.costUsd() == null && outside.llmCalls() > 0) ? null
+          : maxPasses * cost + (outside.costUsd() == null ? 0 : outside.costUsd());
+      return new ForkPlan(origin, at.text(), reused, reusedUsage, List.copyOf(executes), maxPasses, maxCalls,
+          maxCost);
+    }
+    for (NodeExecution r : cut.after()) {
+      executes.add(r.position().path());
+      if (r.usage() != null) {
+        outside = outside.plus(r.usage());
+      }
+    }
+    // A node point has no loop bound to go by: the origin's own spending from the point on is the estimate.
+    return new ForkPlan(origin, at.text(), reused, reusedUsage, List.copyOf(executes), null, outside.llmCalls(),
+        outside.llmCalls() > 0 && outside.costUsd() == null ? null : outside.costUsd() == null ? 0.0
+            : outside.costUsd());
+  }
+
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    List<T> out = new ArrayList<>(a);
+    out.addAll(b);
     return out;
   }
 

@@ -6,6 +6,7 @@ import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.spi.Usage;
@@ -31,8 +32,20 @@ public final class RunReports {
       return result(run);
     }
     RunResult r = derive(journaled, run, rows);
-    return journaled == null || journaled.restartPolicy() == null ? r
-        : r.withPipeline(pipeline(journaled, rows));
+    return (journaled == null || journaled.restartPolicy() == null ? r
+        : r.withPipeline(pipeline(journaled, rows))).withForkedFrom(forkedFrom(run));
+  }
+
+  /** What a fork's result says of its origin ({@code run_id}, {@code at}, {@code reused_usage}); null for no fork. */
+  public static Map<String, Object> forkedFrom(RunRecord run) {
+    if (!(run.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> m)) {
+      return null;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("run_id", m.get("run_id"));
+    out.put("at", m.get("at"));
+    out.put("reused_usage", m.get("reused_usage"));
+    return out;
   }
 
   /** The {@code pipeline} summary of a run of {@code wf} from its journal; null when it has no restart policy. */
@@ -49,7 +62,7 @@ public final class RunReports {
     }
     return new RunResult(r.runId(), r.status(), r.output(), r.state() == null ? Map.of() : r.state(), nodes,
         r.usage() == null ? Usage.NONE : r.usage(), r.error(), r.status() == RunStatus.PAUSED ? r.waiting() : null,
-        r.pipeline());
+        r.pipeline(), forkedFrom(r));
   }
 
   /**
