@@ -87,8 +87,8 @@ final class RunsCommand implements Callable<Integer> {
       out.println("no runs");
       return;
     }
-    String fmt = "%-22s %-20s %-11s %-19s %9s %5s %9s%n";
-    out.printf(fmt, "RUN ID", "WORKFLOW", "STATUS", "STARTED", "DURATION", "ITER", "COST");
+    String fmt = "%-22s %-20s %-11s %-19s %9s %5s %9s%s%n";
+    out.printf(fmt, "RUN ID", "WORKFLOW", "STATUS", "STARTED", "DURATION", "ITER", "COST", "");
     for (Map<String, Object> r : rows) {
       Object ms = r.get("duration_ms");
       out.printf(fmt, Errors.oneLine(String.valueOf(r.get("run_id"))), cut(Errors.oneLine(String.valueOf(
@@ -96,7 +96,9 @@ final class RunsCommand implements Callable<Integer> {
           WHEN.format(java.time.Instant.parse((String) r.get("started_at"))),
           ms == null ? "-" : Progress.secs(Duration.ofMillis(((Number) ms).longValue())), r.get("iterations"),
           r.get("cost_usd") == null ? ((Number) r.get("llm_calls")).intValue() == 0 ? "-" : "?"
-              : Progress.money((Double) r.get("cost_usd")));
+              : Progress.money((Double) r.get("cost_usd")),
+          r.get("forked_from") instanceof Map<?, ?> f
+              ? Errors.oneLine("  fork of " + f.get("run_id") + " at " + f.get("at")) : "");
     }
   }
 

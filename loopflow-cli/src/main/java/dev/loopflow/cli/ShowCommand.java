@@ -9,6 +9,7 @@ import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
@@ -58,7 +59,8 @@ final class ShowCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     try (RunStore s = Stores.open(store)) {
-      RunInfo info = Loopflow.builder().store(s).build().inspect(runId).orElse(null);
+      Loopflow engine = Loopflow.builder().store(s).build();
+      RunInfo info = engine.inspect(runId).orElse(null);
       if (info == null) {
         err.println("loopflow: no run '" + runId + "' in " + Stores.printable(store));
         return Main.USAGE;
@@ -67,7 +69,8 @@ final class ShowCommand implements Callable<Integer> {
       // written before a credential was known (or by older versions).
       Redactor redactor = Redactor.ofEnvironment(System.getenv());
       RunRecord r = redactor.record(info.record());
-      List<NodeExecution> rows = s.nodeExecutions(runId).stream().map(redactor::execution).toList();
+      List<NodeExecution> rows = engine.executions(runId).stream().map(redactor::execution).toList();
+      List<RunRecord> forks = engine.forks(runId);
       // Journaled running, but the process executing it is gone: shown as interrupted, the journal left as it is.
       boolean interrupted = RunSummary.interrupted(s, info.record(), java.time.Instant.now());
       if (source) {
@@ -80,10 +83,21 @@ final class ShowCommand implements Callable<Integer> {
         if (interrupted) {
           shown.put("status", "interrupted");
         }
+        if (!forks.isEmpty()) {
+          List<Map<String, Object>> listed = new ArrayList<>();
+          for (RunRecord f : forks) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("run_id", f.runId());
+            one.put("at", f.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> m ? m.get("at") : null);
+            one.put("status", f.status().json());
+            listed.add(one);
+          }
+          shown.put("forks", listed);
+        }
         out.println(JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT).build()
             .writeValueAsString(shown));
       } else {
-        tree(out, r, rows, interrupted);
+        tree(out, r, rows, interrupted, forks);
       }
       return Main.OK;
     } finally {
@@ -107,7 +121,8 @@ final class ShowCommand implements Callable<Integer> {
     }
   }
 
-  private static void tree(PrintWriter out, RunRecord r, List<NodeExecution> rows, boolean interrupted) {
+  private static void tree(PrintWriter out, RunRecord r, List<NodeExecution> rows, boolean interrupted,
+      List<RunRecord> forks) {
     Usage u = r.usage() == null ? Usage.NONE : r.usage();
     String duration = r.finishedAt() == null ? "" : "  " + Progress.secs(Duration.between(r.startedAt(),
         r.finishedAt()));
@@ -117,6 +132,14 @@ final class ShowCommand implements Callable<Integer> {
     if (interrupted) {
       out.println(Errors.oneLine("  interrupted: nothing executes it (the process that ran it is gone); continue "
           + "it with: loopflow resume " + r.runId()));
+    }
+    if (r.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> from) {
+      out.println(Errors.oneLine("  forked from " + from.get("run_id") + " at " + from.get("at") + "; executions "
+          + "marked (reused) ran there and were not executed again"));
+    }
+    for (RunRecord f : forks) {
+      Object at = f.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> m ? m.get("at") : null;
+      out.println(Errors.oneLine("  fork: " + f.runId() + " at " + at + "  " + f.status().json()));
     }
     if (r.error() != null) {
       out.println("  error [" + r.error().code() + "]" + (r.error().path() != null ? " at " + r.error().path()
@@ -141,25 +164,26 @@ final class ShowCommand implements Callable<Integer> {
       Item leaf = at.child(id, after != null ? "restart requests after " + after : id);
       leaf.row = e; // a later execution at the same position (a resumed gate, a re-run) replaces the earlier
     }
-    print(out, root, "");
+    print(out, root, "", r.runId());
   }
 
-  private static void print(PrintWriter out, Item item, String indent) {
+  private static void print(PrintWriter out, Item item, String indent, String runOf) {
     List<Item> kids = new ArrayList<>(item.children.values());
     for (int i = 0; i < kids.size(); i++) {
       Item k = kids.get(i);
       boolean last = i == kids.size() - 1;
-      String[] lines = describe(k).split("\n");
+      String[] lines = describe(k, runOf).split("\n");
       out.println(indent + (last ? "└─ " : "├─ ") + lines[0]);
       for (int l = 1; l < lines.length; l++) {
         // further lines of one item (each restart decision) hang under it
         out.println(indent + (last ? "   " : "│  ") + "   " + lines[l]);
       }
-      print(out, k, indent + (last ? "   " : "│  "));
+      print(out, k, indent + (last ? "   " : "│  "), runOf);
     }
   }
 
-  private static String describe(Item k) {
+  /** {@code runOf}: the run shown; an execution of another run is one a fork reuses from its origin. */
+  private static String describe(Item k, String runOf) {
     NodeExecution e = k.row;
     if (e == null) {
       return k.label;
@@ -185,6 +209,9 @@ final class ShowCommand implements Callable<Integer> {
       return sb.toString();
     }
     StringBuilder sb = new StringBuilder(k.label).append("  ").append(e.status().json());
+    if (!e.runId().equals(runOf)) {
+      sb.append("  (reused)");
+    }
     Map<String, Object> res = e.result() == null ? Map.of() : e.result();
     if (res.get("iterations") instanceof Number n) {
       sb.append("  ").append(n).append(n.intValue() == 1 ? " pass" : " passes");

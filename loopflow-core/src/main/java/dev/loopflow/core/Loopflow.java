@@ -213,6 +213,14 @@ public final class Loopflow {
     return engine.planFork(forkable(runId), at, edits);
   }
 
+  /**
+   * A run's node executions as it reads with what it reuses: a fork's start with its origin's executions before the
+   * fork point (their {@code runId} names the run they ran in); empty when the store has no such run.
+   */
+  public java.util.List<dev.loopflow.core.store.NodeExecution> executions(String runId) {
+    return store().findRun(runId).map(engine::executions).orElse(java.util.List.of());
+  }
+
   /** The runs forked from run {@code runId}, oldest first. */
   public java.util.List<RunRecord> forks(String runId) {
     return engine.forksOf(runId);

@@ -122,19 +122,7 @@ public final class ForkEdits {
       if (eq <= 0) {
         throw new IllegalArgumentException("--set '" + cut(s) + "': write PATH=VALUE, e.g. state.count=100");
       }
-      String path = s.substring(0, eq).trim();
-      Object value = value(s.substring(eq + 1));
-      if (path.equals("loop.input") || path.equals("$LOOP_PREV")) {
-        into.loopInput(value);
-      } else if (path.startsWith("state.")) {
-        into.state(path.substring("state.".length()), value);
-      } else if (path.endsWith(".output") && KEY.matcher(path.substring(0, path.length() - ".output".length()))
-          .matches()) {
-        into.output(path.substring(0, path.length() - ".output".length()), value);
-      } else {
-        throw new IllegalArgumentException("--set '" + cut(path) + "': the path must be state.KEY, NODE.output, "
-            + "loop.input or $LOOP_PREV");
-      }
+      into.set(s.substring(0, eq).trim(), value(s.substring(eq + 1)));
     }
     return into;
   }
@@ -164,6 +152,24 @@ public final class ForkEdits {
     private final Map<String, Object> inputs = new LinkedHashMap<>();
 
     private Builder() {}
+
+    /**
+     * One edit by its path: {@code state.KEY[.KEY...]}, {@code NODE.output}, {@code loop.input} or
+     * {@code $LOOP_PREV}; throws {@link IllegalArgumentException} for any other path.
+     */
+    public Builder set(String path, Object value) {
+      if (path.equals("loop.input") || path.equals("$LOOP_PREV")) {
+        return loopInput(value);
+      }
+      if (path.startsWith("state.")) {
+        return state(path.substring("state.".length()), value);
+      }
+      if (path.endsWith(".output") && KEY.matcher(path.substring(0, path.length() - ".output".length())).matches()) {
+        return output(path.substring(0, path.length() - ".output".length()), value);
+      }
+      throw new IllegalArgumentException("edit '" + cut(path) + "': the path must be state.KEY, NODE.output, "
+          + "loop.input or $LOOP_PREV");
+    }
 
     /** Sets {@code state.PATH} ({@code PATH} dotted for nested maps) at the fork point. */
     public Builder state(String path, Object value) {

@@ -1,5 +1,6 @@
 package dev.loopflow.core.store;
 
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.error.NodePosition;
 import java.time.Duration;
@@ -21,7 +22,8 @@ import java.util.Set;
  * {@code status} (the shown status, see {@link #status()}), {@code started_at}, {@code finished_at},
  * {@code duration_ms}, {@code iterations} (distinct loop passes that journaled a node execution), {@code llm_calls},
  * {@code cost_usd}, {@code error} (the error code or null), {@code paused_at} (the position a paused run waits at,
- * else null), {@code resumable} (whether {@code loopflow resume} would continue it).
+ * else null), {@code resumable} (whether {@code loopflow resume} would continue it), {@code forked_from} (for a
+ * fork, {@code run_id} and {@code at} of its origin, else null).
  */
 public final class RunSummary {
   /** The shown statuses: the journaled ones, and {@code interrupted} for a running run nothing executes. */
@@ -187,6 +189,13 @@ public final class RunSummary {
     m.put("error", r.error() == null ? null : r.error().code());
     m.put("paused_at", r.status() == RunStatus.PAUSED ? r.pausedAt() : null);
     m.put("resumable", resumable());
+    Map<String, Object> from = null;
+    if (r.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> f) {
+      from = new LinkedHashMap<>();
+      from.put("run_id", f.get("run_id"));
+      from.put("at", f.get("at"));
+    }
+    m.put("forked_from", from);
     return m;
   }
 

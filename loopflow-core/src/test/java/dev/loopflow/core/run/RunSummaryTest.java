@@ -50,7 +50,7 @@ class RunSummaryTest {
             new RunError(ErrorCode.BUDGET_EXCEEDED, "over", null));
     Map<String, Object> row = RunSummary.of(r, List.of()).toJson();
     assertThat(row.keySet()).containsExactly("run_id", "workflow", "file", "status", "started_at", "finished_at",
-        "duration_ms", "iterations", "llm_calls", "cost_usd", "error", "paused_at", "resumable");
+        "duration_ms", "iterations", "llm_calls", "cost_usd", "error", "paused_at", "resumable", "forked_from");
     assertThat(row).containsEntry("status", "failed").containsEntry("duration_ms", 1500L)
         .containsEntry("llm_calls", 2).containsEntry("cost_usd", 0.25).containsEntry("error", "budget_exceeded")
         .containsEntry("paused_at", null).containsEntry("file", "flows/review.yaml");

@@ -143,6 +143,7 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));
       config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
+      config.routes.post("/api/runs/{id}/fork", api(Accepts.JSON, runRoutes::fork));
       config.routes.post("/api/runs/{id}/cancel", api(Accepts.JSON, runRoutes::cancel));
       config.routes.post("/api/runs/{id}/signal", api(Accepts.JSON, runRoutes::signal));
 

@@ -3,6 +3,8 @@ package dev.loopflow.server.internal;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.ForkEdits;
+import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.observability.Observability;
@@ -90,6 +92,19 @@ final class LocalRuns implements AutoCloseable {
     return execute(runId, wf, journaledMock, feed -> engine.resume(wf, runId, answer,
         observability.instrumentResume(wf, engine.store().findRun(runId).orElse(null),
             options(wf, journaledMock, feed, workingDirectory)).build(), false));
+  }
+
+  /**
+   * Starts a fork of run {@code originId} in this process (also when runs are dispatched to workers: a fork reads its
+   * origin's journal here); throws the engine's errors ({@code fork_refused}).
+   */
+  synchronized RunHandle fork(Workflow wf, String originId, ForkPoint at, ForkEdits edits, String runId,
+      boolean journaledMock, Path workingDirectory) {
+    if (engine.store().findRun(runId).isPresent()) {
+      throw ApiError.of(ErrorTable.Kind.CONFLICT, "a run with id '" + runId + "' is already in the store");
+    }
+    return execute(runId, wf, journaledMock, feed -> engine.fork(originId, at, edits, wf, observability.instrument(
+        wf, options(wf, journaledMock, feed, workingDirectory).runId(runId)).build()));
   }
 
   private void enqueue(Workflow wf, RunOptions options) {

@@ -8,6 +8,8 @@ import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.run.ForkEdits;
+import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.store.RunInfo;
@@ -247,6 +249,62 @@ final class RunRoutes {
         ? Path.of(rec.workingDirectory()) : Path.of("").toAbsolutePath();
     runs.resume(wf, id, answer, Boolean.TRUE.equals(rec.options().get(RunOptions.LLM_MOCK)), dir);
     HttpApi.json(ctx, 200, runState(id));
+  }
+
+  /**
+   * {@code POST /api/runs/{id}/fork {"at", "set"?, "inputs"?, "dry_run"?, "run_id"?}}: with {@code dry_run}, 200 and
+   * the plan (what is reused, what executes, the most it can cost), nothing started; else 201 and the new run's
+   * {@code {"run_id", "status"}}. {@code set} maps edit paths ({@code state.count}, {@code NODE.output},
+   * {@code loop.input}) to JSON values. A point that is not in the run's journal is {@code 409 fork_refused}.
+   */
+  void fork(Context ctx) throws IOException {
+    String id = runId(ctx);
+    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("at", "set", "inputs", "dry_run", "run_id"), false);
+    ForkPoint at;
+    ForkEdits.Builder edits = ForkEdits.builder();
+    try {
+      at = ForkPoint.parse(b.requiredString("at"));
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badField("at", e.getMessage());
+    }
+    Map<String, Object> set = b.object("set");
+    if (set != null) {
+      for (Map.Entry<String, Object> e : set.entrySet()) {
+        try {
+          edits.set(e.getKey(), e.getValue());
+        } catch (IllegalArgumentException bad) {
+          throw ApiError.badField("set", bad.getMessage());
+        }
+      }
+    }
+    Map<String, Object> inputs = b.object("inputs");
+    if (inputs != null) {
+      inputs.forEach(edits::input);
+    }
+    String newId = b.string("run_id");
+    if (newId != null && !RunOptions.PORTABLE_RUN_ID.matcher(newId).matches()) {
+      throw ApiError.badField("run_id", "run_id must be 1 to 64 letters, digits, '_', '.' or '-', was '"
+          + JsonBody.printable(newId) + "'");
+    }
+    RunRecord rec = store.findRun(id).orElseThrow(() -> ApiError.runNotFound(id));
+    if (Boolean.TRUE.equals(b.bool("dry_run"))) {
+      Map<String, Object> plan = new LinkedHashMap<>();
+      plan.put("dry_run", true);
+      plan.putAll(engine.planFork(id, at, edits.build()).toJson());
+      HttpApi.json(ctx, 200, plan);
+      return;
+    }
+    Workflow wf = workflowToResume(rec);
+    if (!edits.build().inputs().isEmpty()) {
+      Map<String, Object> all = new LinkedHashMap<>(rec.inputs());
+      all.putAll(edits.build().inputs());
+      Inputs.resolve(wf, all); // the engine's own input rules: unknown, wrong type
+    }
+    Path dir = rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))
+        ? Path.of(rec.workingDirectory()) : Path.of("").toAbsolutePath();
+    String forkId = newId != null ? newId : "run_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    runs.fork(wf, id, at, edits.build(), forkId, Boolean.TRUE.equals(rec.options().get(RunOptions.LLM_MOCK)), dir);
+    HttpApi.json(ctx, 201, runState(forkId));
   }
 
   /**

@@ -183,6 +183,14 @@ public final class Engine {
     return Forks.plan(origin.runId(), at, cut, events);
   }
 
+  /**
+   * The node executions of a run as it reads with what it reuses: for a fork, its origin's executions before the
+   * fork point (their {@code runId} is the origin's), then its own; for any other run, its own.
+   */
+  public List<NodeExecution> executions(RunRecord run) {
+    return Forks.rows(store, run);
+  }
+
   /** The runs forked from {@code runId}, oldest first. */
   public List<RunRecord> forksOf(String runId) {
     List<RunRecord> out = new java.util.ArrayList<>();
