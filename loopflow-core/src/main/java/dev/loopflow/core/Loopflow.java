@@ -7,6 +7,7 @@ import dev.loopflow.core.internal.exec.ChildRunner;
 import dev.loopflow.core.internal.exec.ChildRuns;
 import dev.loopflow.core.internal.exec.Engine;
 import dev.loopflow.core.internal.exec.RestartRequests;
+import dev.loopflow.core.internal.exec.RunDiffs;
 import dev.loopflow.core.internal.exec.WorkflowEdits;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.internal.load.LoaderVocabulary;
@@ -18,6 +19,7 @@ import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;
 import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunDiff;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunHandle;
@@ -219,6 +221,31 @@ public final class Loopflow {
    */
   public java.util.List<dev.loopflow.core.store.NodeExecution> executions(String runId) {
     return store().findRun(runId).map(engine::executions).orElse(java.util.List.of());
+  }
+
+  /**
+   * Two passes of one loop of run {@code runId} side by side: the state after each pass and the outputs of the
+   * nodes in each. Throws {@code usage} for a run or pass that is not in the store.
+   */
+  public RunDiff diff(String runId, ForkPoint.Pass a, ForkPoint.Pass b) {
+    RunRecord run = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
+        "no run '" + runId + "' in this store"));
+    java.util.List<dev.loopflow.core.store.NodeExecution> rows = engine.executions(run);
+    Workflow wf = journaledWorkflow(run);
+    return new RunDiff(RunDiffs.pass(wf, run, rows, a), RunDiffs.pass(wf, run, rows, b));
+  }
+
+  /** Two runs side by side (a fork and its origin, say): each one's state and top-level outputs as it stands. */
+  public RunDiff diff(String runA, String runB) {
+    RunDiff.Side[] sides = new RunDiff.Side[2];
+    String[] ids = {runA, runB};
+    for (int i = 0; i < 2; i++) {
+      String id = ids[i];
+      RunInfo info = inspect(id).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
+          "no run '" + id + "' in this store"));
+      sides[i] = RunDiffs.run(info.record(), info.result());
+    }
+    return new RunDiff(sides[0], sides[1]);
   }
 
   /** The runs forked from run {@code runId}, oldest first. */

@@ -11,12 +11,14 @@ import dev.loopflow.core.run.RestartResponse;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunDiff;
 import dev.loopflow.core.run.ResumeRefusal;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import io.javalin.http.Context;
@@ -110,14 +112,67 @@ final class RunRoutes {
     if (RunSummary.interrupted(store, info.record(), java.time.Instant.now())) {
       shown.put("status", "interrupted");
     }
+    List<Map<String, Object>> forks = new ArrayList<>();
+    for (RunRecord f : engine.forks(id)) {
+      Map<String, Object> one = new LinkedHashMap<>();
+      one.put("run_id", f.runId());
+      one.put("at", f.options().get(RunOptions.FORKED_FROM) instanceof Map<?, ?> m ? m.get("at") : null);
+      one.put("status", f.status().json());
+      forks.add(one);
+    }
+    shown.put("forks", forks);
     HttpApi.json(ctx, 200, shown);
+  }
+
+  /**
+   * {@code GET /api/runs/{id}/diff?a=LOOP:A&b=LOOP:B} (two passes of the run) or {@code ?run=OTHER} (the run and
+   * another, a fork and its origin) → {@code {"left": {label, state, outputs}, "right": ...}}.
+   */
+  void diff(Context ctx) {
+    String id = existing(ctx);
+    String other = ctx.queryParam("run");
+    String a = ctx.queryParam("a");
+    String b = ctx.queryParam("b");
+    if ((other == null) == (a == null && b == null)) {
+      throw ApiError.of(ErrorTable.Kind.BAD_REQUEST, "give 'a' and 'b' (two passes, LOOP:PASS) or 'run' (another "
+          + "run), not both or neither");
+    }
+    RunDiff diff;
+    if (other != null) {
+      diff = engine.diff(id, other);
+    } else {
+      if (a == null || b == null) {
+        throw ApiError.badField(a == null ? "a" : "b", "give both passes, as LOOP:PASS");
+      }
+      diff = engine.diff(id, pass("a", a), pass("b", b));
+    }
+    HttpApi.json(ctx, 200, redactor.map(diff.toJson()));
+  }
+
+  private static ForkPoint.Pass pass(String field, String text) {
+    try {
+      if (ForkPoint.parse(text) instanceof ForkPoint.Pass p) {
+        return p;
+      }
+    } catch (IllegalArgumentException e) {
+      throw ApiError.badField(field, e.getMessage());
+    }
+    throw ApiError.badField(field, "'" + JsonBody.printable(text) + "' is a node; give a pass as LOOP:PASS");
   }
 
   /** {@code GET /api/runs/{id}/executions} → every journaled node execution, in journal order. */
   void executions(Context ctx) {
     String id = existing(ctx);
-    HttpApi.json(ctx, 200, store.nodeExecutions(id).stream().map(redactor::execution).map(Views::execution)
-        .toList());
+    // A fork's executions start with those it reuses from its origin: they say which run they ran in.
+    List<Map<String, Object>> shown = new ArrayList<>();
+    for (NodeExecution e : engine.executions(id)) {
+      Map<String, Object> v = Views.execution(redactor.execution(e));
+      if (!e.runId().equals(id)) {
+        v.put("reused_from", e.runId());
+      }
+      shown.add(v);
+    }
+    HttpApi.json(ctx, 200, shown);
   }
 
   /**
