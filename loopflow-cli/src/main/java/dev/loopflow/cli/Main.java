@@ -30,7 +30,7 @@ public final class Main implements Runnable {
    * they are added here rather than in the annotation, and a command line made for one of them gets only that one
    * (see {@link #commandLine(String...)}).
    */
-  static final List<Class<?>> COMMANDS = List.of(RunCommand.class, ResumeCommand.class, ForkCommand.class, CancelCommand.class,
+  static final List<Class<?>> COMMANDS = List.of(RunCommand.class, ResumeCommand.class, ForkCommand.class, DiffCommand.class, CancelCommand.class,
       SignalCommand.class, RunsCommand.class, ShowCommand.class, EventsCommand.class, ValidateCommand.class,
       GraphCommand.class, ServerCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class);
 
