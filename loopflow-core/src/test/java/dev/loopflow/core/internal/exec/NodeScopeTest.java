@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;
@@ -15,6 +16,7 @@ import dev.loopflow.core.spi.NodeProgram;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +70,7 @@ class NodeScopeTest {
     Random random = new Random(7);
     for (int c = 0; c < 2_000; c++) {
       int depth = 1 + random.nextInt(5);
-      Frame frame = Frame.top(new Budgets(dev.loopflow.core.model.Budget.NONE));
+      Frame frame = Frame.top(new Budgets(Budget.NONE));
       // A mirror of each frame's results, written the way the frame used to write them: one map, in place.
       List<Map<String, Map<String, Object>>> mirrors = new ArrayList<>();
       List<Frame> frames = new ArrayList<>();
@@ -89,7 +91,7 @@ class NodeScopeTest {
           case 1 -> frames.get(d).attach(id, "loop", Map.of("count", w));
           case 2 -> {
             if (random.nextInt(4) == 0) {
-              Set<String> gone = new java.util.HashSet<>(List.of(id, id(random)));
+              Set<String> gone = new HashSet<>(List.of(id, id(random)));
               frames.get(d).forget(gone);
               gone.forEach(mirrors.get(d)::remove);
               continue;
@@ -148,7 +150,7 @@ class NodeScopeTest {
   void copyingAPassUpKeepsTheOrderOfTheFrameWrittenInPlace() {
     Random random = new Random(11);
     for (int c = 0; c < 500; c++) {
-      Frame outer = Frame.top(new Budgets(dev.loopflow.core.model.Budget.NONE));
+      Frame outer = Frame.top(new Budgets(Budget.NONE));
       Map<String, Map<String, Object>> mirror = new HashMap<>();
       for (int pass = 1; pass <= 1 + random.nextInt(6); pass++) {
         Frame body = outer.child("l", pass, null, null, null);
