@@ -173,4 +173,51 @@ class ForkCliTest {
       assertThat(exec(server, "fork", "missing", "--at", "count_loop:1").exit()).isEqualTo(2);
     }
   }
+
+  @Test
+  @org.junit.jupiter.api.condition.DisabledOnOs(org.junit.jupiter.api.condition.OS.WINDOWS)
+  void aForkKilledMidPassResumesWithoutRunningTheReusedPassesAgain() throws Exception {
+    try (FakeServer server = FakeOpenAiServer.start()) {
+      Path wf = dir.resolve("passes.yaml");
+      Files.writeString(wf, """
+          name: passes
+          nodes:
+            - id: refine
+              loop_group:
+                max_iterations: 4
+                nodes:
+                  - id: work
+                    bash: "echo pass-{{ loop.iteration }} >> runs.log; test -e gate && sleep 60; true"
+          """);
+      assertThat(exec(server, "run", wf.toString(), "--run-id", "origin", "--quiet").exit()).isZero();
+      Path log = dir.resolve("runs.log");
+      assertThat(Files.readAllLines(log)).containsExactly("pass-1", "pass-2", "pass-3", "pass-4");
+      Files.delete(log);
+      Files.writeString(dir.resolve("gate"), "");
+
+      String java = ProcessHandle.current().info().command().orElse("java");
+      ProcessBuilder pb = new ProcessBuilder(java, "-cp", TestJvm.classPathOption(), "dev.loopflow.cli.Main", "fork",
+          "origin", "--at", "refine:3", "--run-id", "forked", "--quiet", "--store",
+          "sqlite:" + dir.resolve("runs.db")).directory(dir.toFile()).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("fork.out").toFile());
+      pb.environment().put("LOOPFLOW_HOME", dir.resolve("home").toString());
+      pb.environment().remove("LOOPFLOW_STORE");
+      Process p = pb.start();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!(Files.exists(log) && Files.readString(log).contains("pass-3")) && System.nanoTime() < until) {
+        Thread.sleep(50);
+      }
+      assertThat(Files.readString(log)).contains("pass-3");
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS); // SIGKILL: the fork is journaled running, mid pass 3
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      Files.delete(dir.resolve("gate"));
+
+      Result resumed = exec(server, "resume", "forked", "--json", "--quiet");
+      assertThat(resumed.exit()).as(resumed.err()).isZero();
+      assertThat(resumed.json().get("status").asText()).isEqualTo("completed");
+      assertThat(resumed.json().at("/forked_from/run_id").asText()).isEqualTo("origin");
+      assertThat(Files.readAllLines(log)).as("passes 1 and 2 are reused, never run again")
+          .containsExactly("pass-3", "pass-3", "pass-4");
+    }
+  }
 }

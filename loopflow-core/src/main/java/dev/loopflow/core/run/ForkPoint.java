@@ -65,8 +65,10 @@ public sealed interface ForkPoint {
     }
   }
 
-  /** Node and loop ids, as the workflow format allows them. */
+  /** Node ids, as the workflow format allows them. */
   Pattern ID = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
+  /** Loop ids: a node id, or a loop edge's {@code FROM->TO}. */
+  Pattern LOOP_ID = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*(->[A-Za-z_][A-Za-z0-9_-]*)?");
 
   /** As written: {@code LOOP:PASS}, {@code OUTER:2/INNER:3} or {@code NODE}. */
   String text();
@@ -83,7 +85,7 @@ public sealed interface ForkPoint {
     if (text.length() > 1024) {
       throw new IllegalArgumentException("the fork point is " + text.length() + " characters; the limit is 1024");
     }
-    if (!text.contains(":") && !text.contains("/")) {
+    if (!text.contains(":") && !text.contains("/") && !text.contains(">")) {
       if (!ID.matcher(text).matches()) {
         throw new IllegalArgumentException("fork point '" + printable(text) + "' is not a node id nor LOOP:PASS");
       }
@@ -94,7 +96,7 @@ public sealed interface ForkPoint {
       int colon = part.lastIndexOf(':');
       String id = colon < 0 ? part : part.substring(0, colon);
       String pass = colon < 0 ? "" : part.substring(colon + 1);
-      if (!ID.matcher(id).matches() || !pass.matches("[1-9][0-9]{0,8}")) {
+      if (!LOOP_ID.matcher(id).matches() || !pass.matches("[1-9][0-9]{0,8}")) {
         throw new IllegalArgumentException("fork point '" + printable(text) + "': '" + printable(part)
             + "' is not LOOP:PASS (a loop id, a colon and a pass number from 1)");
       }

@@ -262,4 +262,83 @@ class ForkTest {
     assertThat(own).noneMatch(e -> e.position().path().startsWith("prepare"));
     assertThat(fork.forkedFrom()).containsKey("reused_usage");
   }
+
+  /** Every loop construct can be forked at a pass: only the passes from the point execute again. */
+  @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+  @org.junit.jupiter.params.provider.MethodSource("constructs")
+  void everyLoopConstructForksAtAPass(String construct, String yaml, String at, int newCalls) throws Exception {
+    RunResult first = origin(yaml, Map.of());
+    assertThat(first.status()).as(construct + ": " + first.error()).isEqualTo(RunStatus.COMPLETED);
+    int before = calls.get();
+    RunResult fork = engine.fork(first.runId(), ForkPoint.parse(at), ForkEdits.NONE, RunOptions.defaults()).await();
+    assertThat(fork.status()).as(construct + ": " + fork.error()).isEqualTo(RunStatus.COMPLETED);
+    assertThat(calls.get() - before).as(construct).isEqualTo(newCalls);
+    assertThat(fork.forkedFrom()).as(construct).containsEntry("at", at);
+  }
+
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> constructs() {
+    return java.util.stream.Stream.of(
+        org.junit.jupiter.params.provider.Arguments.of("loop edge", """
+            name: edge
+            nodes:
+              - id: coder
+                type: call
+              - id: reviewer
+                run: |
+                  return { reviews = (state.reviews or 0) + 1 }
+            edges:
+              - {from: coder, to: reviewer}
+              - from: reviewer
+                to: coder
+                type: loop
+                maxIterations: 3
+                when: "state.reviews < 3"
+            """, "reviewer->coder:2", 2),
+        org.junit.jupiter.params.provider.Arguments.of("loop + exit", """
+            name: refine
+            nodes:
+              - id: refine
+                type: loop
+                input: "start"
+                maxIterations: 3
+                exitCondition: max_iterations
+              - id: draft
+                type: call
+              - id: refine_exit
+                type: exit
+            edges:
+              - {from: refine, to: draft}
+              - {from: draft, to: refine_exit}
+            """, "refine:3", 1),
+        org.junit.jupiter.params.provider.Arguments.of("iterator", """
+            name: each
+            input:
+              words: {type: array, default: ["a", "b", "c", "d"]}
+            nodes:
+              - id: each_word
+                type: iterator
+                items: "{{ input.words }}"
+              - id: work
+                type: call
+              - id: collect
+                type: aggregator
+            edges:
+              - {from: each_word, to: work}
+              - {from: work, to: collect}
+            """, "each_word:3", 2),
+        org.junit.jupiter.params.provider.Arguments.of("nested loop groups", """
+            name: nested
+            nodes:
+              - id: outer
+                loop_group:
+                  max_iterations: 2
+                  nodes:
+                    - id: inner
+                      loop_group:
+                        max_iterations: 3
+                        nodes:
+                          - id: work
+                            type: call
+            """, "outer:2/inner:2", 2));
+  }
 }
