@@ -240,14 +240,22 @@ final class Forks {
         }
       }
       int calls = 0;
-      Double cost = 0.0;
+      double dearest = 0;
+      // A pass whose calls had no price makes the bound unknown; a pass without calls costs nothing.
+      boolean priced = true;
       for (Usage u : perPass.values()) {
         calls = Math.max(calls, u.llmCalls());
-        cost = u.costUsd() == null || cost == null ? (u.llmCalls() == 0 ? cost : null) : Math.max(cost, u.costUsd());
+        if (u.costUsd() != null) {
+          dearest = Math.max(dearest, u.costUsd());
+        } else if (u.llmCalls() > 0) {
+          priced = false;
+        }
       }
-      Integer maxCalls = maxPasses * calls + outside.llmCalls();
-      Double maxCost = cost == null || (outside.costUsd() == null && outside.llmCalls() > 0) ? null
-          : maxPasses * cost + (outside.costUsd() == null ? 0 : outside.costUsd());
+      if (outside.costUsd() == null && outside.llmCalls() > 0) {
+        priced = false;
+      }
+      int maxCalls = maxPasses * calls + outside.llmCalls();
+      Double maxCost = priced ? maxPasses * dearest + (outside.costUsd() == null ? 0 : outside.costUsd()) : null;
       return new ForkPlan(origin, at.text(), reused, reusedUsage, List.copyOf(executes), maxPasses, maxCalls,
           maxCost);
     }
@@ -258,9 +266,9 @@ final class Forks {
       }
     }
     // A node point has no loop bound to go by: the origin's own spending from the point on is the estimate.
+    Double cost = outside.costUsd() != null ? outside.costUsd() : outside.llmCalls() > 0 ? null : Double.valueOf(0);
     return new ForkPlan(origin, at.text(), reused, reusedUsage, List.copyOf(executes), null, outside.llmCalls(),
-        outside.llmCalls() > 0 && outside.costUsd() == null ? null : outside.costUsd() == null ? 0.0
-            : outside.costUsd());
+        cost);
   }
 
   private static <T> List<T> concat(List<T> a, List<T> b) {
