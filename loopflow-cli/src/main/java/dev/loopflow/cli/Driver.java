@@ -24,6 +24,8 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Function;
+import java.io.Console;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * What {@code run} and {@code resume} share once a run is started: the JSONL event file (created {@code 0600};
@@ -64,7 +66,7 @@ final class Driver {
   int drive(Function<RunOptions, RunHandle> start) throws Exception {
     OutputStream events = null;
     // The first write error; the run goes on (its journal has every event) and the user is told afterwards.
-    java.util.concurrent.atomic.AtomicReference<IOException> eventsFailed = new java.util.concurrent.atomic
+    AtomicReference<IOException> eventsFailed = new java.util.concurrent.atomic
         .AtomicReference<>();
     if (eventsFile != null) {
       events = openEvents(eventsFile);
@@ -224,7 +226,7 @@ final class Driver {
 
   /** On a terminal, a paused run asks for its answer; elsewhere (and on end of input) it stays paused. */
   private String askOnTerminal(RunResult r) {
-    java.io.Console console = System.console();
+    Console console = System.console();
     if (console == null || !Progress.isTerminal()) {
       return null;
     }

@@ -11,6 +11,11 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import picocli.CommandLine;
+import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 
 /**
  * The one place where an exception becomes what the user sees: a single line on stderr and an exit status, and
@@ -46,7 +51,7 @@ final class Errors {
       PrintWriter err = cmd.getErr();
       err.println("loopflow: " + oneLine(ex.getMessage()));
       err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help'.");
-      if (debug(cmd.getParseResult()) || java.util.Arrays.asList(args).contains("--debug")) {
+      if (debug(cmd.getParseResult()) || Arrays.asList(args).contains("--debug")) {
         ex.printStackTrace(err);
       }
       err.flush();
@@ -69,7 +74,7 @@ final class Errors {
     }
     if (debug) {
       // A driver's exception deep in the trace may quote the store URL: the trace is masked like the line.
-      java.io.StringWriter trace = new java.io.StringWriter();
+      StringWriter trace = new StringWriter();
       ex.printStackTrace(new PrintWriter(trace));
       err.print(Stores.scrub(trace.toString()));
     }
@@ -123,8 +128,8 @@ final class Errors {
     String m = ex.getMessage();
     // A LoopflowException caused by an I/O error (a store file that cannot be created) names what failed; the cause
     // says why, and a file-system error's own message is often only the path.
-    boolean wrapper = ex instanceof UncheckedIOException || ex instanceof java.util.concurrent.ExecutionException
-        || ex instanceof java.lang.reflect.InvocationTargetException
+    boolean wrapper = ex instanceof UncheckedIOException || ex instanceof ExecutionException
+        || ex instanceof InvocationTargetException
         || ex instanceof LoopflowException && cause instanceof IOException;
     if (cause != null && cause != ex && (m == null || m.equals(cause.toString()) || wrapper && m.isBlank())) {
       return describe(cause);
@@ -169,7 +174,7 @@ final class Errors {
       } else if (c == '\t') {
         sb.append("\\t");
       } else if (Character.isISOControl(c) || c == '\u2028' || c == '\u2029') {
-        sb.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
       } else {
         sb.append(c);
       }

@@ -27,6 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import java.util.Locale;
 
 @Command(name = "fork", mixinStandardHelpOptions = true,
     description = "Starts a new run from a point of a journaled run: what the run journaled before the point is "
@@ -231,7 +232,7 @@ final class ForkCommand implements Callable<Integer> {
     out.println("at most: " + (plan.maxLlmCalls() == null ? "an unknown number of" : plan.maxLlmCalls()) + " LLM call"
         + (plan.maxLlmCalls() != null && plan.maxLlmCalls() == 1 ? "" : "s") + ", "
         + (plan.maxCostUsd() == null ? "cost unknown (the run's calls had no price)"
-            : String.format(java.util.Locale.ROOT, "$%.6f", plan.maxCostUsd()))
+            : String.format(Locale.ROOT, "$%.6f", plan.maxCostUsd()))
         + " (from the loop's bound and the run's dearest pass)");
   }
 
@@ -239,6 +240,6 @@ final class ForkCommand implements Callable<Integer> {
     if (usd == null) {
       return calls == 0 ? "$0" : "cost unknown";
     }
-    return String.format(java.util.Locale.ROOT, "$%.6f", usd);
+    return String.format(Locale.ROOT, "$%.6f", usd);
   }
 }

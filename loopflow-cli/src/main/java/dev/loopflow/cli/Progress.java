@@ -11,6 +11,11 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.io.Console;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Live progress on stderr. On a terminal it redraws a table (node, status, elapsed, tokens, cost); otherwise
@@ -32,12 +37,12 @@ abstract class Progress implements EventListener {
   }
 
   static boolean isTerminal() {
-    java.io.Console c = System.console();
+    Console c = System.console();
     if (c == null) {
       return false;
     }
     try {
-      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(c);
     } catch (ReflectiveOperationException e) {
       return true;
     }
@@ -61,7 +66,7 @@ abstract class Progress implements EventListener {
   /** One line per state change. */
   static final class Lines extends Progress {
     /** Paths whose current execution has said that it streams; a streamed token is never printed. */
-    private final java.util.Set<String> streaming = new java.util.HashSet<>();
+    private final Set<String> streaming = new HashSet<>();
 
     Lines(PrintWriter err, Workflow wf) {
       super(err, wf);
@@ -151,11 +156,11 @@ abstract class Progress implements EventListener {
   static final class Live extends Progress {
     private final Map<String, String[]> rows = new LinkedHashMap<>();
     private final Map<String, Instant> started = new LinkedHashMap<>();
-    private final Map<String, Integer> running = new java.util.HashMap<>();
+    private final Map<String, Integer> running = new HashMap<>();
     /** Row keys of loops with a nested body: a frame of one of these prefixes the key of the nodes inside it. */
-    private final java.util.Set<String> nested = new java.util.HashSet<>();
+    private final Set<String> nested = new HashSet<>();
     /** The text each running row's node is streaming, shown on a line under the row. */
-    private final Map<String, StreamTail> tails = new java.util.HashMap<>();
+    private final Map<String, StreamTail> tails = new HashMap<>();
     private int drawn;
     private boolean mock;
     private long tokens;
@@ -171,7 +176,7 @@ abstract class Progress implements EventListener {
       }
     }
 
-    private void addRows(java.util.List<Node> nodes, String prefix) {
+    private void addRows(List<Node> nodes, String prefix) {
       for (Node n : nodes) {
         String key = prefix + n.id();
         rows.put(key, new String[] {key, "pending", "", "", ""});

@@ -27,6 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import java.io.IOException;
 
 @Command(name = "resume", mixinStandardHelpOptions = true,
     description = "Continues a paused, failed or interrupted run from its journal: completed node executions are "
@@ -197,7 +198,7 @@ final class ResumeCommand implements Callable<Integer> {
     if (file != null && Files.isRegularFile(file)) {
       try {
         now = Files.readString(file, StandardCharsets.UTF_8);
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         now = null;
       }
     }

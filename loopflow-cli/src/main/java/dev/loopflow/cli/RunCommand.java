@@ -60,7 +60,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--answer", paramLabel = "TEXT", description = "Answer for the next pause (an interactive loop "
       + "gate, or approve/reject for an approval), in order; repeat for several. Without one the run exits 3 "
       + "(continue it later with loopflow resume), or asks on a terminal.")
-  List<String> answers = new java.util.ArrayList<>();
+  List<String> answers = new ArrayList<>();
 
   @Option(names = "--detach", description = "Queue the run for workers ('loopflow worker') instead of executing it "
       + "here, print its id and exit 0. Needs a PostgreSQL store.")

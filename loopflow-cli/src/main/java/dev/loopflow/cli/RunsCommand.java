@@ -19,6 +19,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import java.time.Instant;
+import java.util.HashSet;
 
 @Command(name = "runs", mixinStandardHelpOptions = true,
     description = "Lists journaled runs, most recent first.",
@@ -55,7 +57,7 @@ final class RunsCommand implements Callable<Integer> {
     if (limit < 1) {
       throw CliError.usage("--limit must be at least 1, was " + limit);
     }
-    Set<String> wanted = new java.util.HashSet<>();
+    Set<String> wanted = new HashSet<>();
     for (String s : statuses) {
       if (!RunSummary.SHOWN_STATUSES.contains(s.toLowerCase(Locale.ROOT))) {
         err.println(Errors.oneLine("loopflow: --status " + s + ": expected one of "
@@ -93,7 +95,7 @@ final class RunsCommand implements Callable<Integer> {
       Object ms = r.get("duration_ms");
       out.printf(fmt, Errors.oneLine(String.valueOf(r.get("run_id"))), cut(Errors.oneLine(String.valueOf(
           r.get("workflow"))), 20), r.get("status"),
-          WHEN.format(java.time.Instant.parse((String) r.get("started_at"))),
+          WHEN.format(Instant.parse((String) r.get("started_at"))),
           ms == null ? "-" : Progress.secs(Duration.ofMillis(((Number) ms).longValue())), r.get("iterations"),
           r.get("cost_usd") == null ? ((Number) r.get("llm_calls")).intValue() == 0 ? "-" : "?"
               : Progress.money((Double) r.get("cost_usd")),

@@ -31,6 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import java.time.Instant;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
     description = "Shows a journaled run as a tree: nodes, loops and each of their passes, outputs cut to a line, "
@@ -72,7 +73,7 @@ final class ShowCommand implements Callable<Integer> {
       List<NodeExecution> rows = engine.executions(runId).stream().map(redactor::execution).toList();
       List<RunRecord> forks = engine.forks(runId);
       // Journaled running, but the process executing it is gone: shown as interrupted, the journal left as it is.
-      boolean interrupted = RunSummary.interrupted(s, info.record(), java.time.Instant.now());
+      boolean interrupted = RunSummary.interrupted(s, info.record(), Instant.now());
       if (source) {
         out.print(r.source() == null ? "" : r.source());
       } else if (json) {

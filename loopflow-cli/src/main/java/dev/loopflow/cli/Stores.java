@@ -4,6 +4,10 @@ import dev.loopflow.core.secrets.StoreUrls;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.store.jdbc.JdbcStores;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Which run store a command uses: {@code --store URL}, else {@code LOOPFLOW_STORE}, else the SQLite file
@@ -28,7 +32,7 @@ final class Stores {
    * The store URLs this process was given ({@code --store} values seen, {@code LOOPFLOW_STORE}): every message the
    * CLI prints has their credentials masked, wherever a message quotes them (a driver's exception text too).
    */
-  private static final java.util.Set<String> SEEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final Set<String> SEEN = ConcurrentHashMap.newKeySet();
 
   static String url(String flag) {
     String env = Support.environment.get("LOOPFLOW_STORE");
@@ -77,10 +81,10 @@ final class Stores {
    * through java.util.logging, which prints to stderr: the CLI reports the driver's failures itself, so its log is
    * off. Held here so the setting is not collected with the logger.
    */
-  private static final java.util.logging.Logger PG_LOG = java.util.logging.Logger.getLogger("org.postgresql");
+  private static final Logger PG_LOG = Logger.getLogger("org.postgresql");
 
   static RunStore open(String flag) {
-    PG_LOG.setLevel(java.util.logging.Level.OFF);
+    PG_LOG.setLevel(Level.OFF);
     String url = url(flag);
     SqliteNativeLibrary.prepare();
     try {

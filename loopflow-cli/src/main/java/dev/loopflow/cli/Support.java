@@ -15,6 +15,15 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * What the commands share about files and options: loading a workflow (every problem printed, exit status 2),
@@ -65,7 +74,7 @@ final class Support {
    * process nodes run uncontained (each command calls this once: a server or worker says it when it starts, not per
    * run). False (the problem printed) when the mode is not one.
    */
-  static boolean sandbox(dev.loopflow.core.run.RunOptions.Builder opts, String flag, java.util.Map<String, String> env,
+  static boolean sandbox(dev.loopflow.core.run.RunOptions.Builder opts, String flag, Map<String, String> env,
       dev.loopflow.core.store.RunStore store, PrintWriter err) {
     String v = flag != null ? flag : env.get(SANDBOX_ENV);
     dev.loopflow.core.sandbox.SandboxMode mode;
@@ -78,7 +87,7 @@ final class Support {
       return false;
     }
     opts.option(dev.loopflow.core.run.RunOptions.SANDBOX_MODE, mode.label());
-    java.util.List<String> hidden = new java.util.ArrayList<>();
+    List<String> hidden = new ArrayList<>();
     hidden.add(Stores.home().toAbsolutePath().toString());
     if (store != null) {
       store.localFiles().forEach(p -> hidden.add(p.toAbsolutePath().toString()));
@@ -104,10 +113,10 @@ final class Support {
    * private addresses. False after printing why when the variable holds anything else (0, false and empty: off).
    */
   static boolean httpPolicy(dev.loopflow.core.run.RunOptions.Builder opts, boolean flag,
-      java.util.Map<String, String> env, PrintWriter err) {
+      Map<String, String> env, PrintWriter err) {
     String v = env.get(HTTP_DENY_PRIVATE_ENV);
-    String value = v == null ? "" : v.strip().toLowerCase(java.util.Locale.ROOT);
-    if (!java.util.Set.of("", "0", "1", "false", "true").contains(value)) {
+    String value = v == null ? "" : v.strip().toLowerCase(Locale.ROOT);
+    if (!Set.of("", "0", "1", "false", "true").contains(value)) {
       err.println("loopflow: " + HTTP_DENY_PRIVATE_ENV + " must be 1, true, 0 or false, was '" + v + "'");
       return false;
     }
@@ -155,14 +164,14 @@ final class Support {
       }
     } catch (JsonProcessingException e) {
       throw CliError.usage(at(file, e.getLocation()) + "invalid JSON: " + e.getOriginalMessage(), e);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw CliError.usage("input file " + file + ": " + Errors.describe(e), e);
     }
     if (!(parsed instanceof Map<?, ?> m)) {
       throw CliError.usage(file + ": the input file must hold a JSON object, found "
-          + (parsed instanceof java.util.List ? "an array" : parsed == null ? "null" : "a single value"));
+          + (parsed instanceof List ? "an array" : parsed == null ? "null" : "a single value"));
     }
-    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    Map<String, Object> out = new LinkedHashMap<>();
     m.forEach((k, v) -> out.put(String.valueOf(k), v));
     return out;
   }
@@ -197,7 +206,7 @@ final class Support {
    * stderr; the command line stays quiet about it (a run never depends on its collector). Held here so the level
    * is not lost when the logger is collected.
    */
-  private static final java.util.logging.Logger OTEL_LOG = java.util.logging.Logger.getLogger("io.opentelemetry");
+  private static final Logger OTEL_LOG = Logger.getLogger("io.opentelemetry");
 
   /**
    * Tracing as the {@code OTEL_*} variables configure it (off when none asks for it; the command line keeps no
@@ -207,7 +216,7 @@ final class Support {
    * @throws CliError (usage) when the variables are set but invalid
    */
   static dev.loopflow.observability.Observability observability() {
-    OTEL_LOG.setLevel(java.util.logging.Level.OFF);
+    OTEL_LOG.setLevel(Level.OFF);
     try {
       return dev.loopflow.observability.Observability.fromEnvironment(environment, null);
     } catch (IllegalArgumentException e) {
@@ -216,7 +225,7 @@ final class Support {
   }
 
   /** How long a command waits at its end for queued spans to leave: a collector that is down cannot hold it longer. */
-  static final java.time.Duration TRACE_FLUSH = java.time.Duration.ofSeconds(2);
+  static final Duration TRACE_FLUSH = Duration.ofSeconds(2);
 
   /**
    * The environment the commands read provider variables from: the process's, replaced only by tests that must

@@ -16,6 +16,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import java.io.IOException;
+import java.util.Map;
 
 @Command(name = "worker", mixinStandardHelpOptions = true,
     description = "Takes queued runs from a PostgreSQL store and executes them, until stopped (SIGTERM or Ctrl-C: "
@@ -85,7 +87,7 @@ final class WorkerCommand implements Callable<Integer> {
       if (!Support.sandbox(policy, sandbox, System.getenv(), s, err)) {
         return Main.USAGE;
       }
-      java.util.Map<String, Object> policyOptions = policy.build().options();
+      Map<String, Object> policyOptions = policy.build().options();
       Loopflow engine = Loopflow.builder().store(s).build();
       Worker worker;
       try {
@@ -113,7 +115,7 @@ final class WorkerCommand implements Callable<Integer> {
   }
 
   /** A run executes in its journaled working directory when this machine has it, else in the worker's. */
-  private static RunOptions options(RunRecord rec, java.util.Map<String, Object> policy) {
+  private static RunOptions options(RunRecord rec, Map<String, Object> policy) {
     RunOptions.Builder b = RunOptions.builder().environment(Support.environment);
     if (rec.workingDirectory() != null && Files.isDirectory(Path.of(rec.workingDirectory()))) {
       b.workingDirectory(Path.of(rec.workingDirectory()));
@@ -127,7 +129,7 @@ final class WorkerCommand implements Callable<Integer> {
     if (host == null || host.isBlank()) {
       try {
         host = Files.readString(Path.of("/etc/hostname")).strip();
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         host = "localhost";
       }
     }

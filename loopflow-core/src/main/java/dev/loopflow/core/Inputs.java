@@ -10,6 +10,10 @@ import dev.loopflow.core.model.Workflow;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayList;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Checks and converts run inputs against a workflow's declared inputs. Values given as text (the CLI's
@@ -39,12 +43,12 @@ public final class Inputs {
     return out;
   }
 
-  private static void rejectUndeclared(Workflow wf, java.util.Set<String> names) {
+  private static void rejectUndeclared(Workflow wf, Set<String> names) {
     if (wf.inputs().isEmpty()) {
       return;
     }
-    List<String> unknown = new java.util.ArrayList<>();
-    for (String name : new java.util.TreeSet<>(names)) {
+    List<String> unknown = new ArrayList<>();
+    for (String name : new TreeSet<>(names)) {
       if (!wf.inputs().containsKey(name)) {
         unknown.add("'" + name + "'" + Names.suggest(name, wf.inputs().keySet()));
       }
@@ -83,7 +87,7 @@ public final class Inputs {
       case "integer" -> value instanceof Long || value instanceof Integer ? value
           : value instanceof String s ? parseNumber(name, s, true) : fail(name, type, value);
       case "boolean" -> value instanceof Boolean ? value : value instanceof String s
-          ? switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
+          ? switch (s.trim().toLowerCase(Locale.ROOT)) {
             case "true", "yes", "1" -> Boolean.TRUE;
             case "false", "no", "0" -> Boolean.FALSE;
             default -> fail(name, type, value);

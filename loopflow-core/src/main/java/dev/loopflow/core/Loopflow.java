@@ -39,6 +39,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
+import java.nio.charset.MalformedInputException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * The engine's front door: load or build a workflow, then run it.
@@ -66,7 +75,7 @@ public final class Loopflow {
     this.clock = clock;
     Map<Class<?>, Object> s = new LinkedHashMap<>(services);
     // Child runs start on this very engine, made below with the services this one is among.
-    java.util.concurrent.atomic.AtomicReference<Engine> made = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Engine> made = new AtomicReference<>();
     s.putIfAbsent(ChildRuns.class, new ChildRunner(made::get, this::load, Inputs::resolve));
     this.services = Map.copyOf(s);
     this.engine = new Engine(store, this.services, clock, this::journaledWorkflow);
@@ -93,14 +102,14 @@ public final class Loopflow {
       // Refuse a huge file before reading it: the reader's own limit would only apply after it is in memory.
       long bytes = Files.size(file);
       if (bytes > 4L * dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS) {
-        throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.error.Problem(
+        throw new WorkflowInvalidException(List.of(new dev.loopflow.core.error.Problem(
             new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file has " + bytes
                 + " bytes; the limit for a workflow file is " + dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS
                 + " characters")));
       }
       text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (java.nio.charset.MalformedInputException e) {
-      throw new WorkflowInvalidException(java.util.List.of(new dev.loopflow.core.error.Problem(
+    } catch (MalformedInputException e) {
+      throw new WorkflowInvalidException(List.of(new dev.loopflow.core.error.Problem(
           new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
     } catch (IOException e) {
       throw WorkflowInvalidException.unreadable(file, e);
@@ -140,7 +149,7 @@ public final class Loopflow {
    * ends {@code failed} with that exception's code and message when it is a {@link LoopflowException}, else with
    * {@code internal_error}, and the result says so.
    */
-  public RunResult journalNew(Workflow workflow, RunOptions options, java.util.function.Consumer<String> queue)
+  public RunResult journalNew(Workflow workflow, RunOptions options, Consumer<String> queue)
       throws InterruptedException {
     Map<String, Object> inputs = Inputs.resolve(workflow, options.inputs());
     return engine.journalOnly(workflow, inputs, options, queue);
@@ -162,7 +171,7 @@ public final class Loopflow {
    * {@code output} is the output of the target stage in the iteration the restart started, as text (compact JSON
    * for a structured one), once that stage has completed; until then (and for a refused request) it is null.
    */
-  public java.util.Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
+  public Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
     return RestartRequests.response(store(), runId, seq);
   }
 
@@ -170,12 +179,12 @@ public final class Loopflow {
    * {@link #requestRestart} and waits up to {@code wait} for the answer; empty when the run has not decided by
    * then (it may still, later).
    */
-  public java.util.Optional<dev.loopflow.core.run.RestartResponse> signalRestart(String runId,
-      dev.loopflow.core.run.RestartRequest request, java.time.Duration wait) throws InterruptedException {
+  public Optional<dev.loopflow.core.run.RestartResponse> signalRestart(String runId,
+      dev.loopflow.core.run.RestartRequest request, Duration wait) throws InterruptedException {
     long seq = requestRestart(runId, request);
     long until = System.nanoTime() + wait.toNanos();
     for (;;) {
-      java.util.Optional<dev.loopflow.core.run.RestartResponse> r = restartResponse(runId, seq);
+      Optional<dev.loopflow.core.run.RestartResponse> r = restartResponse(runId, seq);
       if (r.isPresent() || System.nanoTime() >= until) {
         return r;
       }
@@ -219,8 +228,8 @@ public final class Loopflow {
    * A run's node executions as it reads with what it reuses: a fork's start with its origin's executions before the
    * fork point (their {@code runId} names the run they ran in); empty when the store has no such run.
    */
-  public java.util.List<dev.loopflow.core.store.NodeExecution> executions(String runId) {
-    return store().findRun(runId).map(engine::executions).orElse(java.util.List.of());
+  public List<dev.loopflow.core.store.NodeExecution> executions(String runId) {
+    return store().findRun(runId).map(engine::executions).orElse(List.of());
   }
 
   /**
@@ -230,7 +239,7 @@ public final class Loopflow {
   public RunDiff diff(String runId, ForkPoint.Pass a, ForkPoint.Pass b) {
     RunRecord run = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
         "no run '" + runId + "' in this store"));
-    java.util.List<dev.loopflow.core.store.NodeExecution> rows = engine.executions(run);
+    List<dev.loopflow.core.store.NodeExecution> rows = engine.executions(run);
     Workflow wf = journaledWorkflow(run);
     return new RunDiff(RunDiffs.pass(wf, run, rows, a), RunDiffs.pass(wf, run, rows, b));
   }
@@ -249,7 +258,7 @@ public final class Loopflow {
   }
 
   /** The runs forked from run {@code runId}, oldest first. */
-  public java.util.List<RunRecord> forks(String runId) {
+  public List<RunRecord> forks(String runId) {
     return engine.forksOf(runId);
   }
 
@@ -326,7 +335,7 @@ public final class Loopflow {
   private RunRecord resumable(String runId) {
     RunInfo info = inspect(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
         "no run '" + runId + "' in this store"));
-    info.refusal(null, java.time.Instant.MAX)
+    info.refusal(null, Instant.MAX)
         .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
         .ifPresent(r -> {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
@@ -338,7 +347,7 @@ public final class Loopflow {
    * What a journaled run is: its record, what it waits for, whether it can be resumed, and its result (see
    * {@link #result}). Empty when the store has no such run.
    */
-  public java.util.Optional<RunInfo> inspect(String runId) {
+  public Optional<RunInfo> inspect(String runId) {
     return engine.inspect(runId);
   }
 
@@ -347,7 +356,7 @@ public final class Loopflow {
    * the result it journaled; for one still running or whose process died, rebuilt from its completed executions
    * with the engine's own state merges (see {@code docs/runs.md}). Empty when the store has no such run.
    */
-  public java.util.Optional<RunResult> result(String runId) {
+  public Optional<RunResult> result(String runId) {
     return engine.result(runId);
   }
 
@@ -368,7 +377,7 @@ public final class Loopflow {
    * left running by a process that died) is marked cancelled at once; a run another engine executes is asked to
    * stop through the store, and this waits up to {@code wait} for it to do so. Returns the run's status after.
    */
-  public RunStatus cancel(String runId, String reason, java.time.Duration wait) {
+  public RunStatus cancel(String runId, String reason, Duration wait) {
     return engine.cancel(runId, reason, wait);
   }
 
@@ -394,7 +403,7 @@ public final class Loopflow {
    * and its handlers'), for the JSON Schema, a config panel or an editor.
    */
   public WorkflowSchema schema() {
-    Map<String, java.util.Set<String>> results = new java.util.HashMap<>();
+    Map<String, Set<String>> results = new HashMap<>();
     handlers.values().forEach(h -> {
       if (h.resultFields() != null) {
         results.put(h.kind(), h.resultFields());

@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * One accounted LLM call, shared by the llm node and the LLM-chosen router: the budget reservation before the
@@ -182,7 +184,7 @@ final class LlmCalls {
    * Builds a request, failing the node ({@code node_failed}, naming the provider) when the request is not one a
    * provider could be sent (a value out of range), as a provider's refusal would.
    */
-  static ChatCall request(NodeContext ctx, ModelSpec spec, java.util.function.Supplier<ChatCall> build) {
+  static ChatCall request(NodeContext ctx, ModelSpec spec, Supplier<ChatCall> build) {
     try {
       return build.get();
     } catch (IllegalArgumentException e) {
@@ -230,7 +232,7 @@ final class LlmCalls {
   }
 
   static ChatClient client(String provider, Map<String, String> env) {
-    String up = provider.toUpperCase(java.util.Locale.ROOT);
+    String up = provider.toUpperCase(Locale.ROOT);
     String key = provider + "|" + env.getOrDefault(up + "_BASE_URL", "") + "|"
         + Integer.toHexString(env.getOrDefault(up + "_API_KEY", "").hashCode());
     return CLIENTS.computeIfAbsent(key, k -> Providers.fromEnvironment(provider, env));

@@ -20,6 +20,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Stream;
 
 /**
  * What an {@code llm} and an {@code agent} node share: the fields that say what to ask which model (compiled and
@@ -32,9 +35,9 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
     String session, Object mock, Pricing pricing) {
 
   /** The providers a node may name: the wire protocols and the mock. */
-  static final List<String> PROVIDERS = java.util.stream.Stream.concat(
-      java.util.Arrays.stream(dev.loopflow.llm.provider.Provider.values()).map(
-          dev.loopflow.llm.provider.Provider::id), java.util.stream.Stream.of("mock")).toList();
+  static final List<String> PROVIDERS = Stream.concat(
+      Arrays.stream(dev.loopflow.llm.provider.Provider.values()).map(
+          dev.loopflow.llm.provider.Provider::id), Stream.of("mock")).toList();
   /** The roles of {@code messages}; the first is the default. */
   static final List<String> ROLES = List.of("user", "assistant", "system");
   static final FieldSpec MAX_TOKENS = FieldSpec.integer("max_tokens", 1, Integer.MAX_VALUE, "The reply limit "
@@ -249,7 +252,7 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
       Usage usage, Map<String, Object> more, boolean schemaSent) {
     if (o.session() != null) {
       o.fresh().forEach(m -> o.session().append(new NodeContext.Conversation.Turn(
-          m.role().name().toLowerCase(java.util.Locale.ROOT), m.content())));
+          m.role().name().toLowerCase(Locale.ROOT), m.content())));
       o.session().append(new NodeContext.Conversation.Turn("assistant", text));
     }
     Object json = parseJson(text);

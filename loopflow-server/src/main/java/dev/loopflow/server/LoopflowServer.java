@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.Collections;
 
 /**
  * The loopflow HTTP server: the JSON API under {@code /api} (every call needs {@code Authorization: Bearer TOKEN}),
@@ -240,7 +241,7 @@ public final class LoopflowServer implements AutoCloseable {
       }
       built = true;
       return new LoopflowServer(new Settings(store, workflowsDir, token, host.strip(), port, maxBodyBytes, heartbeat,
-          Map.copyOf(environment), java.util.Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
+          Map.copyOf(environment), Collections.unmodifiableMap(new LinkedHashMap<>(runOptions)),
           streamQueue, log, LoopflowServer.class.getClassLoader(), observability != null ? observability
               : Observability.builder().meterRegistry(Observability.prometheusRegistry()).build(), dispatch));
     }

@@ -18,6 +18,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The HTTP plumbing and scripting shared by the fake servers; subclasses only know their wire format.
@@ -37,8 +39,8 @@ abstract class FakeServerBase implements FakeServer {
     private final List<RecordedRequest> recorded = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicLong ids = new AtomicLong();
-    private final java.util.concurrent.atomic.AtomicInteger abandoned = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicInteger streamed = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger abandoned = new AtomicInteger();
+    private final AtomicInteger streamed = new AtomicInteger();
     private volatile Reply defaultReply = INITIAL_DEFAULT;
     private volatile Function<RecordedRequest, Reply> responder;
 
@@ -237,7 +239,7 @@ abstract class FakeServerBase implements FakeServer {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         URI uri = exchange.getRequestURI();
         return new RecordedRequest(
-                exchange.getRequestMethod().toUpperCase(java.util.Locale.ROOT),
+                exchange.getRequestMethod().toUpperCase(Locale.ROOT),
                 uri.getPath(),
                 uri.getRawQuery(),
                 exchange.getRequestHeaders(),

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.io.UncheckedIOException;
 
 /**
  * The MCP server both test transports serve ({@link StdioMcpServer}, {@link HttpMcpServer}): JSON-RPC 2.0 with
@@ -137,7 +138,7 @@ final class McpTestTools {
             Files.writeString(Path.of(file), line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

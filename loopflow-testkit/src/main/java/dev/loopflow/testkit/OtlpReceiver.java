@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 
 /**
  * A local OpenTelemetry collector for tests: accepts OTLP over HTTP ({@code POST /v1/traces}, protobuf or JSON) on
@@ -103,6 +104,6 @@ public final class OtlpReceiver implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    ((ExecutorService) server.getExecutor()).shutdownNow();
   }
 }

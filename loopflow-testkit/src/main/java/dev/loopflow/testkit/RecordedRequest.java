@@ -7,6 +7,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.ArrayList;
+import java.util.stream.Stream;
 
 /**
  * One request as a fake server received it.
@@ -51,7 +53,7 @@ public record RecordedRequest(
      * {@code tools[].function.name}, Anthropic {@code tools[].name}); empty when it offers none.
      */
     public List<String> toolNames() {
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (JsonNode tool : json.path("tools")) {
             JsonNode name = tool.has("function") ? tool.path("function").path("name") : tool.path("name");
             names.add(name.asText());
@@ -87,7 +89,7 @@ public record RecordedRequest(
      * Ollama messages of role {@code tool}, Anthropic {@code tool_result} blocks in user messages.
      */
     public List<ToolResult> toolResults() {
-        List<ToolResult> results = new java.util.ArrayList<>();
+        List<ToolResult> results = new ArrayList<>();
         for (JsonNode message : json.path("messages")) {
             if (message.path("role").asText().equals("tool")) {
                 JsonNode id = message.path("tool_call_id");
@@ -117,6 +119,6 @@ public record RecordedRequest(
     }
 
     private static List<String> concat(List<String> a, List<String> b) {
-        return java.util.stream.Stream.concat(a.stream(), b.stream()).toList();
+        return Stream.concat(a.stream(), b.stream()).toList();
     }
 }

@@ -5,6 +5,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 
 /**
  * What a fake server answers to one request.
@@ -124,7 +126,7 @@ public sealed interface Reply
 
         /** The body as UTF-8 text. */
         public String text() {
-            return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+            return new String(body, StandardCharsets.UTF_8);
         }
 
         /** This recording with only its first {@code n} events (or lines) of body: the same reply cut off. */
@@ -133,7 +135,7 @@ public sealed interface Reply
             if (n < 0 || n > events.size()) {
                 throw new IllegalArgumentException("n must be in 0.." + events.size() + " but was " + n);
             }
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
             events.subList(0, n).forEach(out::writeBytes);
             return new Recorded(name + " (first " + n + " events)", status, headers, out.toByteArray());
         }

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import java.util.stream.LongStream;
 
 /**
  * The command bus part of the {@link RunStore} contract: numbering, order, first answer wins, JSON payloads that
@@ -340,7 +341,7 @@ public interface RunCommandsContract {
       }
       List<RunCommand> stored = store.commands(id);
       assertThat(stored).extracting(RunCommand::seq)
-          .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, (long) writers * each).boxed()
+          .containsExactlyElementsOf(LongStream.rangeClosed(1, (long) writers * each).boxed()
               .toList());
       Set<Map<String, Object>> payloads = new HashSet<>();
       for (RunCommand c : stored) {

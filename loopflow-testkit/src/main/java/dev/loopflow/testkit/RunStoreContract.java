@@ -26,6 +26,8 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import java.util.Random;
+import java.util.stream.IntStream;
 
 /**
  * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to
@@ -185,7 +187,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     String id = newId();
     store.createRun(run(id, T0));
     List<NodeExecution> written = new ArrayList<>();
-    java.util.Random random = new java.util.Random(id.hashCode());
+    Random random = new Random(id.hashCode());
     for (int i = 0; i < 300; i++) {
       NodePosition pos = switch (random.nextInt(3)) {
         case 0 -> NodePosition.top("n" + random.nextInt(4));
@@ -217,7 +219,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
   void eventsAfterASequenceNumberAreTheJournalsTailInOrder() {
     String id = newId();
     store.createRun(run(id, T0));
-    List<Event> events = new java.util.ArrayList<>();
+    List<Event> events = new ArrayList<>();
     for (int i = 1; i <= 7; i++) {
       events.add(new Event.NodeStarted(id, i, T0, NodePosition.top("n" + i), "shell", 1));
     }
@@ -402,7 +404,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
       List<NodeExecution> got = store.nodeExecutions(id);
       assertThat(got).hasSize(rows);
       assertThat(got).extracting(e -> e.position().loops().get(0).iteration())
-          .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, rows).boxed().toList());
+          .containsExactlyElementsOf(IntStream.rangeClosed(1, rows).boxed().toList());
       assertThat(store.events(id)).hasSize(rows);
     }
   }

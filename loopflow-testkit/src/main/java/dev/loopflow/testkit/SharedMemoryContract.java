@@ -19,6 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Collections;
 
 /**
  * The shared-memory part of the {@link RunStore} contract: put replaces, get, list and delete by key prefix (matched
@@ -56,12 +59,12 @@ public interface SharedMemoryContract {
   }
 
   private static byte[] bytes(String s) {
-    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   /** The order durable stores sort keys in: by Unicode code point (the order of their UTF-8 bytes). */
   private static int byCodePoint(String a, String b) {
-    return java.util.Arrays.compareUnsigned(bytes(a), bytes(b));
+    return Arrays.compareUnsigned(bytes(a), bytes(b));
   }
 
   @Test
@@ -209,7 +212,7 @@ public interface SharedMemoryContract {
     }
     for (String k : keys) {
       assertThat(store.getMemory(scope, "GLOBAL", k)).as(printable(k)).get().extracting(MemoryEntry::key,
-          e -> new String(e.value(), java.nio.charset.StandardCharsets.UTF_8)).containsExactly(k, "value of " + k);
+          e -> new String(e.value(), StandardCharsets.UTF_8)).containsExactly(k, "value of " + k);
     }
     assertThat(store.getMemory(scope, "GLOBAL", "a%c")).isEmpty();
     assertThat(store.getMemory(scope, "GLOBAL", "A%")).isEmpty();
@@ -223,7 +226,7 @@ public interface SharedMemoryContract {
     String scope = scope();
     List<String> order = List.of("", "B", "Z", "a", "b", "é", "\uE000", "\uFFFF", "😀", "😀a");
     List<String> shuffled = new ArrayList<>(order);
-    java.util.Collections.shuffle(shuffled, new Random(7));
+    Collections.shuffle(shuffled, new Random(7));
     for (String k : shuffled) {
       store.putMemory(entry(scope, "AGENT", k, new byte[0]));
     }
@@ -285,7 +288,7 @@ public interface SharedMemoryContract {
     store.putMemory(entry(scope, "WORKFLOW", "big", atLimit));
     byte[] back = store.getMemory(scope, "WORKFLOW", "big").orElseThrow().value();
     assertThat(back).hasSize(VALUE_LIMIT);
-    assertThat(java.util.Arrays.equals(back, atLimit)).isTrue();
+    assertThat(Arrays.equals(back, atLimit)).isTrue();
 
     assertThatThrownBy(() -> store.putMemory(entry(scope, "WORKFLOW", "bigger", new byte[VALUE_LIMIT + 1])))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shared memory value")

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.io.File;
 
 /**
  * A tiny MCP server on stdin/stdout (newline-delimited JSON-RPC 2.0), for tests that need a real MCP server process
@@ -37,7 +38,7 @@ public final class StdioMcpServer {
             }
         }
         return List.of(javaBinary, "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp",
-                String.join(java.io.File.pathSeparator, classPath), StdioMcpServer.class.getName());
+                String.join(File.pathSeparator, classPath), StdioMcpServer.class.getName());
     }
 
     public static void main(String[] args) throws IOException {

@@ -1,5 +1,7 @@
 package dev.loopflow.core.error;
 
+import java.util.Locale;
+
 /** Stable error codes. The string form is what JSON output, the journal and the CLI carry. */
 public enum ErrorCode {
   WORKFLOW_INVALID,
@@ -66,7 +68,7 @@ public enum ErrorCode {
 
   /** The lower-case code, e.g. {@code budget_exceeded}. */
   public String code() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 
   @Override

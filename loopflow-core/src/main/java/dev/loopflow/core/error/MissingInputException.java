@@ -1,5 +1,7 @@
 package dev.loopflow.core.error;
 
+import java.util.Map;
+
 /** A run was started without a required input (one with no default). A front end says how to pass it. */
 public final class MissingInputException extends LoopflowException {
   private static final long serialVersionUID = 1L;
@@ -16,7 +18,7 @@ public final class MissingInputException extends LoopflowException {
   }
 
   @Override
-  public java.util.Map<String, Object> details() {
-    return java.util.Map.of("input", input);
+  public Map<String, Object> details() {
+    return Map.of("input", input);
   }
 }

@@ -1,6 +1,7 @@
 package dev.loopflow.core.error;
 
 import java.util.Collection;
+import java.util.Locale;
 
 /** "Did you mean" suggestions by edit distance. */
 public final class Names {
@@ -15,9 +16,9 @@ public final class Names {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     int limit = Math.max(1, Math.min(3, word.length() / 3 + 1));
-    String w = word.toLowerCase(java.util.Locale.ROOT);
+    String w = word.toLowerCase(Locale.ROOT);
     for (String c : candidates) {
-      String lc = c.toLowerCase(java.util.Locale.ROOT);
+      String lc = c.toLowerCase(Locale.ROOT);
       // The distance is at least the difference in length: such a candidate cannot be within the limit.
       if (Math.abs(lc.length() - w.length()) > limit) {
         continue;

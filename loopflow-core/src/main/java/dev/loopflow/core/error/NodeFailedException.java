@@ -1,6 +1,8 @@
 package dev.loopflow.core.error;
 
 import java.util.Map;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 
 /**
  * A node failed but has a partial result worth keeping (a shell command's stdout, stderr and exit code; an
@@ -11,7 +13,7 @@ public final class NodeFailedException extends LoopflowException {
 
   public NodeFailedException(String message, Map<String, Object> partialResult) {
     super(ErrorCode.NODE_FAILED, message);
-    this.partialResult = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(partialResult));
+    this.partialResult = Collections.unmodifiableMap(new LinkedHashMap<>(partialResult));
   }
 
   public Map<String, Object> partialResult() {

@@ -2,6 +2,7 @@ package dev.loopflow.core.error;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Locale;
 
 /**
  * A shell command was not run because one of the values it would receive could make the shell run a command:
@@ -27,7 +28,7 @@ public final class ShellValueRejectedException extends LoopflowException {
 
     /** The lower-case form used in a run's error details, e.g. {@code integer}. */
     public String code() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

@@ -26,6 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * The JSON form of events (JSONL files, the journal): {@code type} first, then the record's fields in snake_case,
@@ -62,7 +65,7 @@ public final class Events {
   private Events() {}
 
   /** One event class's components in declaration order: key and accessor, looked up once per class. */
-  private record Component(String key, java.lang.invoke.MethodHandle accessor) {}
+  private record Component(String key, MethodHandle accessor) {}
 
   /*
    * getRecordComponents() and getAccessor() return new objects on every call, and invoking a fresh Method builds a
@@ -71,12 +74,12 @@ public final class Events {
   private static final ClassValue<List<Component>> COMPONENTS = new ClassValue<>() {
     @Override
     protected List<Component> computeValue(Class<?> type) {
-      List<Component> out = new java.util.ArrayList<>();
-      java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.publicLookup();
+      List<Component> out = new ArrayList<>();
+      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
       for (RecordComponent c : type.getRecordComponents()) {
         try {
           out.add(new Component(key(type, c), lookup.unreflect(c.getAccessor())
-              .asType(java.lang.invoke.MethodType.methodType(Object.class, Object.class))));
+              .asType(MethodType.methodType(Object.class, Object.class))));
         } catch (IllegalAccessException ex) {
           throw new IllegalStateException(ex);
         }

@@ -2,6 +2,7 @@ package dev.loopflow.core.expr;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.List;
 
 /** A compiled boolean test: a Jinja expression or a condition written as a mapping; both compile to this type. */
 public interface Condition {
@@ -13,7 +14,7 @@ public interface Condition {
   Set<String> roots();
 
   /** The values the condition reads (root names with their attribute paths). */
-  java.util.List<Reference> references();
+  List<Reference> references();
 
   static Condition always() {
     return Conditions.ALWAYS;

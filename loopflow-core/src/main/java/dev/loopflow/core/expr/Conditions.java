@@ -9,6 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.Collections;
+import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /** Conditions written as a mapping ({@code not}/{@code equals}/{@code var}/{@code value} and friends). */
 final class Conditions {
@@ -42,7 +45,7 @@ final class Conditions {
   static Condition compile(Map<String, ?> form) {
     if (form == null || form.size() != 1) {
       throw new TemplateSyntaxException("a structured condition has exactly one operator among "
-          + new java.util.TreeSet<>(OPERATORS) + ", found " + (form == null ? "nothing" : form.keySet()), 0);
+          + new TreeSet<>(OPERATORS) + ", found " + (form == null ? "nothing" : form.keySet()), 0);
     }
     Map.Entry<String, ?> e = form.entrySet().iterator().next();
     String op = e.getKey();
@@ -50,7 +53,7 @@ final class Conditions {
     if (!OPERATORS.contains(op)) {
       String hint = Names.suggest(op, OPERATORS);
       throw new TemplateSyntaxException("unknown operator '" + op + "'" + hint + "; expected one of "
-          + new java.util.TreeSet<>(OPERATORS), 0);
+          + new TreeSet<>(OPERATORS), 0);
     }
     return switch (op) {
       case "not" -> {
@@ -184,7 +187,7 @@ final class Conditions {
   }
 
   private static Condition node(String source, List<Reference> references,
-      java.util.function.Predicate<Map<String, Object>> p) {
+      Predicate<Map<String, Object>> p) {
     Set<String> r = new LinkedHashSet<>();
     references.forEach(ref -> r.add(ref.root()));
     List<Reference> refs = List.copyOf(references);
@@ -201,7 +204,7 @@ final class Conditions {
 
       @Override
       public Set<String> roots() {
-        return java.util.Collections.unmodifiableSet(r);
+        return Collections.unmodifiableSet(r);
       }
 
       @Override

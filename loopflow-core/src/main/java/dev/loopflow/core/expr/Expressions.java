@@ -1,6 +1,7 @@
 package dev.loopflow.core.expr;
 
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Compiles templates and conditions. Compilation checks syntax (a {@link TemplateSyntaxException} names the
@@ -25,7 +26,7 @@ public final class Expressions {
    * The operators of the structured condition form ({@code not}, {@code and}, {@code or}, {@code equals}, ...): a
    * structured condition is a mapping with exactly one of them.
    */
-  public static java.util.Set<String> structuredOperators() {
+  public static Set<String> structuredOperators() {
     return Conditions.OPERATORS;
   }
 

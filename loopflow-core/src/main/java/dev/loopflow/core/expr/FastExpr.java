@@ -3,6 +3,7 @@ package dev.loopflow.core.expr;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /*
  * Design notes.
@@ -188,7 +189,7 @@ final class FastExpr {
 
   // ---------------------------------------------------------------------------------------------------------
 
-  private static final java.util.Set<String> KEYWORDS = java.util.Set.of("and", "or", "not", "true", "false",
+  private static final Set<String> KEYWORDS = Set.of("and", "or", "not", "true", "false",
       "True", "False", "in", "is", "if", "else", "none", "None", "null", "empty", "div", "mod", "eq", "ne", "lt",
       "gt", "le", "ge", "instanceof", "TRUE", "FALSE");
 

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Collection;
 
 /*
  * Design notes.
@@ -159,7 +160,7 @@ final class Jinja {
     if (value instanceof CharSequence s) {
       return !s.isEmpty();
     }
-    if (value instanceof java.util.Collection<?> c) {
+    if (value instanceof Collection<?> c) {
       return !c.isEmpty();
     }
     if (value instanceof Map<?, ?> map) {
@@ -202,7 +203,7 @@ final class Jinja {
 
   /** A map, a list or another collection, or an array: values printed into text as JSON. */
   static boolean isStructured(Object value) {
-    return value instanceof Map<?, ?> || value instanceof java.util.Collection<?>
+    return value instanceof Map<?, ?> || value instanceof Collection<?>
         || value != null && value.getClass().isArray();
   }
 

@@ -2,6 +2,9 @@ package dev.loopflow.core.expr;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 
 /**
  * A condition written as an expression. Expressions in FastExpr's subset are compiled without Jinjava: that
@@ -13,21 +16,21 @@ final class JinjaCondition implements Condition {
   private final String source;
   private final String expression;
   private final Set<String> roots;
-  private final java.util.List<Reference> references;
+  private final List<Reference> references;
   /** The common subset evaluated without Jinjava (null when the expression is outside it); see FastExpr. */
   private final FastExpr fast;
 
-  JinjaCondition(String source, String expression, Set<String> roots, java.util.List<Reference> references) {
+  JinjaCondition(String source, String expression, Set<String> roots, List<Reference> references) {
     this(source, expression, roots, references, FastExpr.compile(expression));
   }
 
-  private JinjaCondition(String source, String expression, Set<String> roots, java.util.List<Reference> references,
+  private JinjaCondition(String source, String expression, Set<String> roots, List<Reference> references,
       FastExpr fast) {
     this.source = source;
-    this.references = java.util.List.copyOf(references);
+    this.references = List.copyOf(references);
     this.expression = expression;
     this.fast = fast;
-    this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
+    this.roots = Collections.unmodifiableSet(new LinkedHashSet<>(roots));
   }
 
   /** The expression a condition's source means: a condition written as a template means the same expression. */
@@ -75,7 +78,7 @@ final class JinjaCondition implements Condition {
   }
 
   @Override
-  public java.util.List<Reference> references() {
+  public List<Reference> references() {
     return references;
   }
 

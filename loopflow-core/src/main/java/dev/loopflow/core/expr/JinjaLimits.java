@@ -28,6 +28,11 @@ import jinjava.javax.el.ELContext;
 import jinjava.javax.el.ELException;
 import jinjava.javax.el.ELResolver;
 import jinjava.javax.el.ResourceBundleELResolver;
+import java.time.temporal.TemporalAccessor;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Date;
+import java.util.Set;
 
 /*
  * Design notes.
@@ -199,7 +204,7 @@ final class JinjaLimits {
       }
       return out;
     }
-    Collection<?> items = value instanceof Collection<?> c ? c : java.util.Arrays.asList((Object[]) value);
+    Collection<?> items = value instanceof Collection<?> c ? c : Arrays.asList((Object[]) value);
     List<Object> out = new ArrayList<>(items.size());
     done.put(value, out);
     for (Object o : items) {
@@ -218,8 +223,8 @@ final class JinjaLimits {
     if (value == null || value instanceof String || value instanceof Number || value instanceof Boolean) {
       return value;
     }
-    if (value instanceof CharSequence || value instanceof Character || value instanceof java.time.temporal.TemporalAccessor
-        || value instanceof java.util.Date || value instanceof com.hubspot.jinjava.objects.date.PyishDate
+    if (value instanceof CharSequence || value instanceof Character || value instanceof TemporalAccessor
+        || value instanceof Date || value instanceof com.hubspot.jinjava.objects.date.PyishDate
         || value instanceof com.hubspot.jinjava.objects.SafeString) {
       return value.toString();
     }
@@ -228,16 +233,16 @@ final class JinjaLimits {
 
   /** Whether the value is data all the way down (see {@link #data}). */
   static boolean isData(Object value) {
-    return isData(value, java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
+    return isData(value, Collections.newSetFromMap(new IdentityHashMap<>()));
   }
 
-  private static boolean isData(Object value, java.util.Set<Object> seen) {
+  private static boolean isData(Object value, Set<Object> seen) {
     if (value instanceof Map<?, ?> || value instanceof Collection<?> || value instanceof Object[]) {
       if (!seen.add(value)) {
         return true;
       }
       Collection<?> items = value instanceof Map<?, ?> m ? m.values()
-          : value instanceof Collection<?> c ? c : java.util.Arrays.asList((Object[]) value);
+          : value instanceof Collection<?> c ? c : Arrays.asList((Object[]) value);
       for (Object o : items) {
         if (!isData(o, seen)) {
           return false;
@@ -278,7 +283,7 @@ final class JinjaLimits {
       } else if (value instanceof Collection<?> c) {
         children = c;
       } else if (value instanceof Object[] arr) {
-        children = java.util.Arrays.asList(arr);
+        children = Arrays.asList(arr);
       } else {
         return 1;
       }

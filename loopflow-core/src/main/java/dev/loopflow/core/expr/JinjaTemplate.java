@@ -3,22 +3,25 @@ package dev.loopflow.core.expr;
 import com.hubspot.jinjava.tree.Node;
 import java.util.Map;
 import java.util.Set;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
 
 final class JinjaTemplate implements Template {
   private final String source;
   private final Set<String> roots;
-  private final java.util.List<Reference> references;
+  private final List<Reference> references;
   private final boolean literal;
   private final String singleExpression;
   private final Node tree;
   /** Text with plain {{ path }} insertions rendered without Jinjava (null otherwise); see FastTemplate. */
   private final FastTemplate fast;
 
-  JinjaTemplate(String source, Set<String> roots, java.util.List<Reference> references, boolean literal,
+  JinjaTemplate(String source, Set<String> roots, List<Reference> references, boolean literal,
       String singleExpression, Node tree) {
     this.source = source;
-    this.roots = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(roots));
-    this.references = java.util.List.copyOf(references);
+    this.roots = Collections.unmodifiableSet(new LinkedHashSet<>(roots));
+    this.references = List.copyOf(references);
     this.literal = literal;
     this.singleExpression = singleExpression;
     this.tree = tree;
@@ -36,7 +39,7 @@ final class JinjaTemplate implements Template {
   }
 
   @Override
-  public java.util.List<Reference> references() {
+  public List<Reference> references() {
     return references;
   }
 

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import java.util.function.BiPredicate;
+import java.util.function.UnaryOperator;
 
 /** Shared JSON conversions with deterministic output (sorted keys) for hashing and comparison. */
 public final class Json {
@@ -47,8 +49,8 @@ public final class Json {
    * it is not (the builder then holds part of it, to be discarded). {@code strings} (or null) rewrites each string
    * value before it is written; {@code other} (or null) may write a value of another type and answer true.
    */
-  public static boolean appendPlain(StringBuilder sb, Object value, java.util.function.UnaryOperator<String> strings,
-      java.util.function.BiPredicate<StringBuilder, Object> other) {
+  public static boolean appendPlain(StringBuilder sb, Object value, UnaryOperator<String> strings,
+      BiPredicate<StringBuilder, Object> other) {
     return PlainJson.value(sb, value, 0, strings, other);
   }
 

@@ -2,6 +2,7 @@ package dev.loopflow.core.expr;
 
 import java.util.Map;
 import java.util.Set;
+import java.util.List;
 
 /**
  * A compiled template. {@link #render} always gives text; {@link #evaluate} gives a typed value when the
@@ -15,7 +16,7 @@ public interface Template {
   Set<String> roots();
 
   /** The values the template reads (root names with their attribute paths), in order of appearance. */
-  java.util.List<Reference> references();
+  List<Reference> references();
 
   String render(Map<String, Object> scope);
 

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Arrays;
 
 /**
  * Conversions between the engine's plain values (String, Number, Boolean, null, List, Map) and what templates
@@ -57,7 +58,7 @@ public final class Values {
       return Collections.unmodifiableMap(out);
     }
     if (value instanceof Collection<?> || value instanceof Object[]) {
-      Collection<?> c = value instanceof Object[] arr ? java.util.Arrays.asList(arr) : (Collection<?>) value;
+      Collection<?> c = value instanceof Object[] arr ? Arrays.asList(arr) : (Collection<?>) value;
       List<Object> out = new ArrayList<>(c.size());
       for (Object o : c) {
         out.add(frozen(o));
@@ -121,7 +122,7 @@ public final class Values {
     if (v instanceof String) {
       return "a string";
     }
-    if (v instanceof java.util.List<?>) {
+    if (v instanceof List<?>) {
       return "an array";
     }
     if (v instanceof Map<?, ?>) {

@@ -3,6 +3,7 @@ package dev.loopflow.core.graph;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Locale;
 
 /**
  * An edge of the drawn graph between two node or container keys.
@@ -33,7 +34,7 @@ public record GraphEdge(String from, String to, String label, Kind kind, Integer
 
     /** The name in JSON. */
     public String jsonName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

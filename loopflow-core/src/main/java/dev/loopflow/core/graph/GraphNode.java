@@ -3,6 +3,7 @@ package dev.loopflow.core.graph;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Locale;
 
 /**
  * A node of the drawn graph.
@@ -49,7 +50,7 @@ public record GraphNode(String key, String id, String title, String kind, String
 
     /** The name in JSON. */
     public String jsonName() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

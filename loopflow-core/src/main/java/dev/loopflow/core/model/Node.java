@@ -7,6 +7,9 @@ import dev.loopflow.core.spi.NodeProgram;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Objects;
 
 /**
  * A node of a workflow. The fields every kind shares are here; what the node does is its {@link Body}:
@@ -21,9 +24,9 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
     boolean allowFailure, Retry retry, Duration timeout, Location location) {
 
   public Node {
-    java.util.Objects.requireNonNull(id, "node id");
-    java.util.Objects.requireNonNull(kind, "kind of node '" + id + "'");
-    java.util.Objects.requireNonNull(body, "body of node '" + id + "'");
+    Objects.requireNonNull(id, "node id");
+    Objects.requireNonNull(kind, "kind of node '" + id + "'");
+    Objects.requireNonNull(body, "body of node '" + id + "'");
     dependsOn = List.copyOf(dependsOn);
     retry = retry == null ? Retry.NONE : retry;
     if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
@@ -58,8 +61,8 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
   public record Router(Map<String, Condition> routes, Map<String, String> descriptions, String model,
       Template instructions, Template value) implements Body {
     public Router {
-      routes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(routes));
-      descriptions = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(descriptions));
+      routes = Collections.unmodifiableMap(new LinkedHashMap<>(routes));
+      descriptions = Collections.unmodifiableMap(new LinkedHashMap<>(descriptions));
     }
 
     public boolean byLlm() {

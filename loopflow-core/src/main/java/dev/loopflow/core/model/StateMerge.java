@@ -1,5 +1,7 @@
 package dev.loopflow.core.model;
 
+import java.util.Locale;
+
 /**
  * How a node's state patch updates one key of the run's {@code state} (declared under the workflow's {@code state:}
  * section; undeclared keys replace).
@@ -14,6 +16,6 @@ public enum StateMerge {
   APPEND;
 
   public String json() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

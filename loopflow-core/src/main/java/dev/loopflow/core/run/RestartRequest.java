@@ -2,6 +2,7 @@ package dev.loopflow.core.run;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Collections;
 
 /**
  * A request that the run go back to an earlier stage (node) and run again from there.
@@ -57,7 +58,7 @@ public record RestartRequest(String requesterStageId, String targetStageId, Stri
         p.put(k, v);
       }
     }
-    parameters = java.util.Collections.unmodifiableMap(p);
+    parameters = Collections.unmodifiableMap(p);
     if (iteration < 0) {
       throw new IllegalArgumentException("iteration must be >= 0 but was " + iteration);
     }

@@ -2,6 +2,7 @@ package dev.loopflow.core.run;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.List;
 
 /** A started run. {@link #cancel} is safe from any thread; {@link #await} blocks until the run ends. */
 public interface RunHandle {
@@ -15,5 +16,5 @@ public interface RunHandle {
   Optional<RunResult> await(Duration timeout) throws InterruptedException;
 
   /** Ids (with loop positions) of the nodes running right now. */
-  java.util.List<String> runningNodes();
+  List<String> runningNodes();
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * Per-run settings, frozen when built. {@code options} carries extension settings by name (for example
@@ -52,7 +53,7 @@ public final class RunOptions {
    * {@code run_id}): 1 to 64 letters, digits, {@code _}, {@code .} or {@code -}. Such an id fits every store and is
    * safe in a URL path, a file name and a terminal. Runs started from Java may have any non-blank id.
    */
-  public static final java.util.regex.Pattern PORTABLE_RUN_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+  public static final Pattern PORTABLE_RUN_ID = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private final String runId;
   private final Map<String, Object> inputs;

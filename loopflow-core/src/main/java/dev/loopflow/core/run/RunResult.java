@@ -3,6 +3,8 @@ package dev.loopflow.core.run;
 import dev.loopflow.core.spi.Usage;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Collections;
+import java.util.Objects;
 
 /**
  * The outcome of a run, identical to what {@code loopflow run --json} prints. {@code nodes} holds every node of
@@ -18,14 +20,14 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
   public RunResult {
     pipeline = pipeline == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(pipeline);
     forkedFrom = forkedFrom == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(forkedFrom);
-    java.util.Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(status, "status");
     output = dev.loopflow.core.expr.Values.frozen(output);
     state = state == null ? Map.of() : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(state);
     Map<String, Map<String, Object>> n = new LinkedHashMap<>();
     if (nodes != null) {
       nodes.forEach((k, v) -> n.put(k, (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(v)));
     }
-    nodes = java.util.Collections.unmodifiableMap(n);
+    nodes = Collections.unmodifiableMap(n);
     usage = usage == null ? Usage.NONE : usage;
   }
 

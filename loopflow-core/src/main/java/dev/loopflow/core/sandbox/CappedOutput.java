@@ -3,6 +3,7 @@ package dev.loopflow.core.sandbox;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A process's stdout or stderr, read to its end while only its first and last {@code max / 2} bytes are kept: a
@@ -67,7 +68,7 @@ final class CappedOutput {
     if (need <= b.length) {
       return b;
     }
-    return java.util.Arrays.copyOf(b, (int) Math.min(max, Math.max(need, Math.max(4096L, 2L * b.length))));
+    return Arrays.copyOf(b, (int) Math.min(max, Math.max(need, Math.max(4096L, 2L * b.length))));
   }
 
   /** How many bytes the process wrote. */

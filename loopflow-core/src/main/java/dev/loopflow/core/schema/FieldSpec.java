@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.Collections;
 
 /**
  * One field of a workflow section or node kind, as the loader reads it.
@@ -194,7 +195,7 @@ public record FieldSpec(String name, Type type, String description, boolean requ
     for (FieldSpec f : fields) {
       out.addAll(f.names());
     }
-    return java.util.Collections.unmodifiableSet(out);
+    return Collections.unmodifiableSet(out);
   }
 
   /** The field named {@code name} (or aliased so) among {@code fields}; null when none is. */

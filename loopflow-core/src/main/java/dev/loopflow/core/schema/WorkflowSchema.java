@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.Objects;
 
 /**
  * The JSON Schema (draft 2020-12) of the YAML workflow format, generated from the loader's own field tables and
@@ -44,7 +45,7 @@ public final class WorkflowSchema {
    */
   public WorkflowSchema(Vocabulary vocabulary, Collection<NodeKindSpec> kinds,
       Map<String, Set<String>> resultFields) {
-    this.vocabulary = java.util.Objects.requireNonNull(vocabulary, "vocabulary");
+    this.vocabulary = Objects.requireNonNull(vocabulary, "vocabulary");
     Map<String, NodeKindSpec> byKind = new LinkedHashMap<>();
     kinds.forEach(k -> byKind.put(k.kind(), k));
     this.kinds = Collections.unmodifiableMap(byKind);

@@ -3,6 +3,7 @@ package dev.loopflow.core.secrets;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Arrays;
 
 /**
  * Credentials recognised by their shape, wherever they come from. The list is deliberately short: each shape is
@@ -64,7 +65,7 @@ final class TokenShapes {
     for (String t : List.of("sk-", "k_live_", "k_test_", "gh", "xox", "akia", "asia", "aiza", "eyj", "private key",
         "authorization", "bearer", "key", "token", "secret", "passw", "://", "sig")) {
       String[] at = TRIGGERS[t.charAt(0)];
-      String[] more = at == null ? new String[1] : java.util.Arrays.copyOf(at, at.length + 1);
+      String[] more = at == null ? new String[1] : Arrays.copyOf(at, at.length + 1);
       more[more.length - 1] = t;
       TRIGGERS[t.charAt(0)] = more;
     }

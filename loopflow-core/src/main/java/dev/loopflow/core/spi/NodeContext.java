@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.math.BigDecimal;
 
 /** What a running node may see and do; deliberately narrow (it cannot reach the scheduler). */
 public interface NodeContext {
@@ -164,8 +165,8 @@ public interface NodeContext {
    * the provider prices them apart, prompt tokens read from its cache ({@code cacheRead}) and written to it
    * ({@code cacheWrite}); a null cache rate means such tokens cost the input rate.
    */
-  record TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion,
-      java.math.BigDecimal cacheReadPerMillion, java.math.BigDecimal cacheWritePerMillion) {
+  record TokenPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion,
+      BigDecimal cacheReadPerMillion, BigDecimal cacheWritePerMillion) {
     public TokenPrice {
       if (inputPerMillion == null || inputPerMillion.signum() < 0 || outputPerMillion == null
           || outputPerMillion.signum() < 0) {
@@ -180,45 +181,45 @@ public interface NodeContext {
     }
 
     /** A price with no cache rates of its own. */
-    public TokenPrice(java.math.BigDecimal inputPerMillion, java.math.BigDecimal outputPerMillion) {
+    public TokenPrice(BigDecimal inputPerMillion, BigDecimal outputPerMillion) {
       this(inputPerMillion, outputPerMillion, null, null);
     }
 
     /** The exact USD cost of these token counts, every prompt token at the input rate. */
-    public java.math.BigDecimal cost(long inputTokens, long outputTokens) {
-      return inputPerMillion.multiply(java.math.BigDecimal.valueOf(inputTokens))
-          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+    public BigDecimal cost(long inputTokens, long outputTokens) {
+      return inputPerMillion.multiply(BigDecimal.valueOf(inputTokens))
+          .add(outputPerMillion.multiply(BigDecimal.valueOf(outputTokens))).movePointLeft(6);
     }
 
     /**
      * The exact USD cost of a call whose {@code inputTokens} include {@code cacheReadTokens} read from the
      * provider's cache and {@code cacheWriteTokens} written to it, each priced at its own rate.
      */
-    public java.math.BigDecimal cost(long inputTokens, long outputTokens, long cacheReadTokens,
+    public BigDecimal cost(long inputTokens, long outputTokens, long cacheReadTokens,
         long cacheWriteTokens) {
       long plain = Math.max(0, inputTokens - cacheReadTokens - cacheWriteTokens);
-      java.math.BigDecimal read = cacheReadPerMillion != null ? cacheReadPerMillion : inputPerMillion;
-      java.math.BigDecimal write = cacheWritePerMillion != null ? cacheWritePerMillion : inputPerMillion;
-      return inputPerMillion.multiply(java.math.BigDecimal.valueOf(plain))
-          .add(read.multiply(java.math.BigDecimal.valueOf(cacheReadTokens)))
-          .add(write.multiply(java.math.BigDecimal.valueOf(cacheWriteTokens)))
-          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+      BigDecimal read = cacheReadPerMillion != null ? cacheReadPerMillion : inputPerMillion;
+      BigDecimal write = cacheWritePerMillion != null ? cacheWritePerMillion : inputPerMillion;
+      return inputPerMillion.multiply(BigDecimal.valueOf(plain))
+          .add(read.multiply(BigDecimal.valueOf(cacheReadTokens)))
+          .add(write.multiply(BigDecimal.valueOf(cacheWriteTokens)))
+          .add(outputPerMillion.multiply(BigDecimal.valueOf(outputTokens))).movePointLeft(6);
     }
 
     /**
      * The most these token counts can cost, whatever part of the prompt the provider's cache reads or writes: every
      * prompt token at the dearest prompt rate. What a reservation holds.
      */
-    public java.math.BigDecimal costAtMost(long inputTokens, long outputTokens) {
-      java.math.BigDecimal prompt = inputPerMillion;
+    public BigDecimal costAtMost(long inputTokens, long outputTokens) {
+      BigDecimal prompt = inputPerMillion;
       if (cacheReadPerMillion != null) {
         prompt = prompt.max(cacheReadPerMillion);
       }
       if (cacheWritePerMillion != null) {
         prompt = prompt.max(cacheWritePerMillion);
       }
-      return prompt.multiply(java.math.BigDecimal.valueOf(inputTokens))
-          .add(outputPerMillion.multiply(java.math.BigDecimal.valueOf(outputTokens))).movePointLeft(6);
+      return prompt.multiply(BigDecimal.valueOf(inputTokens))
+          .add(outputPerMillion.multiply(BigDecimal.valueOf(outputTokens))).movePointLeft(6);
     }
   }
 

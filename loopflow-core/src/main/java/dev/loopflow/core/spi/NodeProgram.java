@@ -1,5 +1,7 @@
 package dev.loopflow.core.spi;
 
+import java.util.Objects;
+
 /** One compiled node, immutable and reusable across executions and threads. */
 @FunctionalInterface
 public interface NodeProgram {
@@ -30,7 +32,7 @@ public interface NodeProgram {
 
   /** {@code program}, marked as safe to run inline (see {@link #runsInline()}). */
   static NodeProgram inline(NodeProgram program) {
-    java.util.Objects.requireNonNull(program, "program");
+    Objects.requireNonNull(program, "program");
     return new NodeProgram() {
       @Override
       public NodeOutcome execute(NodeContext context) throws Exception {

@@ -1,5 +1,7 @@
 package dev.loopflow.core.spi;
 
+import java.util.Objects;
+
 /**
  * LLM usage. {@code costUsd} is null when the price of a model is unknown: unknown is not free, and sums stay
  * null-aware ({@link #plus} keeps a known total and counts the unpriced calls separately).
@@ -19,14 +21,14 @@ public record Usage(long inputTokens, long outputTokens, Double costUsd, int llm
   @Override
   public boolean equals(Object o) {
     return this == o || o instanceof Usage u && inputTokens == u.inputTokens && outputTokens == u.outputTokens
-        && java.util.Objects.equals(costUsd, u.costUsd) && llmCalls == u.llmCalls && unpricedCalls == u.unpricedCalls;
+        && Objects.equals(costUsd, u.costUsd) && llmCalls == u.llmCalls && unpricedCalls == u.unpricedCalls;
   }
 
   @Override
   public int hashCode() {
     int h = Long.hashCode(inputTokens);
     h = 31 * h + Long.hashCode(outputTokens);
-    h = 31 * h + java.util.Objects.hashCode(costUsd);
+    h = 31 * h + Objects.hashCode(costUsd);
     h = 31 * h + llmCalls;
     return 31 * h + unpricedCalls;
   }

@@ -10,6 +10,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.AbstractList;
+import java.util.ConcurrentModificationException;
+import java.util.Objects;
 
 /**
  * One run's node executions in journal order, held as bytes: a loop pass's row costs tens of bytes here instead of
@@ -80,7 +83,7 @@ final class EncodedRows {
     starts[size] = start;
     try {
       writeRow(e);
-    } catch (Unencodable | java.util.ConcurrentModificationException x) {
+    } catch (Unencodable | ConcurrentModificationException x) {
       len = start;
       put(REF);
       putVarLong(refs.size());
@@ -114,10 +117,10 @@ final class EncodedRows {
 
   /** The rows' positions, each made when asked for (see {@link #view}). */
   List<NodePosition> positions() {
-    return new java.util.AbstractList<>() {
+    return new AbstractList<>() {
       @Override
       public NodePosition get(int index) {
-        java.util.Objects.checkIndex(index, size);
+        Objects.checkIndex(index, size);
         return position(index);
       }
 
@@ -133,10 +136,10 @@ final class EncodedRows {
    * young (a list of all of them at once would be promoted). Only valid while nothing is added.
    */
   List<NodeExecution> view(String runId) {
-    return new java.util.AbstractList<>() {
+    return new AbstractList<>() {
       @Override
       public NodeExecution get(int index) {
-        java.util.Objects.checkIndex(index, size);
+        Objects.checkIndex(index, size);
         return row(runId, index);
       }
 

@@ -3,6 +3,8 @@ package dev.loopflow.core.store;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 
 /**
  * One message on a run's command bus: a request sent to the engine executing the run (a restart request today),
@@ -22,9 +24,9 @@ public record RunCommand(String runId, long seq, String kind, Map<String, Object
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(createdAt, "createdAt");
-    payload = payload == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(payload));
+    payload = payload == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(payload));
     response = response == null ? null
-        : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(response));
+        : Collections.unmodifiableMap(new LinkedHashMap<>(response));
     if (seq < 1) {
       throw new IllegalArgumentException("seq must be >= 1 but was " + seq);
     }

@@ -7,6 +7,7 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.Waiting;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Objects;
 
 /**
  * What a journaled run is, read once: its record (workflow, source, status, times), what it waits for, whether and
@@ -16,8 +17,8 @@ import java.util.Optional;
  */
 public record RunInfo(RunRecord record, RunResult result) {
   public RunInfo {
-    java.util.Objects.requireNonNull(record, "record");
-    java.util.Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(record, "record");
+    Objects.requireNonNull(result, "result");
   }
 
   public String runId() {

@@ -7,6 +7,10 @@ import dev.loopflow.core.spi.Usage;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * A run as journaled: what ran (source and its hash, and the directory it ran in, where a resumed run's shell
@@ -357,9 +361,9 @@ public final class RunRecord {
       return null;
     }
     try {
-      java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-      return java.util.HexFormat.of().formatHex(md.digest(source.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(source.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e); // every JDK has SHA-256
     }
   }

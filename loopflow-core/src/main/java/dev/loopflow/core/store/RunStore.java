@@ -2,6 +2,7 @@ package dev.loopflow.core.store;
 
 import java.util.List;
 import java.util.Optional;
+import java.nio.file.Path;
 
 /**
  * Where runs are journaled. Implementations must be thread-safe; writes for one run arrive in order.
@@ -51,7 +52,7 @@ public interface RunStore extends RunJournal, RunLeases, RunCommands, MemoryStor
    * The files and directories on this machine that hold the store's data (a SQLite database and its companions);
    * empty for a store that keeps none here. Contained process nodes read them as empty.
    */
-  default List<java.nio.file.Path> localFiles() {
+  default List<Path> localFiles() {
     return List.of();
   }
 

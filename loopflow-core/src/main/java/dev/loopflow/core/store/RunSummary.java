@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.time.Instant;
 
 /**
  * One row of a run listing: what {@code loopflow runs --json} prints for a run and what a server's run list
@@ -56,7 +57,7 @@ public final class RunSummary {
    * a resume or a cancel changes that. A run that holds no lease at all (one queued for worker processes) is not
    * interrupted: a worker will take it.
    */
-  public static boolean interrupted(RunStore store, RunRecord run, java.time.Instant now) {
+  public static boolean interrupted(RunStore store, RunRecord run, Instant now) {
     return run.status() == RunStatus.RUNNING && store.lease(run.runId())
         .map(l -> LeaseOwners.abandoned(l, now)).orElse(false);
   }
@@ -78,7 +79,7 @@ public final class RunSummary {
         throw new IllegalArgumentException("status '" + s + "' is not one of " + String.join(", ", SHOWN_STATUSES));
       }
     }
-    java.time.Instant now = java.time.Instant.now();
+    Instant now = Instant.now();
     List<RunSummary> rows = new ArrayList<>();
     for (RunRecord r : store.listRuns()) {
       if (rows.size() >= limit) {
@@ -122,7 +123,7 @@ public final class RunSummary {
         continue;
       }
       // Counted by the store: one that forgets old rows of finished runs counted their passes before it did.
-      rows.add(new RunSummary(r, store.loopPasses(r.runId()), interrupted(store, r, java.time.Instant.now())));
+      rows.add(new RunSummary(r, store.loopPasses(r.runId()), interrupted(store, r, Instant.now())));
     }
     return List.copyOf(rows);
   }

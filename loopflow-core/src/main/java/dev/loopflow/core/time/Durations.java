@@ -3,11 +3,13 @@ package dev.loopflow.core.time;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.List;
+import java.util.Locale;
 
 /** Parses durations written as {@code 30m}, {@code 1h30m}, {@code 500ms}, {@code 10s} or a number of seconds. */
 public final class Durations {
   /** The units a duration may be written in (any case). */
-  public static final java.util.List<String> UNITS = java.util.List.of("ms", "s", "m", "h", "d");
+  public static final List<String> UNITS = List.of("ms", "s", "m", "h", "d");
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(" + String.join("|", UNITS) + ")");
 
   private Durations() {}
@@ -20,7 +22,7 @@ public final class Durations {
     if (!(value instanceof String s) || s.isBlank()) {
       return null;
     }
-    String text = s.strip().toLowerCase(java.util.Locale.ROOT).replace(" ", "");
+    String text = s.strip().toLowerCase(Locale.ROOT).replace(" ", "");
     if (text.matches("\\d+(\\.\\d+)?")) {
       return Duration.ofMillis(Math.round(Double.parseDouble(text) * 1000));
     }
@@ -51,7 +53,7 @@ public final class Durations {
       return ms + "ms";
     }
     if (ms < 60_000) {
-      return String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
+      return String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
     }
     return (ms / 60_000) + "m" + ((ms / 1000) % 60) + "s";
   }

@@ -15,6 +15,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.io.CharArrayReader;
 
 /**
  * Reads YAML into {@link YNode}s. Jackson's {@code STRICT_DUPLICATE_DETECTION} would stop at the first
@@ -58,7 +59,7 @@ public final class YamlReader {
     @Override
     protected YAMLParser _createParser(char[] data, int offset, int len, com.fasterxml.jackson.core.io.IOContext ctxt,
         boolean recyclable) {
-      return _createParser(new java.io.CharArrayReader(data, offset, len), ctxt);
+      return _createParser(new CharArrayReader(data, offset, len), ctxt);
     }
   }
 

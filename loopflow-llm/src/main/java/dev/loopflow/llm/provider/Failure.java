@@ -17,6 +17,15 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.io.EOFException;
+import java.net.ConnectException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One failed attempt, classified.
@@ -57,7 +66,7 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         }
         if (Thread.currentThread().isInterrupted()
                 || has(error, t -> t instanceof InterruptedException
-                        || t instanceof InterruptedIOException && !(t instanceof java.net.SocketTimeoutException)
+                        || t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException)
                         || t instanceof ClosedByInterruptException)) {
             return failure(ProviderException.Kind.CANCELLED, error);
         }
@@ -67,7 +76,7 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         }
         if (has(error, t -> t instanceof HttpTimeoutException
                 || t instanceof dev.langchain4j.exception.TimeoutException
-                || t instanceof java.net.SocketTimeoutException)) {
+                || t instanceof SocketTimeoutException)) {
             return failure(ProviderException.Kind.TIMEOUT, error);
         }
         if (has(error, t -> t instanceof JsonProcessingException || t instanceof ReplyBody.TooLarge)) {
@@ -156,21 +165,21 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
 
     /** Words for a refused, dropped or unresolvable connection anywhere in the chain; null for anything else. */
     private static String transportWords(Throwable error) {
-        if (has(error, t -> t instanceof java.net.ConnectException)) {
+        if (has(error, t -> t instanceof ConnectException)) {
             return "connection refused (is the server running, and is the base URL's host and port right?)";
         }
-        if (has(error, t -> t instanceof UnresolvedAddressException || t instanceof java.net.UnknownHostException)) {
+        if (has(error, t -> t instanceof UnresolvedAddressException || t instanceof UnknownHostException)) {
             return "unknown host (check the base URL)";
         }
-        if (has(error, t -> t instanceof java.nio.channels.ClosedChannelException)
+        if (has(error, t -> t instanceof ClosedChannelException)
                 && !has(error, t -> t instanceof ProviderHttpClient.StreamCut)) {
             return "the server closed the connection before it answered";
         }
         return null;
     }
 
-    private static final java.util.regex.Pattern CLASS_NAME =
-            java.util.regex.Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*");
+    private static final Pattern CLASS_NAME =
+            Pattern.compile("(?:[a-z][a-z0-9_]*\\.)+[A-Z][A-Za-z0-9_$]*");
 
     /** A message that is only a class name, as some wrappers make of a cause without one. */
     private static boolean isClassName(String message) {
@@ -180,8 +189,8 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
     /** What an exception without a message stands for. */
     private static String words(Throwable t) {
         return switch (t) {
-            case java.io.EOFException e -> "the connection ended before the reply did";
-            case java.net.SocketException e -> "the connection failed";
+            case EOFException e -> "the connection ended before the reply did";
+            case SocketException e -> "the connection failed";
             case IOException e -> "the connection failed (" + t.getClass().getSimpleName() + ")";
             default -> t.getClass().getSimpleName();
         };
@@ -223,12 +232,12 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
 
     /** Whether a provider's error message is about the model (an unknown one), not about the URL. */
     private static boolean aboutModel(String message) {
-        return message.toLowerCase(java.util.Locale.ROOT).contains("model");
+        return message.toLowerCase(Locale.ROOT).contains("model");
     }
 
-    private static final java.util.regex.Pattern TITLE =
-            java.util.regex.Pattern.compile("(?is)<title[^>]*>(.*?)</title>");
-    private static final java.util.regex.Pattern TAG = java.util.regex.Pattern.compile("(?s)<[^>]*>");
+    private static final Pattern TITLE =
+            Pattern.compile("(?is)<title[^>]*>(.*?)</title>");
+    private static final Pattern TAG = Pattern.compile("(?s)<[^>]*>");
 
     /**
      * The title of an HTML page (else its text without tags, when it has no title), or null when {@code body} is not
@@ -236,13 +245,13 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
      */
     static String htmlTitle(String body) {
         String head = body.stripLeading();
-        String lower = head.substring(0, Math.min(head.length(), 512)).toLowerCase(java.util.Locale.ROOT);
+        String lower = head.substring(0, Math.min(head.length(), 512)).toLowerCase(Locale.ROOT);
         if (!(lower.startsWith("<!doctype html") || lower.startsWith("<html") || lower.startsWith("<head")
                 || lower.startsWith("<body") || lower.startsWith("<title") || lower.startsWith("<center"))) {
             return null;
         }
         String limited = body.length() > 65_536 ? body.substring(0, 65_536) : body;
-        java.util.regex.Matcher m = TITLE.matcher(limited);
+        Matcher m = TITLE.matcher(limited);
         String text = m.find() ? m.group(1) : TAG.matcher(limited).replaceAll(" ");
         text = text.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
                 .replace("&#39;", "'").strip().replaceAll("\\s+", " ");

@@ -12,6 +12,8 @@ import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /** Creates {@link ChatClient}s. */
 public final class Providers {
@@ -76,7 +78,7 @@ public final class Providers {
                 direct ? new OpenAiDirect(http.jdk(), settings.baseUrl(), key) : null);
     }
 
-    private static java.util.function.Function<ChatCall, ChatRequestParameters> openAiParameters() {
+    private static Function<ChatCall, ChatRequestParameters> openAiParameters() {
         return call -> {
             OpenAiChatRequestParameters.Builder parameters = OpenAiChatRequestParameters.builder()
                     .modelName(call.model())
@@ -176,5 +178,5 @@ public final class Providers {
     }
 
     // Compiled once: every OpenAI request asks.
-    private static final java.util.regex.Pattern REASONING_SERIES = java.util.regex.Pattern.compile("o\\d.*");
+    private static final Pattern REASONING_SERIES = Pattern.compile("o\\d.*");
 }

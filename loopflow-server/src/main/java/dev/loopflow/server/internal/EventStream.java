@@ -9,6 +9,8 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 
 /*
  * Design note: one client's stream of a run's events (GET /api/runs/{id}/events), written on the request's own
@@ -41,13 +43,13 @@ final class EventStream {
   private final Duration heartbeat;
   private final BooleanSupplier stopping;
   private final OutputStream out;
-  private final java.util.function.Consumer<String> log;
+  private final Consumer<String> log;
   private long lastSent;
   private String lastType;
   private long lastWrite = System.nanoTime();
 
   EventStream(RunStore store, SseFrames frames, String runId, long lastId, Duration heartbeat,
-      BooleanSupplier stopping, OutputStream out, java.util.function.Consumer<String> log) {
+      BooleanSupplier stopping, OutputStream out, Consumer<String> log) {
     this.log = log;
     this.store = store;
     this.frames = frames;
@@ -80,7 +82,7 @@ final class EventStream {
       log.accept("loopflow server: the event stream of run " + runId + " stopped: " + e);
       try {
         out.write((": the stream stopped: " + ApiError.oneLine(String.valueOf(e.getMessage())) + "\n\n")
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            .getBytes(StandardCharsets.UTF_8));
         out.flush();
       } catch (IOException | RuntimeException ignored) {
         // the client is gone too

@@ -20,6 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.Map;
 import java.util.Properties;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The HTTP side of one server: Javalin configured once (no compression, so streamed events are never held back;
@@ -50,7 +53,7 @@ public final class HttpApi implements AutoCloseable {
    * with the token). Asset paths are plain names in plain folders: a path with a dot-dot segment, an escape or a
    * parameter is not public, whatever it would resolve to.
    */
-  static final java.util.regex.Pattern PUBLIC_PAGES = java.util.regex.Pattern.compile(
+  static final Pattern PUBLIC_PAGES = Pattern.compile(
       "/|/builder/?|/runs/[^/]+/?|/builder/[^/]+/?|/assets/(?:(?!\\.\\.)[A-Za-z0-9_.-]+/)*(?!\\.\\.)[A-Za-z0-9_.-]+");
 
   /** The body types a route takes. */
@@ -76,7 +79,7 @@ public final class HttpApi implements AutoCloseable {
           + e.getMessage(), e);
     }
     WorkflowFiles workflows = new WorkflowFiles(settings.workflowsDir());
-    Map<String, String> env = new java.util.LinkedHashMap<>(System.getenv());
+    Map<String, String> env = new LinkedHashMap<>(System.getenv());
     env.putAll(settings.environment());
     SseFrames frames = new SseFrames(Redactor.ofEnvironment(env));
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
@@ -122,7 +125,7 @@ public final class HttpApi implements AutoCloseable {
             e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())));
       });
 
-      Map<String, Object> health = new java.util.LinkedHashMap<>();
+      Map<String, Object> health = new LinkedHashMap<>();
       health.put("status", "ok");
       health.put("version", version);
       config.routes.get("/api/health", api(Accepts.NOTHING, ctx -> json(ctx, 200, health)));
@@ -267,7 +270,7 @@ public final class HttpApi implements AutoCloseable {
       }
       throw unsupported(accepts, "a body without a Content-Type");
     }
-    String media = type.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+    String media = type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     boolean ok = media.equals("application/json") || accepts == Accepts.JSON_OR_YAML && (media.equals(
         "application/yaml") || media.equals("application/x-yaml") || media.equals("text/yaml")
         || media.equals("text/x-yaml"));
@@ -280,7 +283,7 @@ public final class HttpApi implements AutoCloseable {
     return ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.UNSUPPORTED_MEDIA_TYPE), "this route takes "
         + (accepts == Accepts.JSON ? "a JSON body (Content-Type: application/json)"
             : "a JSON body (Content-Type: application/json) or YAML (Content-Type: application/yaml)")
-        + ", not " + what, java.util.Map.of("field", "Content-Type"));
+        + ", not " + what, Map.of("field", "Content-Type"));
   }
 
   /** The run metrics in the Prometheus text format; 404 when the server keeps none. */

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.nio.charset.StandardCharsets;
 
 /**
  * A request's JSON object body, read strictly: one object, no duplicate keys, nothing after it, and only the fields
@@ -31,7 +32,7 @@ final class JsonBody {
    * when {@code emptyIsObject} (routes whose fields are all optional), else an error.
    */
   static JsonBody parse(byte[] bytes, Set<String> allowed, boolean emptyIsObject) {
-    if (bytes.length == 0 || new String(bytes, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+    if (bytes.length == 0 || new String(bytes, StandardCharsets.UTF_8).isBlank()) {
       if (emptyIsObject) {
         return new JsonBody(Map.of());
       }

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.LinkedHashMap;
 
 /**
  * The runs this server executes: started or resumed over HTTP, each on the engine's own virtual threads and under
@@ -59,7 +60,7 @@ final class LocalRuns implements AutoCloseable {
 
   /** The process environment with the server's configured variables over it: what runs see. */
   Map<String, String> environment() {
-    Map<String, String> env = new java.util.LinkedHashMap<>(System.getenv());
+    Map<String, String> env = new LinkedHashMap<>(System.getenv());
     env.putAll(environment);
     return env;
   }

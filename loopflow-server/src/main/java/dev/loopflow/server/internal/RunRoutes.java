@@ -37,6 +37,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.HashSet;
+import java.util.function.Consumer;
 
 /**
  * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs, their node executions and
@@ -60,10 +62,10 @@ final class RunRoutes {
   private final Redactor redactor;
   private final Duration heartbeat;
   private final BooleanSupplier stopping;
-  private final java.util.function.Consumer<String> log;
+  private final Consumer<String> log;
 
   RunRoutes(Loopflow engine, WorkflowFiles files, LocalRuns runs, SseFrames frames, Redactor redactor,
-      Duration heartbeat, BooleanSupplier stopping, java.util.function.Consumer<String> log) {
+      Duration heartbeat, BooleanSupplier stopping, Consumer<String> log) {
     this.log = log;
     this.engine = engine;
     this.store = engine.store();
@@ -80,7 +82,7 @@ final class RunRoutes {
 
   /** {@code GET /api/runs?status=&workflow=&limit=} → the array {@code loopflow runs --json} prints. */
   void list(Context ctx) {
-    java.util.Set<String> statuses = new java.util.HashSet<>();
+    Set<String> statuses = new HashSet<>();
     String status = ctx.queryParam("status");
     if (status != null && !status.isBlank()) {
       for (String s : status.split(",")) {
@@ -108,8 +110,8 @@ final class RunRoutes {
     RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
     // As show does: the journal was masked when written; masked again with this process's environment. A run
     // journaled running whose process is gone is shown interrupted (the journal is left as it is).
-    Map<String, Object> shown = new java.util.LinkedHashMap<>(redactor.map(info.result().toJson()));
-    if (RunSummary.interrupted(store, info.record(), java.time.Instant.now())) {
+    Map<String, Object> shown = new LinkedHashMap<>(redactor.map(info.result().toJson()));
+    if (RunSummary.interrupted(store, info.record(), Instant.now())) {
       shown.put("status", "interrupted");
     }
     List<Map<String, Object>> forks = new ArrayList<>();

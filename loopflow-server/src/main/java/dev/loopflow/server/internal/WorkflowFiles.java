@@ -16,6 +16,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 
 /**
  * The workflow files under the workflows directory, addressed by name (the file name without {@code .yaml} or
@@ -116,7 +120,7 @@ final class WorkflowFiles {
     Path target = find(name).orElse(resolve(name, ".yaml"));
     // A directory, a FIFO or a link pointing out of the directory where the file would go: replacing it would either
     // fail with an error naming the server's paths or silently remove what is there.
-    if (Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !(Files.isRegularFile(target) && inside(target))) {
+    if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !(Files.isRegularFile(target) && inside(target))) {
       throw ApiError.of(ErrorTable.Kind.CONFLICT, "workflow '" + name + "' cannot be written: '"
           + target.getFileName() + "' in the workflows directory is not a regular file");
     }
@@ -139,13 +143,13 @@ final class WorkflowFiles {
    * server's directories are not the client's business).
    */
   static String why(IOException e) {
-    if (e instanceof java.nio.file.NoSuchFileException) {
+    if (e instanceof NoSuchFileException) {
       return "no such file";
     }
-    if (e instanceof java.nio.file.AccessDeniedException) {
+    if (e instanceof AccessDeniedException) {
       return "permission denied";
     }
-    if (e instanceof java.nio.file.FileSystemException f) {
+    if (e instanceof FileSystemException f) {
       return f.getReason() == null ? f.getClass().getSimpleName() : f.getReason();
     }
     String m = e.getMessage();
@@ -165,7 +169,7 @@ final class WorkflowFiles {
   private boolean inside(Path f) throws IOException {
     try {
       return f.toRealPath().getParent().equals(dir.toRealPath());
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       return false;
     }
   }

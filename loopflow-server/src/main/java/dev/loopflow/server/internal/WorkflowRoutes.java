@@ -13,6 +13,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.nio.file.Files;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /** {@code /api/validate} and {@code /api/workflows}: checking workflow sources and the workflow files. */
 final class WorkflowRoutes {
@@ -24,12 +29,12 @@ final class WorkflowRoutes {
    * Each listed file as last loaded, with the attributes it had just before: a listing loads only the files whose
    * modification time, size or identity changed since (a listing used to load every file on every call).
    */
-  private final Map<Path, Listed> listed = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<Path, Listed> listed = new ConcurrentHashMap<>();
 
   /** A file's modification time, size and file key (the inode: a file replaced by a move has a new one). */
-  private record Stamp(java.nio.file.attribute.FileTime modified, long size, Object key) {
+  private record Stamp(FileTime modified, long size, Object key) {
     static Stamp of(Path f) throws IOException {
-      var a = java.nio.file.Files.readAttributes(f, java.nio.file.attribute.BasicFileAttributes.class);
+      var a = Files.readAttributes(f, BasicFileAttributes.class);
       return new Stamp(a.lastModifiedTime(), a.size(), a.fileKey());
     }
   }
@@ -80,7 +85,7 @@ final class WorkflowRoutes {
     List<Map<String, Object>> out = new ArrayList<>();
     List<WorkflowFiles.Entry> entries = files.list();
     listed.keySet().retainAll(entries.stream().map(WorkflowFiles.Entry::file).collect(
-        java.util.stream.Collectors.toSet()));
+        Collectors.toSet()));
     for (WorkflowFiles.Entry e : entries) {
       Checked c = loadListed(e.file());
       Map<String, Object> m = new LinkedHashMap<>();

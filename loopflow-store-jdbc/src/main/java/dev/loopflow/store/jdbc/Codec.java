@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * JSON columns in and out. What arrives here was masked by the run's {@link dev.loopflow.core.secrets.Redactor}
@@ -68,18 +69,18 @@ final class Codec {
   }
 
   /** A document read back, with its parts put back ({@code part}: hash to the part, parsed). */
-  static Object decode(String json, java.util.function.Function<String, Object> part) {
+  static Object decode(String json, Function<String, Object> part) {
     Object v = value(json);
     return ValueRefs.mayHoldRefs(json) ? ValueRefs.join(v, part) : v;
   }
 
   @SuppressWarnings("unchecked")
-  static Map<String, Object> decodeMap(String json, java.util.function.Function<String, Object> part) {
+  static Map<String, Object> decodeMap(String json, Function<String, Object> part) {
     return (Map<String, Object>) decode(json, part);
   }
 
   static Map<String, List<Map<String, String>>> decodeSessions(String json,
-      java.util.function.Function<String, Object> part) {
+      Function<String, Object> part) {
     return json == null ? null : JSON.convertValue(decode(json, part), SESSIONS);
   }
 

@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.zip.CRC32C;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /*
  * Design notes.
@@ -126,8 +127,8 @@ final class CompletionLog implements AutoCloseable {
         if (abs.equals(own) || !Files.isRegularFile(abs, LinkOption.NOFOLLOW_LINKS)) {
           continue;
         }
-        java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(abs,
-            java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes a = Files.readAttributes(abs,
+            BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         if (a.size() == 0 && a.lastModifiedTime().toMillis() < before) {
           Files.deleteIfExists(abs);
         }

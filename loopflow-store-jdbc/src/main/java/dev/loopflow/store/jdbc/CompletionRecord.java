@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.nio.BufferUnderflowException;
 
 /**
  * One node completion as the completion log holds it: the columns of its node execution row, with its sequence
@@ -117,7 +118,7 @@ record CompletionRecord(String[] row, long seq, List<EventRow> events) {
       }
       Integer.parseInt(row[6]);
       return new CompletionRecord(row, seq, events);
-    } catch (java.nio.BufferUnderflowException | NumberFormatException e) {
+    } catch (BufferUnderflowException | NumberFormatException e) {
       throw new IllegalArgumentException("bad record", e);
     }
   }

@@ -7,6 +7,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /*
  * Design notes.
@@ -37,7 +39,7 @@ final class GroupCommit {
   /** The most writes one transaction takes; the rest wait for the next. */
   static final int MAX_BATCH = 256;
   /** The longest the writer waits for more company when it holds only submitted writes. */
-  static final long LINGER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(2);
+  static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   /** One queued write: the run it is for (null: no run's engine), its work, and the caller waiting for it. */
   static final class Request {
@@ -128,7 +130,7 @@ final class GroupCommit {
    * Queues {@code work} and returns when a transaction holding it has committed; throws what failed it, or
    * {@code closed} when the writer has stopped.
    */
-  void write(String runId, Transactions.Work work, java.util.function.Supplier<RuntimeException> closed) {
+  void write(String runId, Transactions.Work work, Supplier<RuntimeException> closed) {
     Request r = new Request(runId, work);
     enqueue(r, closed);
     r.await();
@@ -139,11 +141,11 @@ final class GroupCommit {
    * transaction holding it committed, or with what failed it. Throws {@code closed} when the writer has stopped.
    */
   void submit(String runId, Transactions.Work work, Consumer<RuntimeException> outcome,
-      java.util.function.Supplier<RuntimeException> closed) {
+      Supplier<RuntimeException> closed) {
     enqueue(new Request(runId, work, outcome), closed);
   }
 
-  private void enqueue(Request r, java.util.function.Supplier<RuntimeException> closed) {
+  private void enqueue(Request r, Supplier<RuntimeException> closed) {
     lock.lock();
     try {
       if (stopping) {

@@ -14,6 +14,8 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 
 /*
  * Design notes.
@@ -146,8 +148,8 @@ final class JournalJson {
     @Override
     public void field(String key, Object value) {
       if (size == keys.length) {
-        keys = java.util.Arrays.copyOf(keys, size * 2);
-        values = java.util.Arrays.copyOf(values, size * 2);
+        keys = Arrays.copyOf(keys, size * 2);
+        values = Arrays.copyOf(values, size * 2);
       }
       keys[size] = key;
       values[size++] = value;
@@ -224,7 +226,7 @@ final class JournalJson {
   /** The general path: ValueRefs' split, then each part and the document as JSON. */
   private static Codec.Encoded split(Object value) {
     ValueRefs.Split split = ValueRefs.split(value);
-    Map<String, String> parts = new java.util.LinkedHashMap<>();
+    Map<String, String> parts = new LinkedHashMap<>();
     split.parts().forEach((hash, part) -> parts.put(hash, Codec.plainJson(part)));
     return new Codec.Encoded(Codec.plainJson(split.document()), parts);
   }

@@ -11,6 +11,9 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * One budget (the run's, or one loop execution's) and what has been spent and reserved against it.
@@ -40,7 +43,7 @@ final class Budgets {
   private BigDecimal spentUsd = BigDecimal.ZERO;
   private int callsHeld;
   /** The reservations not ended yet, in this budget (kept for the run's budget only; see {@link #usedAtEnd}). */
-  private final java.util.Set<Reservation> underWay;
+  private final Set<Reservation> underWay;
   private long tokensHeld;
   private BigDecimal usdHeld = BigDecimal.ZERO;
   /**
@@ -66,7 +69,7 @@ final class Budgets {
     this.budget = budget;
     this.owner = owner;
     this.lock = lock;
-    this.underWay = owner == null ? new java.util.HashSet<>() : null;
+    this.underWay = owner == null ? new HashSet<>() : null;
     this.above = above;
   }
 
@@ -166,7 +169,7 @@ final class Budgets {
     if (above.isEmpty()) {
       return chain;
     }
-    List<Budgets> all = new java.util.ArrayList<>(withCallers(above));
+    List<Budgets> all = new ArrayList<>(withCallers(above));
     all.addAll(chain);
     return all;
   }

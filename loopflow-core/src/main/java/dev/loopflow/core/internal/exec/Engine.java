@@ -26,6 +26,12 @@ import java.util.function.Function;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /** Starts runs. Holds what is shared by all runs of one engine: store, services, clock, executor. */
 public final class Engine {
@@ -39,7 +45,7 @@ public final class Engine {
    * The runs this engine is executing now. Their lease is held by this engine's owner id, which the store treats as
    * a renewal, so the lease cannot tell a cancel or resume from here that the run is busy: this map does.
    */
-  private final Map<String, RunExecution> executing = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, RunExecution> executing = new ConcurrentHashMap<>();
 
   /**
    * {@code journaledWorkflow} parses the workflow source a run journaled (null when it has none or no longer
@@ -77,7 +83,7 @@ public final class Engine {
    * it throws, the run ends failed with its error).
    */
   public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options,
-      java.util.function.Consumer<String> handOver) throws InterruptedException {
+      Consumer<String> handOver) throws InterruptedException {
     String runId = options.runId() != null ? options.runId() : newRunId();
     RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, store, services, clock, executor, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
@@ -105,7 +111,7 @@ public final class Engine {
     });
     // Re-read under the lease: another process may have finished or answered the run since the caller looked.
     run = store.findRun(run.runId()).orElse(run);
-    java.util.Optional<ResumeRefusal> refused = ResumeRefusal.check(run.runId(), run.status(), run.waiting(), input,
+    Optional<ResumeRefusal> refused = ResumeRefusal.check(run.runId(), run.status(), run.waiting(), input,
         clock.instant());
     if (refused.isPresent()) {
       lease.stop();
@@ -132,10 +138,10 @@ public final class Engine {
               + "longer in the store"));
       ForkPoint at = ForkPoint.parse(fork.at());
       Forks.Cut cut = Forks.cut(origin.runId(), Forks.rows(store, origin), Forks.events(store, origin), at);
-      List<NodeExecution> all = new java.util.ArrayList<>(Forks.withOutputs(origin.runId(), cut.reused(),
+      List<NodeExecution> all = new ArrayList<>(Forks.withOutputs(origin.runId(), cut.reused(),
           fork.edits()));
       all.addAll(rows);
-      List<dev.loopflow.core.event.Event> allEvents = new java.util.ArrayList<>(cut.reusedEvents());
+      List<dev.loopflow.core.event.Event> allEvents = new ArrayList<>(cut.reusedEvents());
       allEvents.addAll(events);
       replay = new RunContext.Replay(all, run.pausedAt(), input, allEvents).forFork(
           new ForkSteer(at, fork.edits(), cut.nodeAt()), new RunContext.Replay(rows, null, null, events).total());
@@ -193,14 +199,14 @@ public final class Engine {
 
   /** The runs forked from {@code runId}, oldest first. */
   public List<RunRecord> forksOf(String runId) {
-    List<RunRecord> out = new java.util.ArrayList<>();
+    List<RunRecord> out = new ArrayList<>();
     for (RunRecord r : store.listRuns()) {
       Forks.Origin o = Forks.Origin.of(r);
       if (o != null && o.runId().equals(runId)) {
         out.add(r);
       }
     }
-    out.sort(java.util.Comparator.comparing(RunRecord::startedAt));
+    out.sort(Comparator.comparing(RunRecord::startedAt));
     return out;
   }
 
@@ -224,7 +230,7 @@ public final class Engine {
   }
 
   /** See {@link dev.loopflow.core.Loopflow#cancel}. */
-  public RunStatus cancel(String runId, String reason, java.time.Duration wait) {
+  public RunStatus cancel(String runId, String reason, Duration wait) {
     RunRecord run = store.findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
         "no run '" + runId + "' in this store"));
     if (run.status().isTerminal()) {
@@ -310,12 +316,12 @@ public final class Engine {
   }
 
   /** The result object of a journaled run; see {@link RunReports}. */
-  public java.util.Optional<RunResult> result(String runId) {
+  public Optional<RunResult> result(String runId) {
     return inspect(runId).map(dev.loopflow.core.store.RunInfo::result);
   }
 
   /** A journaled run with its result, read once. */
-  public java.util.Optional<dev.loopflow.core.store.RunInfo> inspect(String runId) {
+  public Optional<dev.loopflow.core.store.RunInfo> inspect(String runId) {
     return store.findRun(runId).map(r -> new dev.loopflow.core.store.RunInfo(r, report(r)));
   }
 

@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Forks and their lineage. A fork's journal holds only what it executed itself; what it reuses stays in its origin's
@@ -378,7 +379,7 @@ final class Forks {
     throw new LoopflowException(ErrorCode.FORK_REFUSED, msg, null);
   }
 
-  private static int firstIndex(List<NodeExecution> rows, java.util.function.Predicate<NodeExecution> p) {
+  private static int firstIndex(List<NodeExecution> rows, Predicate<NodeExecution> p) {
     for (int i = 0; i < rows.size(); i++) {
       if (p.test(rows.get(i))) {
         return i;
@@ -387,7 +388,7 @@ final class Forks {
     return -1;
   }
 
-  private static int firstEvent(List<Event> events, java.util.function.Predicate<Event> p) {
+  private static int firstEvent(List<Event> events, Predicate<Event> p) {
     for (int i = 0; i < events.size(); i++) {
       if (p.test(events.get(i))) {
         return i;

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One layer of node results: the run's top level, or one loop's body. Lookups fall through to the enclosing
@@ -127,7 +128,7 @@ final class Frame {
   }
 
   /** Forgets these nodes' results and statuses (a restart that does not preserve outputs). */
-  synchronized void forget(java.util.Set<String> ids) {
+  synchronized void forget(Set<String> ids) {
     published = null;
     for (String id : ids) {
       results.remove(id);

@@ -17,6 +17,9 @@ import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
 /*
  * Design notes.
@@ -52,7 +55,7 @@ final class GraphRun implements RunContext.Slots.Waiter {
    * gives up on it first (it then never runs, and the coordinator frees its slot).
    */
   private record Running(Future<?> future, Instant deadline, ExecGraph.Unit unit, boolean slot,
-      java.util.concurrent.atomic.AtomicBoolean began) {}
+      AtomicBoolean began) {}
 
   private record Completion(String unitId, Outcome outcome) {}
 
@@ -70,7 +73,7 @@ final class GraphRun implements RunContext.Slots.Waiter {
   private boolean paused;
   /** For the entry node of a loop-edge region from its second pass on: the loop edge is its active incoming edge. */
   private final String loopedInto;
-  private final java.util.Set<String> carried;
+  private final Set<String> carried;
   private final LevelGate gate;
 
   GraphRun(RunContext ctx, Recorder recorder, UnitExecutor units, ExecGraph graph, Frame frame,
@@ -189,7 +192,7 @@ final class GraphRun implements RunContext.Slots.Waiter {
       // A bug in scheduling itself (or in a handler's runsInline()): the run ends failed, never left half-run.
       ctx.failRun("internal error while scheduling " + (frame.loops.isEmpty() ? "the run" : "pass '"
           + frame.loops.stream().map(f -> f.loopId() + "[" + f.iteration() + "]")
-              .collect(java.util.stream.Collectors.joining(".")) + "'") + ": " + Throwables.describe(e), e);
+              .collect(Collectors.joining(".")) + "'") + ": " + Throwables.describe(e), e);
       stop = new LevelResult.Cancelled(null);
     } finally {
       ctx.slots.forget(this);
@@ -216,7 +219,7 @@ final class GraphRun implements RunContext.Slots.Waiter {
     }
     NodePosition pos = frame.position(id);
     ctx.running.put(pos.path(), pos);
-    java.util.concurrent.atomic.AtomicBoolean began = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean began = new AtomicBoolean();
     Future<?> f = ctx.executor.submit(() -> {
       if (!began.compareAndSet(false, true)) {
         return; // the coordinator gave up on this unit before it began (and freed its slot)

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.Set;
 
 /**
  * One loop construct's front end over the loop core ({@link LoopRunner#drive}): its exit test, how a pass is fed,
@@ -124,8 +125,8 @@ abstract class LoopFront {
   void preparePass(State st, Frame body) {}
 
   /** Units of the pass's level that enter it settled and are not run ({@link #preparePass} put them there). */
-  java.util.Set<String> carried(State st) {
-    return java.util.Set.of();
+  Set<String> carried(State st) {
+    return Set.of();
   }
 
   /** What the pass's coordinator asks after each unit completes; null for none. */

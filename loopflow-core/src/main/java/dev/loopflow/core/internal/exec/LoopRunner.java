@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /*
  * Design notes.
@@ -386,7 +387,7 @@ final class LoopRunner {
       InterruptGrace grace = InterruptGrace.startingNow(ctx.clock);
       while (running > 0 && grace.open()) {
         try {
-          Done d = finished.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+          Done d = finished.poll(100, TimeUnit.MILLISECONDS);
           if (d != null) {
             take(d);
           }

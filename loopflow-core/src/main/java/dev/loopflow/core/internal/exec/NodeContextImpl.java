@@ -12,6 +12,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What one node execution sees: its position and scope, the run's options and services, its budgets, and its
@@ -97,8 +104,8 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public java.util.Optional<Object> option(String name) {
-    return java.util.Optional.ofNullable(ctx.options.options().get(name));
+  public Optional<Object> option(String name) {
+    return Optional.ofNullable(ctx.options.options().get(name));
   }
 
   @Override
@@ -107,7 +114,7 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public java.nio.file.Path workingDirectory() {
+  public Path workingDirectory() {
     return ctx.options.workingDirectory();
   }
 
@@ -191,7 +198,7 @@ final class NodeContextImpl implements NodeContext {
     };
   }
 
-  private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger calls = new AtomicInteger();
 
   private void journalCall(Map<String, Object> step, boolean durable) {
     String id = execution();
@@ -228,10 +235,10 @@ final class NodeContextImpl implements NodeContext {
     }
   }
 
-  private final Map<String, java.util.List<Map<String, String>>> appended = new LinkedHashMap<>();
+  private final Map<String, List<Map<String, String>>> appended = new LinkedHashMap<>();
 
   /** Turns this execution added, by session key: journaled so a resumed run restores its sessions. */
-  synchronized Map<String, java.util.List<Map<String, String>>> sessionTurns() {
+  synchronized Map<String, List<Map<String, String>>> sessionTurns() {
     return appended.isEmpty() ? null : new LinkedHashMap<>(appended);
   }
 
@@ -239,11 +246,11 @@ final class NodeContextImpl implements NodeContext {
    * The module-log turns this execution added (the mock provider's script position). A failed or cancelled row
    * carries them too: they belong to the run, and the execution that runs the node again continues from them.
    */
-  synchronized Map<String, java.util.List<Map<String, String>>> runLogTurns() {
-    Map<String, java.util.List<Map<String, String>>> out = new LinkedHashMap<>();
+  synchronized Map<String, List<Map<String, String>>> runLogTurns() {
+    Map<String, List<Map<String, String>>> out = new LinkedHashMap<>();
     appended.forEach((k, v) -> {
       if (k.startsWith(RunLog.KEY_PREFIX)) {
-        out.put(k, new java.util.ArrayList<>(v));
+        out.put(k, new ArrayList<>(v));
       }
     });
     return out;
@@ -272,7 +279,7 @@ final class NodeContextImpl implements NodeContext {
     Conversation c = ctx.state.conversation(key);
     return new Conversation() {
       @Override
-      public java.util.List<Turn> turns() {
+      public List<Turn> turns() {
         return c.turns();
       }
 
@@ -283,15 +290,15 @@ final class NodeContextImpl implements NodeContext {
           Map<String, String> t = new LinkedHashMap<>();
           t.put("role", turn.role());
           t.put("content", turn.content());
-          appended.computeIfAbsent(key, k -> new java.util.ArrayList<>()).add(t);
+          appended.computeIfAbsent(key, k -> new ArrayList<>()).add(t);
         }
       }
     };
   }
 
   @Override
-  public <T> java.util.Optional<T> service(Class<T> type) {
-    return java.util.Optional.ofNullable(type.cast(ctx.services.get(type)));
+  public <T> Optional<T> service(Class<T> type) {
+    return Optional.ofNullable(type.cast(ctx.services.get(type)));
   }
 
   /**
@@ -301,22 +308,22 @@ final class NodeContextImpl implements NodeContext {
    */
   private String execution;
   /** Execution ids made so far in this JVM; read by a test that pins the laziness. */
-  static final java.util.concurrent.atomic.AtomicLong EXECUTION_IDS_MADE = new java.util.concurrent.atomic.AtomicLong();
+  static final AtomicLong EXECUTION_IDS_MADE = new AtomicLong();
 
   private synchronized String execution() {
     if (execution == null) {
-      execution = java.util.UUID.randomUUID().toString();
+      execution = UUID.randomUUID().toString();
       EXECUTION_IDS_MADE.incrementAndGet();
     }
     return execution;
   }
-  private java.util.List<Map<String, Object>> replayedSteps;
+  private List<Map<String, Object>> replayedSteps;
 
   @Override
   public StepLog steps() {
     return new StepLog() {
       @Override
-      public synchronized java.util.List<Map<String, Object>> replayed() {
+      public synchronized List<Map<String, Object>> replayed() {
         if (replayedSteps == null) {
           replayedSteps = ctx.replay.takeSteps(position);
         }
@@ -387,13 +394,13 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public Map<String, Object> runWorkflow(java.nio.file.Path file, Map<String, Object> inputs)
+  public Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs)
       throws InterruptedException {
     return runWorkflow(file, inputs, Integer.MAX_VALUE);
   }
 
   @Override
-  public Map<String, Object> runWorkflow(java.nio.file.Path file, Map<String, Object> inputs, int maxChildRuns)
+  public Map<String, Object> runWorkflow(Path file, Map<String, Object> inputs, int maxChildRuns)
       throws InterruptedException {
     ChildRuns runner = (ChildRuns) ctx.services.get(ChildRuns.class);
     if (runner == null) {
@@ -405,7 +412,7 @@ final class NodeContextImpl implements NodeContext {
           + " workflow runs per run is reached (" + ledger.started() + " started); '" + file.getFileName()
           + "' was not run", position);
     }
-    java.nio.file.Path resolved = file.isAbsolute() ? file : ctx.options.workingDirectory().resolve(file);
+    Path resolved = file.isAbsolute() ? file : ctx.options.workingDirectory().resolve(file);
     return runner.run(resolved, inputs == null ? Map.of() : inputs, ctx.options, ctx.runId, position, ledger);
   }
 }

@@ -16,6 +16,8 @@ import dev.loopflow.core.store.NodeExecution;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One node's lifecycle: restore it from the journal of an earlier attempt, or run its body with retries, and tell
@@ -37,7 +39,7 @@ final class NodeRunner {
   }
 
   Outcome execute(Node node, Frame frame, ExecGraph graph) {
-    java.util.List<NodeContextImpl> executions = new java.util.ArrayList<>(1);
+    List<NodeContextImpl> executions = new ArrayList<>(1);
     Outcome o = execute(node, frame, graph, executions);
     if (o != Outcome.PAUSED) {
       // The node's row is journaled (or the run ended and nothing more is): its calls are counted by that row.
@@ -46,7 +48,7 @@ final class NodeRunner {
     return o;
   }
 
-  private Outcome execute(Node node, Frame frame, ExecGraph graph, java.util.List<NodeContextImpl> executions) {
+  private Outcome execute(Node node, Frame frame, ExecGraph graph, List<NodeContextImpl> executions) {
     NodePosition pos = frame.position(node.id());
     boolean loop = node.body() instanceof Node.Loop;
     NodeExecution replayed = ctx.replay.row(pos);
@@ -136,10 +138,10 @@ final class NodeRunner {
   }
 
   /** The module-log turns the attempts of one node execution added, in order. */
-  private static Map<String, java.util.List<Map<String, String>>> runLogs(java.util.List<NodeContextImpl> executions) {
-    Map<String, java.util.List<Map<String, String>>> all = new LinkedHashMap<>();
+  private static Map<String, List<Map<String, String>>> runLogs(List<NodeContextImpl> executions) {
+    Map<String, List<Map<String, String>>> all = new LinkedHashMap<>();
     for (NodeContextImpl e : executions) {
-      e.runLogTurns().forEach((k, v) -> all.computeIfAbsent(k, x -> new java.util.ArrayList<>()).addAll(v));
+      e.runLogTurns().forEach((k, v) -> all.computeIfAbsent(k, x -> new ArrayList<>()).addAll(v));
     }
     return all;
   }
@@ -197,7 +199,7 @@ final class NodeRunner {
       }
       return null;
     }
-    if (value instanceof java.util.List<?> list) {
+    if (value instanceof List<?> list) {
       for (int i = 0; i < list.size(); i++) {
         String bad = notData(list.get(i), path + "[" + i + "]");
         if (bad != null) {

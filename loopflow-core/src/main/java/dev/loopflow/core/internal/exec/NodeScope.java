@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /*
  * Design notes.
@@ -57,7 +58,7 @@ final class NodeScope extends AbstractMap<String, Object> {
   }
 
   /** Builds of the whole map so far in this JVM; read by a test that pins the laziness. */
-  static final java.util.concurrent.atomic.AtomicLong WHOLE_MAPS_BUILT = new java.util.concurrent.atomic.AtomicLong();
+  static final AtomicLong WHOLE_MAPS_BUILT = new AtomicLong();
 
   @Override
   public Object get(Object key) {

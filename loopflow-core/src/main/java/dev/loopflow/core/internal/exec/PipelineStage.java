@@ -13,6 +13,8 @@ import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.spi.SharedMemory;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 
 /*
  * Design notes.
@@ -196,12 +198,12 @@ public final class PipelineStage implements NodeProgram {
           if (askAgain) {
             return List.of();
           }
-          List<Map<String, Object>> mine = new java.util.ArrayList<>();
+          List<Map<String, Object>> mine = new ArrayList<>();
           for (Map<String, Object> s : under.replayed()) {
             if (RunLog.EXECUTION_ENDED.equals(s.get("type"))) {
               mine.add(s); // the engine's: the replayed execution's row holds what these steps took
             } else if (s.get(ATTEMPT) instanceof Number n && n.intValue() == retry) {
-              Map<String, Object> copy = new java.util.LinkedHashMap<>(s);
+              Map<String, Object> copy = new LinkedHashMap<>(s);
               copy.remove(ATTEMPT);
               mine.add(copy);
             }
@@ -211,7 +213,7 @@ public final class PipelineStage implements NodeProgram {
 
         @Override
         public void record(Map<String, Object> step) {
-          Map<String, Object> tagged = new java.util.LinkedHashMap<>(step);
+          Map<String, Object> tagged = new LinkedHashMap<>(step);
           tagged.put(ATTEMPT, retry);
           under.record(tagged);
         }

@@ -27,6 +27,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Collections;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /*
  * Design notes.
@@ -130,7 +133,7 @@ final class RestartLoop extends LoopFront {
       r.put("parameters", current.request().parameters());
     }
     v.put("restart", r);
-    return java.util.Collections.unmodifiableMap(v);
+    return Collections.unmodifiableMap(v);
   }
 
   @Override
@@ -164,7 +167,7 @@ final class RestartLoop extends LoopFront {
 
   /** The details every exhausted bound carries, so a refused restart's error reads back as the typed exception. */
   private Map<String, Object> exhaustedDetails(int passes) {
-    Map<String, Object> d = new java.util.LinkedHashMap<>(exhausted(null).details());
+    Map<String, Object> d = new LinkedHashMap<>(exhausted(null).details());
     d.put("passes", passes);
     return d;
   }
@@ -313,7 +316,7 @@ final class RestartLoop extends LoopFront {
     d.put("iteration_requested", iteration);
     d.put("decided_at", at.toString());
     if (resp.success()) {
-      d.put("carried", new ArrayList<>(new java.util.TreeSet<>(pending.carry())));
+      d.put("carried", new ArrayList<>(new TreeSet<>(pending.carry())));
     }
     return d;
   }
@@ -430,7 +433,7 @@ final class RestartLoop extends LoopFront {
   static Map<String, Object> summary(List<NodeExecution> rows, RestartPolicy policy) {
     int accepted = 0;
     int retries = 0;
-    java.util.TreeMap<Long, Map<String, Object>> requests = new java.util.TreeMap<>();
+    TreeMap<Long, Map<String, Object>> requests = new TreeMap<>();
     Map<String, Integer> retriesAt = new HashMap<>();
     for (NodeExecution row : rows) {
       if (RestartPolicy.decidedAfter(row.kind(), row.position().nodeId()) != null) {

@@ -11,6 +11,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.function.Predicate;
 
 /**
  * The run's end of its command bus. Requests from the run's own nodes are appended to the store and queued here at
@@ -48,7 +51,7 @@ final class RunCommands {
 
   /** Appends a request from this run's own node (at {@code origin}, a position path) and queues it. */
   long publish(RestartRequest request, String origin) {
-    Map<String, Object> payload = new java.util.LinkedHashMap<>(request.toMap());
+    Map<String, Object> payload = new LinkedHashMap<>(request.toMap());
     if (origin != null) {
       payload.put(ORIGIN, origin);
     }
@@ -64,7 +67,7 @@ final class RunCommands {
    * handed out again; a pending request that a node published from an execution that did not complete is answered
    * as superseded, since that node runs again and asks again if it still wants to; the rest is queued.
    */
-  synchronized void prepareResume(Set<Long> decided, java.util.function.Predicate<String> completed, int iteration) {
+  synchronized void prepareResume(Set<Long> decided, Predicate<String> completed, int iteration) {
     seen.addAll(decided);
     for (RunCommand c : store.pendingCommands(runId)) {
       if (seen.contains(c.seq())) {
@@ -117,7 +120,7 @@ final class RunCommands {
     for (RunCommand c = inbox.poll(); c != null; c = inbox.poll()) {
       out.add(c);
     }
-    out.sort(java.util.Comparator.comparingLong(RunCommand::seq));
+    out.sort(Comparator.comparingLong(RunCommand::seq));
     return out;
   }
 

@@ -17,6 +17,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 
 /**
  * What every coordinator and node thread of one run shares: services, the run-wide step counter and
@@ -216,7 +219,7 @@ final class RunContext {
     private final Set<String> prefixes = ConcurrentHashMap.newKeySet();
     private final Map<String, NodeExecution> pausedRows = new ConcurrentHashMap<>();
     /** What every journaled execution at a position spent, all attempts and statuses together. */
-    private final Map<String, Usage> spent = new java.util.HashMap<>();
+    private final Map<String, Usage> spent = new HashMap<>();
     private final Usage total;
     private final String pausedAt;
     private volatile dev.loopflow.core.run.ResumeInput resumeInput;
@@ -233,7 +236,7 @@ final class RunContext {
      * event equal to one already journaled is not journaled again, so a resumed run's journal reads like an
      * uninterrupted one.
      */
-    private final Set<String> loopEvents = new java.util.HashSet<>();
+    private final Set<String> loopEvents = new HashSet<>();
     /** Module-log turns (the mock's script position) of failed and cancelled executions, by position path. */
     private final Map<String, Map<String, List<Map<String, String>>>> runLogs = new ConcurrentHashMap<>();
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
@@ -247,13 +250,13 @@ final class RunContext {
         List<dev.loopflow.core.event.Event> events) {
       begun = !rows.isEmpty()
           || events.stream().anyMatch(e -> !(e instanceof dev.loopflow.core.event.Event.RunStarted));
-      Map<String, String> lastExecution = new java.util.HashMap<>();
-      Map<String, Calls> calls = new java.util.LinkedHashMap<>();
+      Map<String, String> lastExecution = new HashMap<>();
+      Map<String, Calls> calls = new LinkedHashMap<>();
       for (dev.loopflow.core.event.Event e : events) {
         if (e instanceof dev.loopflow.core.event.Event.NodeStep s) {
           String path = s.node().path();
           if (!s.execution().equals(lastExecution.put(path, s.execution()))) {
-            steps.put(path, new java.util.ArrayList<>());
+            steps.put(path, new ArrayList<>());
           }
           Object type = s.step().get("type");
           if (RunLog.CALL_RESERVED.equals(type) || RunLog.CALL_ENDED.equals(type)
@@ -300,8 +303,8 @@ final class RunContext {
             || r.status() == dev.loopflow.core.run.NodeStatus.CANCELLED) && r.sessions() != null) {
           r.sessions().forEach((key, turns) -> {
             if (RunLog.isRunLog(key)) {
-              runLogs.computeIfAbsent(r.position().path(), k -> new java.util.LinkedHashMap<>())
-                  .computeIfAbsent(key, k -> new java.util.ArrayList<>()).addAll(turns);
+              runLogs.computeIfAbsent(r.position().path(), k -> new LinkedHashMap<>())
+                  .computeIfAbsent(key, k -> new ArrayList<>()).addAll(turns);
             }
           });
         }
@@ -325,8 +328,8 @@ final class RunContext {
     /** The journaled LLM calls of one execution, and whether its journal row holds them. */
     private static final class Calls {
       final String path;
-      final Map<Long, Usage> reserved = new java.util.HashMap<>();
-      final Map<Long, Usage> ended = new java.util.HashMap<>();
+      final Map<Long, Usage> reserved = new HashMap<>();
+      final Map<Long, Usage> ended = new HashMap<>();
       boolean accounted;
 
       Calls(String path) {

@@ -29,6 +29,9 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /*
  * Design notes.
@@ -78,7 +81,7 @@ final class RunExecution implements RunHandle {
    * Journal the new run (record and run.started) and stop there, leaving it for any engine to continue; non-null
    * also hands the run over (queues it) once that is durable, and ends it failed if that fails.
    */
-  private volatile java.util.function.Consumer<String> journalOnly;
+  private volatile Consumer<String> journalOnly;
   private volatile List<String> timedOutRunning = List.of();
   private RunRecord record;
 
@@ -114,7 +117,7 @@ final class RunExecution implements RunHandle {
     this.bus = new EventBus(runId, clock, options.listeners(), lastSeq, redactor);
     this.bus.journal(store::appendEvent, this::journalFailed);
     this.ctx = new RunContext(runId, workflow, options, store, clock, executor, runState, bus, budgets, services,
-        replay, redactor, caller == null ? new java.util.concurrent.atomic.AtomicInteger() : caller.childRuns);
+        replay, redactor, caller == null ? new AtomicInteger() : caller.childRuns);
     this.units = new Units(ctx, new Recorder(ctx));
     ctx.onFatal = this::stopForInternalFailure;
   }
@@ -172,8 +175,8 @@ final class RunExecution implements RunHandle {
    * its lease given up, with the run left {@code running}: an engine that resumes it then executes it from the start.
    * When {@code handOver} throws, nobody will execute the run, so it ends failed here with that error.
    */
-  void journalOnly(java.util.function.Consumer<String> handOver) {
-    journalOnly = java.util.Objects.requireNonNull(handOver, "handOver");
+  void journalOnly(Consumer<String> handOver) {
+    journalOnly = Objects.requireNonNull(handOver, "handOver");
   }
 
   /** Whether the run has ended here: its result is set and its lease given up. */

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * The right to execute one run, held through the store so that two processes resuming the same run cannot both
@@ -64,7 +65,7 @@ public final class RunLease {
    * reason given, when another process asks the run to stop; {@code onLost} once if the lease was taken over (this
    * engine stalled past its expiry), so the run stops rather than run twice.
    */
-  void keep(java.util.function.Consumer<String> onCancel, Runnable onLost, Runnable onTick) {
+  void keep(Consumer<String> onCancel, Runnable onLost, Runnable onTick) {
     keeper = Thread.ofVirtual().name("loopflow-lease-" + runId).start(() -> {
       Instant nextRenew = clock.instant().plus(RENEW_EVERY);
       boolean cancelSeen = false;

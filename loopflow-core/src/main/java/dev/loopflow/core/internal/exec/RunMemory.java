@@ -19,6 +19,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
+import java.io.UncheckedIOException;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 
 /**
  * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session
@@ -160,7 +163,7 @@ final class RunMemory implements SharedMemory {
     if (metadata != null) {
       meta.putAll(redactor.map(metadata));
     }
-    meta.put("stored_at", DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+    meta.put("stored_at", DateTimeFormatter.ISO_INSTANT.format(now.truncatedTo(ChronoUnit.SECONDS)));
     meta.put("full_size", Integer.toString(raw.length));
     meta.put("compressed", compress ? "auto" : "none");
     MemoryEntry e = new MemoryEntry(scope(namespace, owner), namespace.name(), key, compress ? gzip(raw) : raw,
@@ -173,7 +176,7 @@ final class RunMemory implements SharedMemory {
   public Item get(Namespace namespace, String owner, String key) {
     return find(namespace, owner, key).orElseThrow(() -> new LoopflowException(
         ErrorCode.SHARED_MEMORY_KEY_NOT_FOUND, "shared memory key not found: " + key + " (namespace "
-            + namespace.name().toLowerCase(java.util.Locale.ROOT) + ")"));
+            + namespace.name().toLowerCase(Locale.ROOT) + ")"));
   }
 
   @Override
@@ -205,7 +208,7 @@ final class RunMemory implements SharedMemory {
     try (GZIPOutputStream z = new GZIPOutputStream(out)) {
       z.write(raw);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e); // in-memory streams do not fail
+      throw new UncheckedIOException(e); // in-memory streams do not fail
     }
     return out.toByteArray();
   }

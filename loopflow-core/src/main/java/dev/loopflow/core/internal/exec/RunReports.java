@@ -15,6 +15,7 @@ import dev.loopflow.core.store.RunRecord;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.time.Instant;
 
 /**
  * A run's result object from its journal. A run that ended or paused journaled its result (output, final state,
@@ -105,14 +106,14 @@ public final class RunReports {
    * executes) writes its last record through here, so they cannot differ.
    */
   static RunRecord endRecord(dev.loopflow.core.secrets.Redactor redactor, RunRecord run, RunStatus status,
-      java.time.Instant at, Usage usage, Object output, dev.loopflow.core.run.RunError error,
+      Instant at, Usage usage, Object output, dev.loopflow.core.run.RunError error,
       Map<String, Object> state, Map<String, Map<String, Object>> nodes, Map<String, Object> pipeline) {
     return redactor.record(run.finish(status, at, usage, output, error, state, ended(nodes)).toBuilder()
         .pipeline(pipeline).build());
   }
 
   /** The run.finished event for a record made by {@link #endRecord}. */
-  static dev.loopflow.core.event.Event.RunFinished finishedEvent(RunRecord ended, long seq, java.time.Instant at) {
+  static dev.loopflow.core.event.Event.RunFinished finishedEvent(RunRecord ended, long seq, Instant at) {
     dev.loopflow.core.run.RunError e = ended.error();
     Usage u = ended.usage();
     return new dev.loopflow.core.event.Event.RunFinished(ended.runId(), seq, at, ended.status().json(),

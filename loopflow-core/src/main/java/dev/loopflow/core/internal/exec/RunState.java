@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.time.Instant;
+import java.util.TreeMap;
 
 /**
  * The run-wide data of one run: the shared {@code state}, LLM sessions, and the top frame of node results.
@@ -34,7 +36,7 @@ final class RunState {
 
   RunState(Workflow workflow, Map<String, Object> inputs, Budgets runBudget, Map<String, String> environment) {
     this.workflow = workflow;
-    Map<String, Object> visible = new java.util.TreeMap<>();
+    Map<String, Object> visible = new TreeMap<>();
     environment.forEach((k, v) -> {
       if (!dev.loopflow.core.secrets.CredentialNames.isCredential(k)) {
         visible.put(k, v);
@@ -60,7 +62,7 @@ final class RunState {
   }
 
   /** Sets {@code run}: the run's id, workflow name and file, and when it first started (kept across resumes). */
-  void identify(String runId, java.time.Instant startedAt) {
+  void identify(String runId, Instant startedAt) {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("id", runId);
     r.put("workflow", workflow.name());
@@ -131,7 +133,7 @@ final class RunState {
       throw new IllegalStateException("state." + key + " is declared 'merge: append' but holds "
           + Values.describe(current) + ", not a list");
     }
-    List<?> added = value instanceof List<?> l ? l : java.util.Collections.singletonList(value);
+    List<?> added = value instanceof List<?> l ? l : Collections.singletonList(value);
     state.put(key, AppendList.appendTo(current == null ? List.of() : (List<?>) current, added));
   }
 

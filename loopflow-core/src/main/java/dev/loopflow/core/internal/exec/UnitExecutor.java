@@ -1,6 +1,7 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.internal.plan.ExecGraph;
+import java.util.Set;
 
 /**
  * Runs one unit for the coordinator of its level. The coordinator ({@link GraphRun}) decides when a unit runs and
@@ -20,7 +21,7 @@ interface UnitExecutor {
    * {@code carried}: units that enter the level settled and are not run; {@code gate}: asked after each unit
    * completes (a restart loop's), or null.
    */
-  record Level(String loopedInto, java.util.Set<String> carried, LevelGate gate) {
-    static final Level PLAIN = new Level(null, java.util.Set.of(), null);
+  record Level(String loopedInto, Set<String> carried, LevelGate gate) {
+    static final Level PLAIN = new Level(null, Set.of(), null);
   }
 }

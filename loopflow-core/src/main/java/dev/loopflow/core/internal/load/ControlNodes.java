@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Collections;
 
 /**
  * The control nodes the scheduler interprets itself: router, approval, cancel, and the input/output markers.
@@ -62,13 +63,13 @@ final class ControlNodes {
     for (NodeKindSpec k : specs) {
       m.put(k.kind(), k);
     }
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 
   static Map<String, Set<String>> fieldNames(Map<String, NodeKindSpec> kinds) {
     Map<String, Set<String>> m = new LinkedHashMap<>();
     kinds.forEach((k, spec) -> m.put(k, spec.fieldNames()));
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 
   ControlNodes(LoadState st) {

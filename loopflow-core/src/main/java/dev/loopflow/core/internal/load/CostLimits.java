@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.math.BigDecimal;
 
 /**
  * Reports the problems nodes raised with {@code errorUnderCostLimit} (a model with no known price) for the nodes a
@@ -57,6 +58,6 @@ final class CostLimits {
   }
 
   private static String amount(double usd) {
-    return java.math.BigDecimal.valueOf(usd).stripTrailingZeros().toPlainString().toLowerCase(Locale.ROOT);
+    return BigDecimal.valueOf(usd).stripTrailingZeros().toPlainString().toLowerCase(Locale.ROOT);
   }
 }

@@ -10,6 +10,7 @@ import dev.loopflow.core.schema.FieldSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.Locale;
 
 /**
  * The {@code edges:} list, read after the nodes: endpoints must be top-level node ids (or {@code __start__} /
@@ -76,7 +77,7 @@ final class Edges {
     if (m.get("type") != null) {
       String t = LoaderSupport.string(m.get("type"), "type", path + ".type", problems);
       if (t != null && TYPES.contains(t)) {
-        type = Edge.Type.valueOf(t.toUpperCase(java.util.Locale.ROOT));
+        type = Edge.Type.valueOf(t.toUpperCase(Locale.ROOT));
       } else if (t != null) {
         problems.add(m.get("type").location(), path + ".type", "unknown edge type '" + t
             + "'; expected " + String.join(" or ", TYPES) + Names.suggest(t, TYPES));

@@ -10,6 +10,7 @@ import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Whole-graph checks: forward cycles (router branch edges are checked as edges are loaded). */
 final class Graphs {
@@ -42,7 +43,7 @@ final class Graphs {
    * their marker) and checks loop edges and nesting, in this list and in every nested body; returns the nodes with
    * their pairings filled in.
    */
-  static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, java.util.Set<String> invalidLoops) {
+  static List<Node> pair(List<Node> nodes, List<Edge> edges, Problems problems, Set<String> invalidLoops) {
     List<Constructs.Issue> issues = new ArrayList<>();
     List<Constructs.Construct> cs = Constructs.find(nodes, edges, issues);
     for (Constructs.Issue i : issues) {

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Arrays;
+import java.util.Locale;
 
 /** Typed reads of YAML values shared by the workflow-level and node-level parsers. */
 final class LoaderSupport {
@@ -43,7 +45,7 @@ final class LoaderSupport {
 
   /** The names of an enum's constants as written in YAML: lower case. */
   static List<String> lower(Enum<?>[] values) {
-    return java.util.Arrays.stream(values).map(v -> v.name().toLowerCase(java.util.Locale.ROOT)).toList();
+    return Arrays.stream(values).map(v -> v.name().toLowerCase(Locale.ROOT)).toList();
   }
 
   static Long longValue(YNode n, String field, long min, String path, Problems problems) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.Collections;
 
 /**
  * Which kind a node is — from {@code type}, {@code uses} or a shorthand key — and which fields that kind takes.
@@ -105,7 +106,7 @@ final class NodeKinds {
   private static Map<String, NodeKindSpec> builtInKinds() {
     Map<String, NodeKindSpec> m = new LinkedHashMap<>(ControlNodes.KINDS);
     m.putAll(LoopNodes.KIND_SPECS);
-    return java.util.Collections.unmodifiableMap(m);
+    return Collections.unmodifiableMap(m);
   }
 
   /** The fields of each kind the loader interprets itself (control and loop kinds). */

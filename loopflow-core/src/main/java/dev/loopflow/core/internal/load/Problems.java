@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.Collection;
 
 /**
  * Collects problems; the loader never stops at the first one. A value the YAML reader could not give (an alias
@@ -25,13 +26,13 @@ final class Problems {
   private long suggestionBudget = 50_000_000L;
 
   /** {@link Names#suggest} while the budget lasts, else "". */
-  String suggest(String word, java.util.Collection<String> candidates) {
+  String suggest(String word, Collection<String> candidates) {
     String c = closest(word, candidates);
-    return c == null ? "" : Names.suggest(word, java.util.List.of(c));
+    return c == null ? "" : Names.suggest(word, List.of(c));
   }
 
   /** {@link Names#closest} while the budget lasts, else null. */
-  String closest(String word, java.util.Collection<String> candidates) {
+  String closest(String word, Collection<String> candidates) {
     if (!maySuggest(candidates.size())) {
       return null;
     }

@@ -12,6 +12,9 @@ import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Map;
 
 /*
  * Design notes.
@@ -37,7 +40,7 @@ final class ReferenceCheck {
   /** The result fields of a node kind, besides the common ones; null when the kind declares none. */
   private final Function<String, Set<String>> resultFields;
   /** Each scope's visible ids, made once (for hints only: they copy every id). */
-  private final java.util.Map<Scope, Set<String>> visibleIn = new java.util.IdentityHashMap<>();
+  private final Map<Scope, Set<String>> visibleIn = new IdentityHashMap<>();
 
   ReferenceCheck(Problems problems, String text, Set<String> declaredInputs, Set<String> loopEdgeSources,
       Function<String, Set<String>> resultFields) {
@@ -87,7 +90,7 @@ final class ReferenceCheck {
     }
     // The closest of each group's closest is the closest of all (ties go alphabetically either way), and the ids
     // are not copied per reference.
-    List<String> best = new java.util.ArrayList<>();
+    List<String> best = new ArrayList<>();
     for (String c : new String[] {problems.closest(root, visible), Names.closest(root, TemplateScope.ROOTS),
         Names.closest(root, ref.locals())}) {
       if (c != null) {

@@ -23,6 +23,7 @@ import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.RestartPolicy;
 import java.util.Map;
 import java.util.Set;
+import java.util.LinkedHashSet;
 
 /**
  * Loads a workflow file. The work happens in passes over the YAML tree — top-level sections, nodes (identity,
@@ -122,7 +123,7 @@ public final class WorkflowLoader {
     }
     List<Node> nodes = new NodeLoader(st).nodes(nodeList);
     if (policy != null) {
-      Set<String> ids = new java.util.LinkedHashSet<>();
+      Set<String> ids = new LinkedHashSet<>();
       for (Node n : nodes) {
         ids.add(n.id());
         if (n.id().equals(RestartPolicy.LOOP_ID)) {

@@ -9,6 +9,7 @@ import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.DebugLib;
+import java.util.Arrays;
 
 /*
  * Design notes.
@@ -125,9 +126,9 @@ final class LuaGuard extends DebugLib {
       varargs = new Varargs[16];
       pendingConcat = new int[16];
     } else {
-      java.util.Arrays.fill(closures, 0, used, null);
-      java.util.Arrays.fill(stacks, 0, used, null);
-      java.util.Arrays.fill(varargs, 0, used, null);
+      Arrays.fill(closures, 0, used, null);
+      Arrays.fill(stacks, 0, used, null);
+      Arrays.fill(varargs, 0, used, null);
     }
     used = 0;
     pendingFrames = 0;
@@ -327,10 +328,10 @@ final class LuaGuard extends DebugLib {
   private void push(LuaClosure c, Varargs args, LuaValue[] registers) {
     if (depth == closures.length) {
       int n = depth * 2;
-      closures = java.util.Arrays.copyOf(closures, n);
-      stacks = java.util.Arrays.copyOf(stacks, n);
-      varargs = java.util.Arrays.copyOf(varargs, n);
-      pendingConcat = java.util.Arrays.copyOf(pendingConcat, n);
+      closures = Arrays.copyOf(closures, n);
+      stacks = Arrays.copyOf(stacks, n);
+      varargs = Arrays.copyOf(varargs, n);
+      pendingConcat = Arrays.copyOf(pendingConcat, n);
     }
     closures[depth] = c;
     stacks[depth] = registers;

@@ -21,6 +21,15 @@ import org.luaj.vm2.lib.TableLib;
 import org.luaj.vm2.lib.VarArgFunction;
 import org.luaj.vm2.lib.jse.JseBaseLib;
 import org.luaj.vm2.lib.jse.JseMathLib;
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /*
  * Design notes.
@@ -54,8 +63,8 @@ final class LuaSandbox {
   /** Compiles; throws LuaError with the compiler's message (which includes the line). */
   static Prototype compile(String code, String name) {
     try {
-      return COMPILER.compilePrototype(new java.io.StringReader(code), name);
-    } catch (java.io.IOException e) {
+      return COMPILER.compilePrototype(new StringReader(code), name);
+    } catch (IOException e) {
       throw new LuaError(e.getMessage());
     }
   }
@@ -187,7 +196,7 @@ final class LuaSandbox {
    * Throws LuaError for an error in the script, LimitExceeded past a limit, InterruptedException when the thread is
    * interrupted (cancellation or a timeout).
    */
-  static Result run(Prototype proto, Map<String, Object> bindings, Limits limits, java.util.Set<String> lazy)
+  static Result run(Prototype proto, Map<String, Object> bindings, Limits limits, Set<String> lazy)
       throws InterruptedException {
     LuaState state = LuaState.acquire(limits);
     boolean intact = false;
@@ -206,7 +215,7 @@ final class LuaSandbox {
   }
 
   private static Object execute(LuaState state, Prototype proto, Map<String, Object> bindings,
-      java.util.Set<String> lazy) throws InterruptedException {
+      Set<String> lazy) throws InterruptedException {
     Globals g = state.globals;
     LuaGuard guard = state.guard;
     LuaString.s_metatable = STRING_METATABLE;
@@ -254,7 +263,7 @@ final class LuaSandbox {
     }
   }
 
-  private static final java.util.regex.Pattern POSITION = java.util.regex.Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
+  private static final Pattern POSITION = Pattern.compile("(?s)^[^\\s:]+:(\\d+):? (.*)");
 
   /** Drops luaj's stack traceback and turns its {@code chunk:LINE} prefix into {@code line LINE:}. */
   static String cleanError(String message) {
@@ -263,7 +272,7 @@ final class LuaSandbox {
     if (tb >= 0) {
       m = m.substring(0, tb);
     }
-    java.util.regex.Matcher pos = POSITION.matcher(m.strip());
+    Matcher pos = POSITION.matcher(m.strip());
     return pos.matches() ? "line " + pos.group(1) + ": " + pos.group(2) : m.strip();
   }
 
@@ -326,7 +335,7 @@ final class LuaSandbox {
     final Map<?, ?> source;
     final LuaState state;
     /** The keys read or written so far; made on the first (most bindings of a pass are never read). */
-    private java.util.Set<String> done;
+    private Set<String> done;
 
     LazyTable(Map<?, ?> source, LuaState state) {
       this.source = source;
@@ -337,7 +346,7 @@ final class LuaSandbox {
     /** True the first time {@code key} is read or written: its Java value is converted then or never. */
     boolean first(String key) {
       if (done == null) {
-        done = new java.util.HashSet<>();
+        done = new HashSet<>();
       }
       return done.add(key);
     }
@@ -483,11 +492,11 @@ final class LuaSandbox {
    * Every table shared by all scripts (the libraries and the metatables of the sandbox): LuaFootprint does not count
    * them as memory a script holds. Built last, after every static table above exists.
    */
-  private static final java.util.Set<LuaValue> SHARED = java.util.Collections.newSetFromMap(
-      new java.util.IdentityHashMap<>());
+  private static final Set<LuaValue> SHARED = Collections.newSetFromMap(
+      new IdentityHashMap<>());
 
   static {
-    java.util.ArrayDeque<LuaValue> todo = new java.util.ArrayDeque<>(List.of(BASE, STRING_FUNCTIONS, STRING_METATABLE,
+    ArrayDeque<LuaValue> todo = new ArrayDeque<>(List.of(BASE, STRING_FUNCTIONS, STRING_METATABLE,
         GLOBALS_METATABLE, LAZY_METATABLE));
     todo.addAll(LIBRARY_KEYS.values());
     while (!todo.isEmpty()) {

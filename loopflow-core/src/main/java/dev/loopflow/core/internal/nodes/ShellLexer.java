@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.function.IntUnaryOperator;
 
 /*
  * Reads a shell command the way sh and bash do, far enough to know what the shell will do with each value
@@ -140,7 +141,7 @@ final class ShellLexer {
     // The command runs code it does not show: no value may appear anywhere in it, since any of them could reach
     // that code through a variable, a file or a pipe.
     List<Problem> problems = new ArrayList<>(r.problems());
-    java.util.Set<Integer> reported = new HashSet<>();
+    Set<Integer> reported = new HashSet<>();
     for (Problem p : r.problems()) {
       reported.add(p.offset());
     }
@@ -156,7 +157,7 @@ final class ShellLexer {
   }
 
   /** After a nested read of text at the given origins: its references' offsets in this text. */
-  void adopt(Result r, int refsBefore, java.util.function.IntUnaryOperator origin) {
+  void adopt(Result r, int refsBefore, IntUnaryOperator origin) {
     evaluatesIndirectly |= r.evaluatesIndirectly();
     if (runsCode == null) {
       runsCode = r.runsCode();

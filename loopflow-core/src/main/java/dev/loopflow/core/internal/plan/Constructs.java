@@ -12,6 +12,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * Loop construct discovery for one graph level: loop edges' cycle regions and the bodies of graph-form loops
@@ -83,7 +87,7 @@ public final class Constructs {
         for (String c : first) {
           last = Math.max(last, rank.getOrDefault(c, Integer.MAX_VALUE));
         }
-        Set<String> behind = new java.util.HashSet<>();
+        Set<String> behind = new HashSet<>();
         for (String c : first) {
           behind.addAll(reach(c, out, id -> false, bound(rank, last, true)));
         }
@@ -169,7 +173,7 @@ public final class Constructs {
     Map<String, List<Integer>> okByNode = new HashMap<>();
     for (Construct c : found) {
       boolean bad = false;
-      java.util.TreeSet<Integer> sharing = new java.util.TreeSet<>();
+      TreeSet<Integer> sharing = new TreeSet<>();
       for (String id : c.span()) {
         sharing.addAll(okByNode.getOrDefault(id, List.of()));
       }
@@ -219,7 +223,7 @@ public final class Constructs {
         known.add(id);
       }
     }
-    known.sort(java.util.Comparator.comparingInt(index::get));
+    known.sort(Comparator.comparingInt(index::get));
     return new LinkedHashSet<>(known);
   }
 
@@ -259,7 +263,7 @@ public final class Constructs {
    * Which ids a search may enter: with a topological order, those at or before {@code limit} (forward searches)
    * or at or after it (backward ones), since nothing past it can lead back; null (everything) without an order.
    */
-  private static java.util.function.Predicate<String> bound(Map<String, Integer> rank, int limit, boolean forward) {
+  private static Predicate<String> bound(Map<String, Integer> rank, int limit, boolean forward) {
     if (rank.isEmpty()) {
       return null;
     }
@@ -272,7 +276,7 @@ public final class Constructs {
    * holds for is included but not searched past; one {@code within} refuses (when given) is neither.
    */
   private static Set<String> reach(String from, Map<String, List<String>> adj,
-      java.util.function.Predicate<String> stop, java.util.function.Predicate<String> within) {
+      Predicate<String> stop, Predicate<String> within) {
     Set<String> seen = new LinkedHashSet<>();
     ArrayDeque<String> q = new ArrayDeque<>();
     q.add(from);

@@ -13,6 +13,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.TreeSet;
 
 /*
  * Design notes.
@@ -170,7 +173,7 @@ public final class ExecGraph {
     Map<String, Node> byId = w.byId;
     // The constructs inside this level: those whose span lies in it (each holds a member, so they are found
     // through the members), in discovery order.
-    java.util.TreeSet<Integer> inside = new java.util.TreeSet<>();
+    TreeSet<Integer> inside = new TreeSet<>();
     for (String id : members) {
       for (int i : w.spanning.getOrDefault(id, List.of())) {
         Constructs.Construct c = w.all.get(i);
@@ -203,7 +206,7 @@ public final class ExecGraph {
       owner.put(id, id);
     }
     Map<String, Constructs.Construct> regionOf = new HashMap<>();
-    Set<String> exitsOf = new java.util.HashSet<>();
+    Set<String> exitsOf = new HashSet<>();
     for (Constructs.Construct c : here) {
       String o = c.loopEdge() != null ? c.id() : c.loopNode().id();
       for (String id : c.inner()) {
@@ -215,7 +218,7 @@ public final class ExecGraph {
         exitsOf.add(c.pairId());
       }
     }
-    Map<Node, Constructs.Construct> constructOfLoop = new java.util.IdentityHashMap<>();
+    Map<Node, Constructs.Construct> constructOfLoop = new IdentityHashMap<>();
     for (Constructs.Construct c : here) {
       if (c.loopNode() != null) {
         constructOfLoop.putIfAbsent(c.loopNode(), c);
@@ -223,7 +226,7 @@ public final class ExecGraph {
     }
     List<Unit> units = new ArrayList<>();
     Map<String, Body> bodies = new HashMap<>();
-    Set<String> placedRegions = new java.util.HashSet<>();
+    Set<String> placedRegions = new HashSet<>();
     for (String id : members) {
       String o = owner.get(id);
       if (o.equals(id)) {

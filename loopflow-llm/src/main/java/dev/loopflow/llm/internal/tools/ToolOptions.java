@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Locale;
+import java.util.TreeSet;
 
 /**
  * Checks the options of a {@code tools:} or {@code mcp:} entry, reporting each problem through the node's config at
@@ -26,7 +28,7 @@ final class ToolOptions {
     for (Object k : options.keySet()) {
       if (!allowed.contains(String.valueOf(k))) {
         cfg.error(field, at + "unknown option '" + k + "' for " + what + (allowed.isEmpty() ? " (it takes none)"
-            : "; expected " + new java.util.TreeSet<>(allowed)));
+            : "; expected " + new TreeSet<>(allowed)));
         return false;
       }
     }
@@ -49,7 +51,7 @@ final class ToolOptions {
     if (v instanceof Number n && n.doubleValue() > 0) {
       d = Duration.ofMillis(Math.round(n.doubleValue() * 1000));
     } else if (v instanceof String s) {
-      Matcher m = DURATION.matcher(s.strip().toLowerCase(java.util.Locale.ROOT));
+      Matcher m = DURATION.matcher(s.strip().toLowerCase(Locale.ROOT));
       int pos = 0;
       Duration total = Duration.ZERO;
       while (m.find() && m.start() == pos) {

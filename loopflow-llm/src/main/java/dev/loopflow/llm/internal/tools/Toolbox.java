@@ -9,6 +9,9 @@ import dev.loopflow.llm.provider.ToolSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
 
 /**
  * The tools of one agent execution, by name, with the MCP clients it started (closed by {@link #close()}). The one
@@ -94,7 +97,7 @@ public final class Toolbox implements AutoCloseable {
    */
   public String[] refusals(List<ToolCall> calls) {
     String[] out = new String[calls.size()];
-    Map<String, Integer> seen = new java.util.HashMap<>();
+    Map<String, Integer> seen = new HashMap<>();
     for (int i = 0; i < calls.size(); i++) {
       if (tools.get(calls.get(i).name()) instanceof WorkflowTool w) {
         int n = seen.merge(calls.get(i).name(), 1, Integer::sum);
@@ -158,13 +161,13 @@ public final class Toolbox implements AutoCloseable {
   }
 
   /** A duration for a message: {@code 500ms}, {@code 30s}, {@code 1.5s}, {@code 2m}, {@code 1m30s}. */
-  static String human(java.time.Duration d) {
+  static String human(Duration d) {
     long ms = d.toMillis();
     if (ms < 1000) {
       return ms + "ms";
     }
     if (ms < 60_000) {
-      return ms % 1000 == 0 ? ms / 1000 + "s" : String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
+      return ms % 1000 == 0 ? ms / 1000 + "s" : String.format(Locale.ROOT, "%.1fs", ms / 1000.0);
     }
     long s = ms / 1000;
     return s / 60 + "m" + (s % 60 == 0 ? "" : s % 60 + "s");

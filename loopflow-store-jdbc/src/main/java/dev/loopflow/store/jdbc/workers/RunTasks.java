@@ -10,6 +10,8 @@ import dev.loopflow.core.run.ResumeInput;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.io.IOException;
+import java.time.Duration;
 
 /**
  * The one db-scheduler task of the queue: {@code loopflow-run}, one instance per queued run, its instance id the run
@@ -30,7 +32,7 @@ final class RunTasks {
         .onDeadExecutionRevive()
         // A handler that throws (the store went away) is retried soon; the run's journal decides what is left.
         .onFailure(new com.github.kagkarlsson.scheduler.task.FailureHandler.OnFailureRetryLater<>(
-            java.time.Duration.ofSeconds(5)))
+            Duration.ofSeconds(5)))
         .execute(handler);
   }
 
@@ -77,7 +79,7 @@ final class RunTasks {
       String comment = m.get("comment") instanceof String s ? s : null;
       ResumeInput.Decision decision = m.get("decision") instanceof String s ? ResumeInput.Decision.parse(s) : null;
       return new ResumeInput(text, decision, comment);
-    } catch (java.io.IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       return ResumeInput.none();
     }
   }
