@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.function.Function;
 import java.io.Console;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.loopflow.llm.LlmHandler;
 
 /**
  * What {@code run} and {@code resume} share once a run is started: the JSONL event file (created {@code 0600};
@@ -91,7 +92,7 @@ final class Driver {
     }
     // Streamed text only feeds what watches the run: progress (on stderr, so also with --json) and the events file.
     // Always set, so that a resume decides for itself rather than taking the journaled value.
-    opts.option(dev.loopflow.llm.LlmHandler.STREAM_OPTION, !noStream && (progress != null || eventsFile != null));
+    opts.option(LlmHandler.STREAM_OPTION, !noStream && (progress != null || eventsFile != null));
     // Ctrl-C is caught from before the run starts: a SIGINT arriving while the run is being started (or while the
     // first nodes run and this thread has not got here yet) would otherwise end the JVM with status 130, without
     // cancelling the run or saying anything. One that arrives before the handle exists cancels the run as soon as

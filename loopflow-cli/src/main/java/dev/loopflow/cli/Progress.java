@@ -16,6 +16,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.model.Edge;
 
 /**
  * Live progress on stderr. On a terminal it redraws a table (node, status, elapsed, tokens, cost); otherwise
@@ -87,7 +90,7 @@ abstract class Progress implements EventListener {
         case Event.RunStarted s -> "run " + s.runId() + " started: " + s.workflow();
         case Event.RunResumed r -> "run " + r.runId() + " resumed: " + r.workflow() + " (was " + r.from()
             + (r.waitedAt() == null ? "" : " at " + r.waitedAt()) + (r.answer() == null ? "" : ", answer "
-            + dev.loopflow.core.expr.Json.compact(r.answer())) + ")";
+            + Json.compact(r.answer())) + ")";
         case Event.ListenerFailed f -> f.listener() + " failed on " + f.eventType() + " and was detached: "
             + f.message();
         case Event.NodeStarted s -> {
@@ -169,7 +172,7 @@ abstract class Progress implements EventListener {
     Live(PrintWriter err, Workflow wf) {
       super(err, wf);
       addRows(wf.nodes(), "");
-      for (dev.loopflow.core.model.Edge e : wf.edges()) {
+      for (Edge e : wf.edges()) {
         if (e.isLoop()) {
           rows.putIfAbsent(e.from() + "->" + e.to(), new String[] {e.from() + "->" + e.to(), "pending", "", "", ""});
         }
@@ -250,9 +253,9 @@ abstract class Progress implements EventListener {
     }
 
     /** The row of a node execution: its id, prefixed by the nested-body loops around it (see the class comment). */
-    private String key(dev.loopflow.core.error.NodePosition p) {
+    private String key(NodePosition p) {
       String prefix = "";
-      for (dev.loopflow.core.error.NodePosition.LoopFrame f : p.loops()) {
+      for (NodePosition.LoopFrame f : p.loops()) {
         if (nested.contains(prefix + f.loopId())) {
           prefix = prefix + f.loopId() + ".";
         }

@@ -16,6 +16,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import dev.loopflow.core.error.MissingInputException;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs a workflow: live progress on stderr, the result on stdout.",
@@ -108,7 +109,7 @@ final class RunCommand implements Callable<Integer> {
         opts.input(name, Inputs.fromText(wf, name, kv.substring(eq + 1)));
       }
       Inputs.resolve(wf, opts.build().inputs());
-    } catch (dev.loopflow.core.error.MissingInputException e) {
+    } catch (MissingInputException e) {
       err.println(Errors.oneLine("loopflow: " + e.getMessage() + "; pass it with --input " + e.input() + "=..."));
       return Main.USAGE;
     } catch (LoopflowException | IllegalArgumentException e) {

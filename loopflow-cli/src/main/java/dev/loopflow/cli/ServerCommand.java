@@ -20,6 +20,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import dev.loopflow.core.Loopflow;
+import dev.loopflow.store.jdbc.workers.RunQueue;
 
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = "Serves the HTTP API and the web UI over the run store, until interrupted (Ctrl-C or SIGTERM). "
@@ -120,8 +122,8 @@ final class ServerCommand implements Callable<Integer> {
       policy.build().options().forEach(b::runOption);
       if (dispatch.equals("workers")) {
         try {
-          b.dispatch(new QueueDispatch(dev.loopflow.store.jdbc.workers.RunQueue.of(
-              dev.loopflow.core.Loopflow.builder().store(s).build())));
+          b.dispatch(new QueueDispatch(RunQueue.of(
+              Loopflow.builder().store(s).build())));
         } catch (IllegalArgumentException e) {
           throw CliError.usage("--dispatch workers: " + e.getMessage(), e);
         }

@@ -32,6 +32,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import java.time.Instant;
+import dev.loopflow.core.run.Waiting;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
     description = "Shows a journaled run as a tree: nodes, loops and each of their passes, outputs cut to a line, "
@@ -147,7 +148,7 @@ final class ShowCommand implements Callable<Integer> {
           : r.error().node() != null ? " in " + r.error().node() : "") + ": " + firstLine(r.error().message(), 160));
     }
     if (r.status() == RunStatus.PAUSED && r.waiting() != null) {
-      out.println("  waits for " + (r.waiting().kind() == dev.loopflow.core.run.Waiting.Kind.APPROVAL ? "an approval"
+      out.println("  waits for " + (r.waiting().kind() == Waiting.Kind.APPROVAL ? "an approval"
           : "input") + " at " + r.waiting().path() + ": " + firstLine(r.waiting().message(), 160));
     }
     Item root = new Item("");

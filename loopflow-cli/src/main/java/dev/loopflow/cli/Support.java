@@ -24,6 +24,11 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import dev.loopflow.core.sandbox.ProcessSandbox;
+import dev.loopflow.core.sandbox.SandboxMode;
+import dev.loopflow.core.store.RunStore;
+import dev.loopflow.llm.MockScripts;
+import dev.loopflow.observability.Observability;
 
 /**
  * What the commands share about files and options: loading a workflow (every problem printed, exit status 2),
@@ -74,27 +79,27 @@ final class Support {
    * process nodes run uncontained (each command calls this once: a server or worker says it when it starts, not per
    * run). False (the problem printed) when the mode is not one.
    */
-  static boolean sandbox(dev.loopflow.core.run.RunOptions.Builder opts, String flag, Map<String, String> env,
-      dev.loopflow.core.store.RunStore store, PrintWriter err) {
+  static boolean sandbox(RunOptions.Builder opts, String flag, Map<String, String> env,
+      RunStore store, PrintWriter err) {
     String v = flag != null ? flag : env.get(SANDBOX_ENV);
-    dev.loopflow.core.sandbox.SandboxMode mode;
+    SandboxMode mode;
     try {
-      mode = v == null || flag == null && v.isBlank() ? dev.loopflow.core.sandbox.SandboxMode.AUTO
-          : dev.loopflow.core.sandbox.SandboxMode.of(v);
+      mode = v == null || flag == null && v.isBlank() ? SandboxMode.AUTO
+          : SandboxMode.of(v);
     } catch (IllegalArgumentException e) {
       err.println(Errors.oneLine("loopflow: " + (flag != null ? "--sandbox" : SANDBOX_ENV) + " must be auto, "
           + "required or off, was '" + v + "'"));
       return false;
     }
-    opts.option(dev.loopflow.core.run.RunOptions.SANDBOX_MODE, mode.label());
+    opts.option(RunOptions.SANDBOX_MODE, mode.label());
     List<String> hidden = new ArrayList<>();
     hidden.add(Stores.home().toAbsolutePath().toString());
     if (store != null) {
       store.localFiles().forEach(p -> hidden.add(p.toAbsolutePath().toString()));
     }
-    opts.option(dev.loopflow.core.run.RunOptions.SANDBOX_HIDDEN_PATHS, hidden);
-    if (mode == dev.loopflow.core.sandbox.SandboxMode.AUTO) {
-      dev.loopflow.core.sandbox.ProcessSandbox.Availability a = dev.loopflow.core.sandbox.ProcessSandbox.availability();
+    opts.option(RunOptions.SANDBOX_HIDDEN_PATHS, hidden);
+    if (mode == SandboxMode.AUTO) {
+      ProcessSandbox.Availability a = ProcessSandbox.availability();
       if (!a.available()) {
         err.println(Errors.oneLine("loopflow: process nodes run uncontained: bubblewrap does not work here ("
             + a.reason() + "); install bubblewrap, or pass --sandbox off to run them so without this notice or "
@@ -112,7 +117,7 @@ final class Support {
    * Applies {@code --http-deny-private}, or {@code LOOPFLOW_HTTP_DENY_PRIVATE} set to 1 or true: http nodes refuse
    * private addresses. False after printing why when the variable holds anything else (0, false and empty: off).
    */
-  static boolean httpPolicy(dev.loopflow.core.run.RunOptions.Builder opts, boolean flag,
+  static boolean httpPolicy(RunOptions.Builder opts, boolean flag,
       Map<String, String> env, PrintWriter err) {
     String v = env.get(HTTP_DENY_PRIVATE_ENV);
     String value = v == null ? "" : v.strip().toLowerCase(Locale.ROOT);
@@ -121,7 +126,7 @@ final class Support {
       return false;
     }
     if (flag || value.equals("1") || value.equals("true")) {
-      opts.option(dev.loopflow.core.run.RunOptions.HTTP_DENY_PRIVATE, true);
+      opts.option(RunOptions.HTTP_DENY_PRIVATE, true);
     }
     return true;
   }
@@ -215,10 +220,10 @@ final class Support {
    *
    * @throws CliError (usage) when the variables are set but invalid
    */
-  static dev.loopflow.observability.Observability observability() {
+  static Observability observability() {
     OTEL_LOG.setLevel(Level.OFF);
     try {
-      return dev.loopflow.observability.Observability.fromEnvironment(environment, null);
+      return Observability.fromEnvironment(environment, null);
     } catch (IllegalArgumentException e) {
       throw CliError.usage(e.getMessage(), e);
     }
@@ -244,7 +249,7 @@ final class Support {
    */
   static boolean mockWhenNoProvider(RunOptions.Builder opts, Workflow wf, boolean mockGiven,
       Map<String, String> env, PrintWriter notice) {
-    if (mockGiven || !dev.loopflow.llm.MockScripts.mockWhenNoProvider(wf, env)) {
+    if (mockGiven || !MockScripts.mockWhenNoProvider(wf, env)) {
       return false;
     }
     opts.option(RunOptions.LLM_MOCK, true);
@@ -260,7 +265,7 @@ final class Support {
    * handed to the run as its content, so it is journaled with the run and a resume answers from the same script
    * whatever happens to the file. False after printing why when the script cannot be read.
    */
-  static boolean mockOption(dev.loopflow.core.run.RunOptions.Builder opts, boolean mock, Path script,
+  static boolean mockOption(RunOptions.Builder opts, boolean mock, Path script,
       PrintWriter err) {
     if (!mock && script == null) {
       return true;
@@ -268,7 +273,7 @@ final class Support {
     opts.option(RunOptions.LLM_MOCK, true);
     if (script != null) {
       try {
-        opts.option("llm.mock_script", dev.loopflow.llm.MockScripts.read(script));
+        opts.option("llm.mock_script", MockScripts.read(script));
       } catch (IllegalArgumentException e) {
         err.println("loopflow: --mock-script " + script + ": " + (Files.isRegularFile(script) ? e.getMessage()
             : "no such file"));

@@ -48,6 +48,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.yaml.YamlReader;
 
 /**
  * The engine's front door: load or build a workflow, then run it.
@@ -101,16 +107,16 @@ public final class Loopflow {
     try {
       // Refuse a huge file before reading it: the reader's own limit would only apply after it is in memory.
       long bytes = Files.size(file);
-      if (bytes > 4L * dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS) {
-        throw new WorkflowInvalidException(List.of(new dev.loopflow.core.error.Problem(
-            new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file has " + bytes
-                + " bytes; the limit for a workflow file is " + dev.loopflow.core.yaml.YamlReader.MAX_FILE_CHARS
+      if (bytes > 4L * YamlReader.MAX_FILE_CHARS) {
+        throw new WorkflowInvalidException(List.of(new Problem(
+            new Location(file.toString(), 1, 1), "", "the file has " + bytes
+                + " bytes; the limit for a workflow file is " + YamlReader.MAX_FILE_CHARS
                 + " characters")));
       }
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (MalformedInputException e) {
-      throw new WorkflowInvalidException(List.of(new dev.loopflow.core.error.Problem(
-          new dev.loopflow.core.error.Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
+      throw new WorkflowInvalidException(List.of(new Problem(
+          new Location(file.toString(), 1, 1), "", "the file is not UTF-8 text")));
     } catch (IOException e) {
       throw WorkflowInvalidException.unreadable(file, e);
     }
@@ -162,7 +168,7 @@ public final class Loopflow {
    * {@code usage} when the run does not exist or has ended, and answers at once (without queueing) a run whose
    * workflow has no restart policy.
    */
-  public long requestRestart(String runId, dev.loopflow.core.run.RestartRequest request) {
+  public long requestRestart(String runId, RestartRequest request) {
     return RestartRequests.request(store(), clock, this::journaledWorkflow, runId, request);
   }
 
@@ -171,7 +177,7 @@ public final class Loopflow {
    * {@code output} is the output of the target stage in the iteration the restart started, as text (compact JSON
    * for a structured one), once that stage has completed; until then (and for a refused request) it is null.
    */
-  public Optional<dev.loopflow.core.run.RestartResponse> restartResponse(String runId, long seq) {
+  public Optional<RestartResponse> restartResponse(String runId, long seq) {
     return RestartRequests.response(store(), runId, seq);
   }
 
@@ -179,12 +185,12 @@ public final class Loopflow {
    * {@link #requestRestart} and waits up to {@code wait} for the answer; empty when the run has not decided by
    * then (it may still, later).
    */
-  public Optional<dev.loopflow.core.run.RestartResponse> signalRestart(String runId,
-      dev.loopflow.core.run.RestartRequest request, Duration wait) throws InterruptedException {
+  public Optional<RestartResponse> signalRestart(String runId,
+      RestartRequest request, Duration wait) throws InterruptedException {
     long seq = requestRestart(runId, request);
     long until = System.nanoTime() + wait.toNanos();
     for (;;) {
-      Optional<dev.loopflow.core.run.RestartResponse> r = restartResponse(runId, seq);
+      Optional<RestartResponse> r = restartResponse(runId, seq);
       if (r.isPresent() || System.nanoTime() >= until) {
         return r;
       }
@@ -228,7 +234,7 @@ public final class Loopflow {
    * A run's node executions as it reads with what it reuses: a fork's start with its origin's executions before the
    * fork point (their {@code runId} names the run they ran in); empty when the store has no such run.
    */
-  public List<dev.loopflow.core.store.NodeExecution> executions(String runId) {
+  public List<NodeExecution> executions(String runId) {
     return store().findRun(runId).map(engine::executions).orElse(List.of());
   }
 
@@ -239,7 +245,7 @@ public final class Loopflow {
   public RunDiff diff(String runId, ForkPoint.Pass a, ForkPoint.Pass b) {
     RunRecord run = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
         "no run '" + runId + "' in this store"));
-    List<dev.loopflow.core.store.NodeExecution> rows = engine.executions(run);
+    List<NodeExecution> rows = engine.executions(run);
     Workflow wf = journaledWorkflow(run);
     return new RunDiff(RunDiffs.pass(wf, run, rows, a), RunDiffs.pass(wf, run, rows, b));
   }

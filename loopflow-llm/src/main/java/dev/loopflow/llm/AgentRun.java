@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import dev.loopflow.core.expr.Json;
 
 /**
  * One execution of an agent node: think → act → observe, driven here rather than by a framework, so every model
@@ -226,7 +227,7 @@ final class AgentRun {
     Object parsed = null;
     if (raw.length() <= Toolbox.MAX_ARGUMENT_CHARS) {
       try {
-        parsed = dev.loopflow.core.expr.Json.parse(raw);
+        parsed = Json.parse(raw);
       } catch (IllegalArgumentException notJson) {
         // kept as text below
       }

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Locale;
 import java.util.function.Supplier;
+import dev.loopflow.core.expr.Json;
 
 /**
  * One accounted LLM call, shared by the llm node and the LLM-chosen router: the budget reservation before the
@@ -222,7 +223,7 @@ final class LlmCalls {
     }
     for (ToolSpec t : call.tools()) {
       tokens += TOOL_OVERHEAD_TOKENS + bytes(t.name()) + bytes(t.description())
-          + bytes(dev.loopflow.core.expr.Json.compact(t.parameters()));
+          + bytes(Json.compact(t.parameters()));
     }
     return tokens;
   }

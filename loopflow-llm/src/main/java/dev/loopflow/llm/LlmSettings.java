@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Stream;
+import dev.loopflow.llm.provider.Provider;
 
 /**
  * What an {@code llm} and an {@code agent} node share: the fields that say what to ask which model (compiled and
@@ -36,8 +37,8 @@ record LlmSettings(Template prompt, List<Map.Entry<String, Template>> messages, 
 
   /** The providers a node may name: the wire protocols and the mock. */
   static final List<String> PROVIDERS = Stream.concat(
-      Arrays.stream(dev.loopflow.llm.provider.Provider.values()).map(
-          dev.loopflow.llm.provider.Provider::id), Stream.of("mock")).toList();
+      Arrays.stream(Provider.values()).map(
+          Provider::id), Stream.of("mock")).toList();
   /** The roles of {@code messages}; the first is the default. */
   static final List<String> ROLES = List.of("user", "assistant", "system");
   static final FieldSpec MAX_TOKENS = FieldSpec.integer("max_tokens", 1, Integer.MAX_VALUE, "The reply limit "

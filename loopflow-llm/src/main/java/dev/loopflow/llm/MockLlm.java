@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import dev.loopflow.core.expr.Values;
 
 /*
  * The mock provider: for demos and tests, always labelled "mock" in events, progress and results.
@@ -121,7 +122,7 @@ final class MockLlm {
       return List.of();
     }
     if (!(raw instanceof List<?> list)) {
-      throw bad(at, "tool_calls must be a list of {name, arguments}, found " + dev.loopflow.core.expr.Values.describe(raw));
+      throw bad(at, "tool_calls must be a list of {name, arguments}, found " + Values.describe(raw));
     }
     List<ToolCall> calls = new ArrayList<>();
     for (Object o : list) {

@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.llm.provider.Provider;
 
 /**
  * Mock LLM scripts: a list of responses (answered across calls in order) or a map from node id to such a list, in a
@@ -35,7 +38,7 @@ public final class MockScripts {
     }
     if (!(script instanceof List<?>) && !(script instanceof Map<?, ?>)) {
       throw new IllegalArgumentException("mock script " + file + " must hold a list of responses or a map from node "
-          + "id to such a list, found " + (script == null ? "nothing" : dev.loopflow.core.expr.Values.describe(script)));
+          + "id to such a list, found " + (script == null ? "nothing" : Values.describe(script)));
     }
     return script;
   }
@@ -47,12 +50,12 @@ public final class MockScripts {
    * without keys. A configured provider is never replaced. Front ends (the CLI, the server) then set the run option
    * {@code llm.mock} and say so.
    */
-  public static boolean mockWhenNoProvider(dev.loopflow.core.model.Workflow workflow,
+  public static boolean mockWhenNoProvider(Workflow workflow,
       Map<String, String> environment) {
     if (workflow.blocks().get("mock") == null) {
       return false;
     }
-    for (dev.loopflow.llm.provider.Provider p : dev.loopflow.llm.provider.Provider.values()) {
+    for (Provider p : Provider.values()) {
       if (set(environment.get(p.baseUrlVariable()))
           || p.apiKeyVariable().map(environment::get).filter(MockScripts::set).isPresent()) {
         return false;

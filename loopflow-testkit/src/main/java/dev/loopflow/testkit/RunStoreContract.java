@@ -28,6 +28,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import java.util.Random;
 import java.util.stream.IntStream;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.store.RunSummary;
 
 /**
  * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to
@@ -140,7 +142,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     store.updateRun(resumed);
     assertThat(store.findRun(id)).contains(resumed);
     RunRecord failed = resumed.finish(RunStatus.FAILED, T0.plusSeconds(9), new Usage(10, 5, 0.25, 2, 0), null,
-        new RunError(dev.loopflow.core.error.ErrorCode.LOOP_ITERATION_EXCEEDED, "too many", "review", "fix[3].review",
+        new RunError(ErrorCode.LOOP_ITERATION_EXCEEDED, "too many", "review", "fix[3].review",
             Map.of("edgeFrom", "review", "maxIterations", 3)));
     store.updateRun(failed);
     assertThat(store.findRun(id)).contains(failed);
@@ -197,7 +199,7 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
       written.add(execution(id, pos, "x" + i));
     }
     written.forEach(store::recordNodeExecution);
-    assertThat(store.loopPasses(id)).isEqualTo(dev.loopflow.core.store.RunSummary.iterations(written)).isPositive();
+    assertThat(store.loopPasses(id)).isEqualTo(RunSummary.iterations(written)).isPositive();
     assertThat(store.loopPasses("run_other")).isZero();
   }
 

@@ -5,6 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Collections;
 import java.util.Objects;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.expr.Values;
 
 /**
  * The outcome of a run, identical to what {@code loopflow run --json} prints. {@code nodes} holds every node of
@@ -18,14 +21,14 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
 
   @SuppressWarnings("unchecked")
   public RunResult {
-    pipeline = pipeline == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(pipeline);
-    forkedFrom = forkedFrom == null ? null : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(forkedFrom);
+    pipeline = pipeline == null ? null : (Map<String, Object>) Values.frozen(pipeline);
+    forkedFrom = forkedFrom == null ? null : (Map<String, Object>) Values.frozen(forkedFrom);
     Objects.requireNonNull(status, "status");
-    output = dev.loopflow.core.expr.Values.frozen(output);
-    state = state == null ? Map.of() : (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(state);
+    output = Values.frozen(output);
+    state = state == null ? Map.of() : (Map<String, Object>) Values.frozen(state);
     Map<String, Map<String, Object>> n = new LinkedHashMap<>();
     if (nodes != null) {
-      nodes.forEach((k, v) -> n.put(k, (Map<String, Object>) dev.loopflow.core.expr.Values.frozen(v)));
+      nodes.forEach((k, v) -> n.put(k, (Map<String, Object>) Values.frozen(v)));
     }
     nodes = Collections.unmodifiableMap(n);
     usage = usage == null ? Usage.NONE : usage;
@@ -78,7 +81,7 @@ public record RunResult(String runId, RunStatus status, Object output, Map<Strin
     if (status == RunStatus.FAILED || status == RunStatus.CANCELLED) {
       if (error == null) {
         // Never silent: a failed result without its error is itself an engine fault.
-        throw new dev.loopflow.core.error.LoopflowException(dev.loopflow.core.error.ErrorCode.INTERNAL_ERROR, "run " + runId
+        throw new LoopflowException(ErrorCode.INTERNAL_ERROR, "run " + runId
             + " " + status.json() + " without an error");
       }
       throw error.toException();

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.loopflow.core.run.Waiting;
 
 /**
  * Masks credentials in everything a run writes down or hands out: the run record (including its workflow source),
@@ -439,9 +440,9 @@ public final class Redactor {
 
   /** The record as it may be journaled. Identity fields (ids, file, directory) are kept: resume needs them. */
   public RunRecord record(RunRecord r) {
-    dev.loopflow.core.run.Waiting w = r.waiting();
+    Waiting w = r.waiting();
     if (w != null) {
-      w = new dev.loopflow.core.run.Waiting(w.kind(), w.node(), w.path(), w.loop(), w.iteration(), text(w.message()),
+      w = new Waiting(w.kind(), w.node(), w.path(), w.loop(), w.iteration(), text(w.message()),
           w.deadline(), w.onTimeout());
     }
     return r.toBuilder().source(source(r.source())).inputs(map(r.inputs())).options(map(r.options()))

@@ -3,6 +3,7 @@ package dev.loopflow.core.store;
 import java.util.List;
 import java.util.Optional;
 import java.nio.file.Path;
+import dev.loopflow.core.event.Event;
 
 /**
  * Where runs are journaled. Implementations must be thread-safe; writes for one run arrive in order.
@@ -36,7 +37,7 @@ public interface RunStore extends RunJournal, RunLeases, RunCommands, MemoryStor
    * one transaction, so that a process killed meanwhile leaves both or neither; this default writes the record, then
    * the event. A store wrapping another must pass this on.
    */
-  default void finishRun(RunRecord ended, dev.loopflow.core.event.Event.RunFinished finished) {
+  default void finishRun(RunRecord ended, Event.RunFinished finished) {
     updateRun(ended);
     appendEvent(finished);
     flush();

@@ -26,6 +26,8 @@ import java.nio.channels.ClosedChannelException;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import dev.langchain4j.exception.InternalServerException;
+import dev.langchain4j.exception.TimeoutException;
 
 /**
  * One failed attempt, classified.
@@ -75,7 +77,7 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
             return new Failure(ProviderException.Kind.CUT_OFF, null, cut.get().what(), Optional.empty(), error);
         }
         if (has(error, t -> t instanceof HttpTimeoutException
-                || t instanceof dev.langchain4j.exception.TimeoutException
+                || t instanceof TimeoutException
                 || t instanceof SocketTimeoutException)) {
             return failure(ProviderException.Kind.TIMEOUT, error);
         }
@@ -90,7 +92,7 @@ record Failure(ProviderException.Kind kind, Integer status, String detail, Optio
         if (has(error, t -> t instanceof UnsupportedFeatureException || t instanceof IllegalArgumentException)) {
             return failure(ProviderException.Kind.CLIENT_ERROR, error);
         }
-        if (error instanceof dev.langchain4j.exception.InternalServerException) {
+        if (error instanceof InternalServerException) {
             // Raised by LangChain4j itself (not from an HTTP status) when a 2xx body lacks the expected parts.
             return failure(ProviderException.Kind.INVALID_RESPONSE, error);
         }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import dev.langchain4j.model.output.FinishReason;
 
 /**
  * A {@link ChatClient} over a LangChain4j {@link ChatModel} and {@link StreamingChatModel} whose own retries are
@@ -211,7 +212,7 @@ final class LangChainChatClient implements ChatClient {
     }
 
     /** LangChain4j's finish reason under the name the OpenTelemetry GenAI conventions give it; null when absent. */
-    static String finishReason(dev.langchain4j.model.output.FinishReason reason) {
+    static String finishReason(FinishReason reason) {
         if (reason == null) {
             return null;
         }

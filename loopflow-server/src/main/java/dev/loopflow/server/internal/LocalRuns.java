@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.LinkedHashMap;
+import dev.loopflow.server.spi.RunDispatch;
 
 /**
  * The runs this server executes: started or resumed over HTTP, each on the engine's own virtual threads and under
@@ -42,13 +43,13 @@ final class LocalRuns implements AutoCloseable {
   private final Map<String, Execution> executing = new ConcurrentHashMap<>();
   private volatile boolean closed;
   /** Where runs go instead of executing here (worker processes); null: they execute here. */
-  private final dev.loopflow.server.spi.RunDispatch dispatch;
+  private final RunDispatch dispatch;
 
   /** One execution: its handle and its feed. */
   record Execution(RunHandle handle, RunFeed feed) {}
 
   LocalRuns(Loopflow engine, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-      SseFrames frames, Observability observability, dev.loopflow.server.spi.RunDispatch dispatch) {
+      SseFrames frames, Observability observability, RunDispatch dispatch) {
     this.dispatch = dispatch;
     this.engine = engine;
     this.observability = observability;

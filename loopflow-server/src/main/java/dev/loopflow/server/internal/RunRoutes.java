@@ -39,6 +39,7 @@ import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.HashSet;
 import java.util.function.Consumer;
+import dev.loopflow.core.error.WorkflowInvalidException;
 
 /**
  * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs, their node executions and
@@ -191,7 +192,7 @@ final class RunRoutes {
     Workflow wf;
     try {
       wf = engine.parse(rec.source(), rec.file() == null ? rec.workflow() : rec.file());
-    } catch (dev.loopflow.core.error.WorkflowInvalidException e) {
+    } catch (WorkflowInvalidException e) {
       throw ApiError.withExtra(ErrorTable.of(ErrorTable.Kind.CONFLICT), "the journaled workflow of run '" + id
           + "' no longer loads with this version", Map.of("problems", ApiError.problems(e.problems())));
     }

@@ -5,6 +5,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
+import dev.loopflow.observability.Observability;
+import dev.loopflow.server.spi.RunDispatch;
 
 /**
  * A server's settings, checked by the public builder before they get here.
@@ -19,13 +21,13 @@ import java.util.function.Consumer;
  */
 public record Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
     Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-    Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability,
-    dev.loopflow.server.spi.RunDispatch dispatch) {
+    Consumer<String> log, ClassLoader uiResources, Observability observability,
+    RunDispatch dispatch) {
 
   /** Settings of a server whose runs execute in it. */
   public Settings(RunStore store, Path workflowsDir, String token, String host, int port, long maxBodyBytes,
       Duration heartbeat, Map<String, String> environment, Map<String, Object> runOptions, int queueCapacity,
-      Consumer<String> log, ClassLoader uiResources, dev.loopflow.observability.Observability observability) {
+      Consumer<String> log, ClassLoader uiResources, Observability observability) {
     this(store, workflowsDir, token, host, port, maxBodyBytes, heartbeat, environment, runOptions, queueCapacity, log,
         uiResources, observability, null);
   }

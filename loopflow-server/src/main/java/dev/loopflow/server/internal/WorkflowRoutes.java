@@ -18,6 +18,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import dev.loopflow.core.error.ErrorCode;
 
 /** {@code /api/validate} and {@code /api/workflows}: checking workflow sources and the workflow files. */
 final class WorkflowRoutes {
@@ -110,7 +111,7 @@ final class WorkflowRoutes {
     try {
       source = WorkflowFiles.read(file);
     } catch (IOException e) {
-      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.error.ErrorCode.WORKFLOW_INVALID), "workflow '" + name
+      throw ApiError.withExtra(ErrorTable.of(ErrorCode.WORKFLOW_INVALID), "workflow '" + name
           + "' cannot be read: " + WorkflowFiles.why(e), Map.of("problems", List.of(problem(WorkflowFiles.why(e)))));
     }
     String accept = ctx.header("Accept");
@@ -146,7 +147,7 @@ final class WorkflowRoutes {
     }
     Checked c = check(source, name + ".yaml");
     if (c.workflow() == null) {
-      throw ApiError.withExtra(ErrorTable.of(dev.loopflow.core.error.ErrorCode.WORKFLOW_INVALID), "the workflow is "
+      throw ApiError.withExtra(ErrorTable.of(ErrorCode.WORKFLOW_INVALID), "the workflow is "
           + "invalid: " + c.problems().size() + (c.problems().size() == 1 ? " problem" : " problems")
           + "; nothing was written", Map.of("problems", c.problems()));
     }

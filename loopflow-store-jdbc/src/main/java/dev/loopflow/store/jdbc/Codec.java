@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import dev.loopflow.core.error.ErrorCode;
 
 /**
  * JSON columns in and out. What arrives here was masked by the run's {@link dev.loopflow.core.secrets.Redactor}
@@ -154,7 +155,7 @@ final class Codec {
     if (m == null) {
       return null;
     }
-    return new RunError(dev.loopflow.core.error.ErrorCode.of((String) m.get("code")), (String) m.get("message"), (String) m.get("node"),
+    return new RunError(ErrorCode.of((String) m.get("code")), (String) m.get("message"), (String) m.get("node"),
         (String) m.get("path"), (Map<String, Object>) m.get("details"));
   }
 

@@ -18,6 +18,7 @@ import dev.loopflow.core.store.NodeExecution;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import dev.loopflow.core.spi.Usage;
 
 /**
  * The built-in control nodes the engine interprets itself: router, approval, cancel, the input and output
@@ -43,7 +44,7 @@ final class ControlNodes {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("output", reason);
         result.put("reason", reason);
-        yield new Ran.Shaped(result, reason, null, reason, dev.loopflow.core.spi.Usage.NONE);
+        yield new Ran.Shaped(result, reason, null, reason, Usage.NONE);
       }
       case Node.Input in -> passThrough(in.value() == null ? ctx.state.inputs : nctx.evaluate(in.value()));
       case Node.Output out -> passThrough(out.value() == null ? feedingOutput(node, frame, graph, ctx.state.inputs)

@@ -32,6 +32,9 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.store.RunInfo;
 
 /** Starts runs. Holds what is shared by all runs of one engine: store, services, clock, executor. */
 public final class Engine {
@@ -122,8 +125,8 @@ public final class Engine {
     store.requestCancel(run.runId(), null);
     List<NodeExecution> rows = store.nodeExecutions(run.runId());
     long lastSeq = 0;
-    List<dev.loopflow.core.event.Event> events = store.events(run.runId());
-    for (dev.loopflow.core.event.Event e : events) {
+    List<Event> events = store.events(run.runId());
+    for (Event e : events) {
       lastSeq = Math.max(lastSeq, e.seq());
     }
     RunContext.Replay replay;
@@ -141,7 +144,7 @@ public final class Engine {
       List<NodeExecution> all = new ArrayList<>(Forks.withOutputs(origin.runId(), cut.reused(),
           fork.edits()));
       all.addAll(rows);
-      List<dev.loopflow.core.event.Event> allEvents = new ArrayList<>(cut.reusedEvents());
+      List<Event> allEvents = new ArrayList<>(cut.reusedEvents());
       allEvents.addAll(events);
       replay = new RunContext.Replay(all, run.pausedAt(), input, allEvents).forFork(
           new ForkSteer(at, fork.edits(), cut.nodeAt()), new RunContext.Replay(rows, null, null, events).total());
@@ -183,7 +186,7 @@ public final class Engine {
 
   /** What a fork of {@code origin} at {@code at} would reuse and execute; nothing is started or called. */
   public ForkPlan planFork(RunRecord origin, ForkPoint at, ForkEdits edits) {
-    List<dev.loopflow.core.event.Event> events = Forks.events(store, origin);
+    List<Event> events = Forks.events(store, origin);
     Forks.Cut cut = Forks.cut(origin.runId(), Forks.rows(store, origin), events, at);
     Forks.withOutputs(origin.runId(), cut.reused(), edits); // refuses an output edit of a node that did not run
     return Forks.plan(origin.runId(), at, cut, events);
@@ -240,7 +243,7 @@ public final class Engine {
     RunExecution here = executingHere(runId);
     if (here != null) {
       // Its lease is this engine's own: stop it directly, as its handle would, and wait as for another process.
-      here.cancel(dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text(why));
+      here.cancel(Redactor.ofEnvironment(System.getenv()).text(why));
       try {
         here.await(wait);
       } catch (InterruptedException e) {
@@ -267,7 +270,7 @@ public final class Engine {
         lease.stop();
       }
     }
-    store.requestCancel(runId, dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv()).text(why));
+    store.requestCancel(runId, Redactor.ofEnvironment(System.getenv()).text(why));
     long deadline = System.nanoTime() + wait.toNanos();
     while (System.nanoTime() < deadline) {
       RunStatus s = store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
@@ -293,12 +296,12 @@ public final class Engine {
     Instant now = clock.instant();
     RunResult report = report(run);
     // The reason is the caller's text: masked like everything a run writes (its journal already is).
-    dev.loopflow.core.secrets.Redactor redactor = dev.loopflow.core.secrets.Redactor.ofEnvironment(System.getenv());
+    Redactor redactor = Redactor.ofEnvironment(System.getenv());
     RunError error = new RunError(ErrorCode.CANCELLED, "run cancelled: " + why, null);
     RunRecord ended = RunReports.endRecord(redactor, run, RunStatus.CANCELLED, now, report.usage(), null, error,
         report.state(), report.nodes(), report.pipeline());
     long seq = 0;
-    for (dev.loopflow.core.event.Event e : store.events(run.runId())) {
+    for (Event e : store.events(run.runId())) {
       seq = Math.max(seq, e.seq());
     }
     store.finishRun(ended, RunReports.finishedEvent(ended, seq + 1, now)); // both or neither
@@ -317,12 +320,12 @@ public final class Engine {
 
   /** The result object of a journaled run; see {@link RunReports}. */
   public Optional<RunResult> result(String runId) {
-    return inspect(runId).map(dev.loopflow.core.store.RunInfo::result);
+    return inspect(runId).map(RunInfo::result);
   }
 
   /** A journaled run with its result, read once. */
-  public Optional<dev.loopflow.core.store.RunInfo> inspect(String runId) {
-    return store.findRun(runId).map(r -> new dev.loopflow.core.store.RunInfo(r, report(r)));
+  public Optional<RunInfo> inspect(String runId) {
+    return store.findRun(runId).map(r -> new RunInfo(r, report(r)));
   }
 
   private RunResult report(RunRecord r) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.Set;
+import dev.loopflow.core.error.ErrorCode;
 
 /**
  * One loop construct's front end over the loop core ({@link LoopRunner#drive}): its exit test, how a pass is fed,
@@ -136,7 +137,7 @@ abstract class LoopFront {
 
   /** The exit reason a failed pass gives the loop. */
   ExitReason failureReason(RunError error) {
-    return error.errorCode() == dev.loopflow.core.error.ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET : ExitReason.ERROR;
+    return error.errorCode() == ErrorCode.BUDGET_EXCEEDED ? ExitReason.BUDGET : ExitReason.ERROR;
   }
 
   /** The {@code loop} variable of pass {@code st.iteration}. */

@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import dev.loopflow.core.model.Edge;
 
 /*
  * Design notes.
@@ -216,7 +217,7 @@ final class LoopRunner {
       }
     }
     if (st.iteration == f.max) {
-      if (f.onExhausted == dev.loopflow.core.model.Edge.OnExhausted.CONTINUE) {
+      if (f.onExhausted == Edge.OnExhausted.CONTINUE) {
         return ExitReason.MAX_ITERATIONS;
       }
       st.fail(ExitReason.MAX_ITERATIONS, errorOf(f.exhausted(st), f));

@@ -19,6 +19,9 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.spi.SharedMemory;
 
 /**
  * What one node execution sees: its position and scope, the run's options and services, its budgets, and its
@@ -61,21 +64,21 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public String render(dev.loopflow.core.expr.Template template) {
+  public String render(Template template) {
     String s = template.render(scope);
     remember(template, s);
     return s;
   }
 
   @Override
-  public Object evaluate(dev.loopflow.core.expr.Template template) {
+  public Object evaluate(Template template) {
     Object v = template.evaluate(scope);
     remember(template, v);
     return v;
   }
 
   /** What this execution's templates rendered to, for the journal ("inputs as rendered"); literals are left out. */
-  private synchronized void remember(dev.loopflow.core.expr.Template template, Object value) {
+  private synchronized void remember(Template template, Object value) {
     if (!template.isLiteral()) {
       if (rendered == null) {
         rendered = new LinkedHashMap<>();
@@ -346,7 +349,7 @@ final class NodeContextImpl implements NodeContext {
   }
 
   @Override
-  public dev.loopflow.core.spi.SharedMemory sharedMemory() {
+  public SharedMemory sharedMemory() {
     return ctx.memory;
   }
 
@@ -357,7 +360,7 @@ final class NodeContextImpl implements NodeContext {
           + "' requested a restart, but the workflow has no restart_policy", position);
     }
     String requester = position.nodeId();
-    return ctx.commands.publish(new dev.loopflow.core.run.RestartRequest(requester, targetStageId, reason,
+    return ctx.commands.publish(new RestartRequest(requester, targetStageId, reason,
         parameters, ctx.restartIteration(), ctx.clock.millis()), position.path());
   }
 

@@ -17,6 +17,9 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.loopflow.core.model.LoopConfig;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
 
 /*
  * Design notes.
@@ -186,7 +189,7 @@ final class Recorder {
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("status", "completed");
     r.put("input", answer);
-    journal(new NodeExecution(ctx.runId, gate, dev.loopflow.core.model.LoopConfig.Group.GATE_ID,
+    journal(new NodeExecution(ctx.runId, gate, LoopConfig.Group.GATE_ID,
         NodeStatus.COMPLETED, 1, now, now, null, r, Usage.NONE, null, null, null, null));
   }
 
@@ -194,12 +197,12 @@ final class Recorder {
   // Restarts
 
   /** {@code topic}: the policy's {@code restart_topic}, which every restart event is published under. */
-  void restartRequested(long requestSeq, dev.loopflow.core.run.RestartRequest r, String topic) {
+  void restartRequested(long requestSeq, RestartRequest r, String topic) {
     ctx.bus.publish((seq, at) -> new Event.RestartRequested(ctx.runId, seq, at, requestSeq, r.requesterStageId(),
         r.targetStageId(), r.reason(), new LinkedHashMap<>(r.parameters()), r.iteration(), r.timestampMs(), topic));
   }
 
-  void restartDecided(dev.loopflow.core.run.RestartRequest r, dev.loopflow.core.run.RestartResponse d,
+  void restartDecided(RestartRequest r, RestartResponse d,
       String topic) {
     if (d.success()) {
       ctx.bus.publish((seq, at) -> new Event.RestartAccepted(ctx.runId, seq, at, d.requestSeq(),

@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.function.Predicate;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.secrets.Redactor;
 
 /**
  * The run's end of its command bus. Requests from the run's own nodes are appended to the store and queued here at
@@ -33,13 +35,13 @@ final class RunCommands {
   private final RunStore store;
   private final String runId;
   private final Clock clock;
-  private final dev.loopflow.core.secrets.Redactor redactor;
+  private final Redactor redactor;
   private final Set<Long> seen = ConcurrentHashMap.newKeySet();
   private final ConcurrentLinkedQueue<RunCommand> inbox = new ConcurrentLinkedQueue<>();
   /** The store's token as of the last completed poll. Guarded by this. */
   private long version = Long.MIN_VALUE;
 
-  RunCommands(RunStore store, String runId, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
+  RunCommands(RunStore store, String runId, Clock clock, Redactor redactor) {
     this.store = store;
     this.runId = runId;
     this.clock = clock;
@@ -77,7 +79,7 @@ final class RunCommands {
       if (origin instanceof String path && !completed.test(path)) {
         seen.add(c.seq());
         respond(new RestartResponse(c.seq(), String.valueOf(c.payload().get("target_stage_id")), false,
-            dev.loopflow.core.error.ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: superseded: the "
+            ErrorCode.RESTART_VALIDATION_FAILED, "restart validation failed: superseded: the "
                 + "requesting node's execution was interrupted and runs again", null, iteration));
       } else if (seen.add(c.seq())) {
         inbox.add(c);

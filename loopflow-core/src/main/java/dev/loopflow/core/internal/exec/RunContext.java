@@ -20,6 +20,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.run.Waiting;
+import dev.loopflow.core.store.LeaseLostException;
 
 /**
  * What every coordinator and node thread of one run shares: services, the run-wide step counter and
@@ -53,9 +60,9 @@ final class RunContext {
   volatile boolean stopRequested;
   /** Set once the run has finished: late reports from nodes that ignored their interrupt are dropped. */
   volatile boolean closed;
-  private volatile dev.loopflow.core.run.Waiting pause;
+  private volatile Waiting pause;
   /** The first internal failure (an engine bug, the store refusing a write); the run ends failed with it. */
-  private volatile dev.loopflow.core.run.RunError fatal;
+  private volatile RunError fatal;
   /** Stops the run's own thread when an internal failure happens on another thread; set by the run. */
   volatile Runnable onFatal = () -> { };
   /** Every wait of the run (retry delays, its deadline, polling for node timeouts) goes through these. */
@@ -104,7 +111,7 @@ final class RunContext {
   }
 
   /** Pauses the run (the first request wins): running units finish, nothing new starts. */
-  void requestPause(dev.loopflow.core.run.Waiting waiting) {
+  void requestPause(Waiting waiting) {
     synchronized (this) {
       if (pause == null) {
         pause = waiting;
@@ -113,7 +120,7 @@ final class RunContext {
   }
 
   /** What the run waits for once it has paused; null when nothing asked. */
-  dev.loopflow.core.run.Waiting pause() {
+  Waiting pause() {
     return pause;
   }
 
@@ -142,26 +149,26 @@ final class RunContext {
    * why).
    */
   void failRun(String message, Throwable cause) {
-    boolean leaseLost = dev.loopflow.core.store.LeaseLostException.isCause(cause);
+    boolean leaseLost = LeaseLostException.isCause(cause);
     synchronized (this) {
       if (fatal != null && (!leaseLost || leaseLost())) {
         return;
       }
-      fatal = new dev.loopflow.core.run.RunError(leaseLost ? dev.loopflow.core.error.ErrorCode.LEASE_LOST
-          : dev.loopflow.core.error.ErrorCode.INTERNAL_ERROR, message, null);
+      fatal = new RunError(leaseLost ? ErrorCode.LEASE_LOST
+          : ErrorCode.INTERNAL_ERROR, message, null);
     }
     stopRequested = true;
     onFatal.run();
   }
 
-  dev.loopflow.core.run.RunError fatal() {
+  RunError fatal() {
     return fatal;
   }
 
   /** Whether the run's lease moved to another engine: nothing more may be written for it here. */
   boolean leaseLost() {
-    dev.loopflow.core.run.RunError f = fatal;
-    return f != null && f.errorCode() == dev.loopflow.core.error.ErrorCode.LEASE_LOST;
+    RunError f = fatal;
+    return f != null && f.errorCode() == ErrorCode.LEASE_LOST;
   }
 
   /** How an unexpected exception is named in an internal error: its type and message, never a stack trace. */
@@ -222,7 +229,7 @@ final class RunContext {
     private final Map<String, Usage> spent = new HashMap<>();
     private final Usage total;
     private final String pausedAt;
-    private volatile dev.loopflow.core.run.ResumeInput resumeInput;
+    private volatile ResumeInput resumeInput;
     /** Restart requests whose decisions are journaled. */
     private final Set<Long> decidedRestarts;
     /**
@@ -242,18 +249,18 @@ final class RunContext {
     /** Durable steps of interrupted executions, by position path: only the last execution's at each position. */
     private final Map<String, List<Map<String, Object>>> steps = new ConcurrentHashMap<>();
 
-    Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput) {
+    Replay(List<NodeExecution> rows, String pausedAt, ResumeInput resumeInput) {
       this(rows, pausedAt, resumeInput, List.of());
     }
 
-    Replay(List<NodeExecution> rows, String pausedAt, dev.loopflow.core.run.ResumeInput resumeInput,
-        List<dev.loopflow.core.event.Event> events) {
+    Replay(List<NodeExecution> rows, String pausedAt, ResumeInput resumeInput,
+        List<Event> events) {
       begun = !rows.isEmpty()
-          || events.stream().anyMatch(e -> !(e instanceof dev.loopflow.core.event.Event.RunStarted));
+          || events.stream().anyMatch(e -> !(e instanceof Event.RunStarted));
       Map<String, String> lastExecution = new HashMap<>();
       Map<String, Calls> calls = new LinkedHashMap<>();
-      for (dev.loopflow.core.event.Event e : events) {
-        if (e instanceof dev.loopflow.core.event.Event.NodeStep s) {
+      for (Event e : events) {
+        if (e instanceof Event.NodeStep s) {
           String path = s.node().path();
           if (!s.execution().equals(lastExecution.put(path, s.execution()))) {
             steps.put(path, new ArrayList<>());
@@ -296,11 +303,11 @@ final class RunContext {
           spent.merge(r.position().path(), r.usage(), Usage::plus);
           sum = sum.plus(r.usage());
         }
-        if (r.status() == dev.loopflow.core.run.NodeStatus.PAUSED) {
+        if (r.status() == NodeStatus.PAUSED) {
           pausedRows.putIfAbsent(r.position().path(), r);
         }
-        if ((r.status() == dev.loopflow.core.run.NodeStatus.FAILED
-            || r.status() == dev.loopflow.core.run.NodeStatus.CANCELLED) && r.sessions() != null) {
+        if ((r.status() == NodeStatus.FAILED
+            || r.status() == NodeStatus.CANCELLED) && r.sessions() != null) {
           r.sessions().forEach((key, turns) -> {
             if (RunLog.isRunLog(key)) {
               runLogs.computeIfAbsent(r.position().path(), k -> new LinkedHashMap<>())
@@ -308,8 +315,8 @@ final class RunContext {
             }
           });
         }
-        if (r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED
-            || r.status() == dev.loopflow.core.run.NodeStatus.FAILED) {
+        if (r.status() == NodeStatus.COMPLETED
+            || r.status() == NodeStatus.FAILED) {
           done.put(r.position().path(), r);
           StringBuilder sb = new StringBuilder();
           for (NodePosition.LoopFrame f : r.position().loops()) {
@@ -389,7 +396,7 @@ final class RunContext {
     /** Whether an execution at {@code path} completed in an earlier attempt. */
     boolean completedAt(String path) {
       NodeExecution r = done.get(path);
-      return r != null && r.status() == dev.loopflow.core.run.NodeStatus.COMPLETED;
+      return r != null && r.status() == NodeStatus.COMPLETED;
     }
 
     boolean isEmpty() {
@@ -454,7 +461,7 @@ final class RunContext {
     }
 
     /** Whether an earlier attempt journaled a loop event equal to {@code e} (see {@link #loopEvents}). */
-    boolean journaled(dev.loopflow.core.event.Event e) {
+    boolean journaled(Event e) {
       String key = loopEventKey(e);
       return key != null && loopEvents.contains(key);
     }
@@ -464,13 +471,13 @@ final class RunContext {
      * pass, the condition's answer, the exit). Time and sequence number are left out; they differ between attempts.
      * Null for events that are not loop events.
      */
-    static String loopEventKey(dev.loopflow.core.event.Event e) {
+    static String loopEventKey(Event e) {
       return switch (e) {
-        case dev.loopflow.core.event.Event.LoopStarted s -> "started|" + s.node().path();
-        case dev.loopflow.core.event.Event.LoopIteration i -> "pass|" + i.node().path() + "|" + i.iteration() + "|"
+        case Event.LoopStarted s -> "started|" + s.node().path();
+        case Event.LoopIteration i -> "pass|" + i.node().path() + "|" + i.iteration() + "|"
             + i.conditionResult();
-        case dev.loopflow.core.event.Event.LoopIterate b -> "back|" + b.node().path() + "|" + b.iteration();
-        case dev.loopflow.core.event.Event.LoopCompleted c -> "ended|" + c.node().path() + "|" + c.iterationsRun()
+        case Event.LoopIterate b -> "back|" + b.node().path() + "|" + b.iteration();
+        case Event.LoopCompleted c -> "ended|" + c.node().path() + "|" + c.iterationsRun()
             + "|" + c.exitReason();
         default -> null;
       };
@@ -489,9 +496,9 @@ final class RunContext {
     }
 
     /** The person's answer for the gate at {@code at}, once, if the run paused there. */
-    synchronized dev.loopflow.core.run.ResumeInput takeInput(NodePosition at) {
+    synchronized ResumeInput takeInput(NodePosition at) {
       if (resumeInput != null && at.path().equals(pausedAt)) {
-        dev.loopflow.core.run.ResumeInput s = resumeInput;
+        ResumeInput s = resumeInput;
         resumeInput = null;
         return s;
       }

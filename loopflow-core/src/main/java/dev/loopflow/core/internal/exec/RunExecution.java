@@ -32,6 +32,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.store.LeaseLostException;
+import dev.loopflow.core.store.RunCommand;
 
 /*
  * Design notes.
@@ -266,7 +271,7 @@ final class RunExecution implements RunHandle {
           journalOnly.accept(runId);
         } catch (RuntimeException e) {
           // The queue's own error says what failed (the callers say that the run could not be queued).
-          return finish(RunStatus.FAILED, e instanceof dev.loopflow.core.error.LoopflowException le
+          return finish(RunStatus.FAILED, e instanceof LoopflowException le
               ? new RunError(le.code(), le.getMessage(), null)
               : new RunError(ErrorCode.INTERNAL_ERROR, "internal error while queueing the run: "
                   + Throwables.describe(e), null));
@@ -280,7 +285,7 @@ final class RunExecution implements RunHandle {
     runState.identify(runId, record.startedAt());
     lease.keep(reason -> cancel(reason.isBlank() ? "cancelled from another process" : reason),
         () -> ctx.failRun("another engine took over the run's lease; this engine stalled past its expiry",
-            new dev.loopflow.core.store.LeaseLostException(runId, "lease of run '" + runId + "' lost")),
+            new LeaseLostException(runId, "lease of run '" + runId + "' lost")),
         ctx.commands::poll);
     if (resumeFrom == null) {
       bus.publish((seq, at) -> new Event.RunStarted(runId, seq, at, workflow.name(), runState.inputs));
@@ -318,7 +323,7 @@ final class RunExecution implements RunHandle {
     }
     LevelResult top;
     try {
-      top = units.runTop(dev.loopflow.core.internal.plan.LoadedWorkflow.planOf(workflow), runState.top);
+      top = units.runTop(LoadedWorkflow.planOf(workflow), runState.top);
     } finally {
       if (watchdog != null) {
         watchdog.interrupt();
@@ -360,15 +365,15 @@ final class RunExecution implements RunHandle {
     }
     try {
       ctx.commands.poll();
-      List<dev.loopflow.core.store.RunCommand> left = new ArrayList<>(ctx.commands.drain());
-      for (dev.loopflow.core.store.RunCommand c : store.pendingCommands(runId)) {
+      List<RunCommand> left = new ArrayList<>(ctx.commands.drain());
+      for (RunCommand c : store.pendingCommands(runId)) {
         if (left.stream().noneMatch(x -> x.seq() == c.seq())) {
           left.add(c);
         }
       }
-      for (dev.loopflow.core.store.RunCommand c : left) {
-        dev.loopflow.core.run.RestartRequest req = dev.loopflow.core.run.RestartRequest.fromMap(c.payload());
-        ctx.commands.respond(dev.loopflow.core.run.RestartResponse.runEnded(c.seq(), req.targetStageId(), status,
+      for (RunCommand c : left) {
+        RestartRequest req = RestartRequest.fromMap(c.payload());
+        ctx.commands.respond(RestartResponse.runEnded(c.seq(), req.targetStageId(), status,
             ctx.restartIteration()));
       }
     } catch (RuntimeException e) {
@@ -439,7 +444,7 @@ final class RunExecution implements RunHandle {
     // or neither (it used to be two commits, and a worker killed between them left a completed run without its
     // run.finished). Listeners see run.finished once that write is durable.
     if (!bus.publishJournaled((seq, at) -> RunReports.finishedEvent(ended, seq, at),
-        e -> store.finishRun(ended, (dev.loopflow.core.event.Event.RunFinished) e))) {
+        e -> store.finishRun(ended, (Event.RunFinished) e))) {
       store.updateRun(ended);
     }
     answerLeftovers(status);

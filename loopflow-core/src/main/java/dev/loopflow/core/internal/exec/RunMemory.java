@@ -22,6 +22,9 @@ import java.util.zip.GZIPOutputStream;
 import java.io.UncheckedIOException;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
+import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.secrets.Redactor;
 
 /**
  * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session
@@ -44,9 +47,9 @@ final class RunMemory implements SharedMemory {
   private final String runId;
   private final String workflow;
   private final Clock clock;
-  private final dev.loopflow.core.secrets.Redactor redactor;
+  private final Redactor redactor;
 
-  RunMemory(RunStore store, String runId, String workflow, Clock clock, dev.loopflow.core.secrets.Redactor redactor) {
+  RunMemory(RunStore store, String runId, String workflow, Clock clock, Redactor redactor) {
     this.store = store;
     this.runId = runId;
     this.workflow = workflow;
@@ -59,8 +62,8 @@ final class RunMemory implements SharedMemory {
    * the workflow's restart policy keeps it ({@code keep_shared_memory}). Never throws: a store failing now leaves
    * only disk space behind, and the run's own end is what matters.
    */
-  static void clearWorkflow(dev.loopflow.core.model.Workflow workflow, RunStore store, String runId) {
-    dev.loopflow.core.model.RestartPolicy p = workflow == null ? null : workflow.restartPolicy();
+  static void clearWorkflow(Workflow workflow, RunStore store, String runId) {
+    RestartPolicy p = workflow == null ? null : workflow.restartPolicy();
     if (p != null && p.keepWorkflowMemory()) {
       return;
     }

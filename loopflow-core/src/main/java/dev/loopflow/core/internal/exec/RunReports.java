@@ -16,6 +16,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.time.Instant;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
+import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.secrets.Redactor;
 
 /**
  * A run's result object from its journal. A run that ended or paused journaled its result (output, final state,
@@ -74,7 +78,7 @@ public final class RunReports {
    * replacement and the report lists no nodes.
    */
   public static RunResult derive(Workflow journaled, RunRecord r, List<NodeExecution> rows) {
-    Workflow wf = journaled != null ? journaled : new dev.loopflow.core.internal.plan.LoadedWorkflow(r.workflow(), null, r.file(), null, Map.of(),
+    Workflow wf = journaled != null ? journaled : new LoadedWorkflow(r.workflow(), null, r.file(), null, Map.of(),
         Map.of(), Budget.NONE, Limits.DEFAULTS, List.of(), List.of(), null, Map.of(), Map.of(), null, null);
     Map<String, Object> inputs = r.inputs() == null ? Map.of() : r.inputs();
     RunState st = new RunState(wf, inputs, new Budgets(Budget.NONE), Map.of());
@@ -105,18 +109,18 @@ public final class RunReports {
    * ({@link #ended}), masked. Every way a run ends (its own engine finishing it, a cancel of a run no engine
    * executes) writes its last record through here, so they cannot differ.
    */
-  static RunRecord endRecord(dev.loopflow.core.secrets.Redactor redactor, RunRecord run, RunStatus status,
-      Instant at, Usage usage, Object output, dev.loopflow.core.run.RunError error,
+  static RunRecord endRecord(Redactor redactor, RunRecord run, RunStatus status,
+      Instant at, Usage usage, Object output, RunError error,
       Map<String, Object> state, Map<String, Map<String, Object>> nodes, Map<String, Object> pipeline) {
     return redactor.record(run.finish(status, at, usage, output, error, state, ended(nodes)).toBuilder()
         .pipeline(pipeline).build());
   }
 
   /** The run.finished event for a record made by {@link #endRecord}. */
-  static dev.loopflow.core.event.Event.RunFinished finishedEvent(RunRecord ended, long seq, Instant at) {
-    dev.loopflow.core.run.RunError e = ended.error();
+  static Event.RunFinished finishedEvent(RunRecord ended, long seq, Instant at) {
+    RunError e = ended.error();
     Usage u = ended.usage();
-    return new dev.loopflow.core.event.Event.RunFinished(ended.runId(), seq, at, ended.status().json(),
+    return new Event.RunFinished(ended.runId(), seq, at, ended.status().json(),
         e == null ? null : e.code(), e == null ? null : e.message(), u.inputTokens(), u.outputTokens(), u.costUsd(),
         u.llmCalls());
   }

@@ -14,6 +14,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.time.Instant;
 import java.util.TreeMap;
+import dev.loopflow.core.model.StateMerge;
+import dev.loopflow.core.run.NodeResults;
+import dev.loopflow.core.secrets.CredentialNames;
 
 /**
  * The run-wide data of one run: the shared {@code state}, LLM sessions, and the top frame of node results.
@@ -38,7 +41,7 @@ final class RunState {
     this.workflow = workflow;
     Map<String, Object> visible = new TreeMap<>();
     environment.forEach((k, v) -> {
-      if (!dev.loopflow.core.secrets.CredentialNames.isCredential(k)) {
+      if (!CredentialNames.isCredential(k)) {
         visible.put(k, v);
       }
     });
@@ -48,7 +51,7 @@ final class RunState {
     this.flow = Map.of("input", this.inputs, "name", workflow.name());
     state.putAll(inputs);
     workflow.stateMerge().forEach((key, merge) -> {
-      if (merge == dev.loopflow.core.model.StateMerge.APPEND && state.get(key) instanceof List<?> l) {
+      if (merge == StateMerge.APPEND && state.get(key) instanceof List<?> l) {
         state.put(key, AppendList.of(l));
       }
     });
@@ -124,7 +127,7 @@ final class RunState {
   /** Every write to state goes through here, so a key's declared merge applies whoever writes it. Guarded by this. */
   private void merge(String key, Object value) {
     view = null;
-    if (workflow.merge(key) != dev.loopflow.core.model.StateMerge.APPEND) {
+    if (workflow.merge(key) != StateMerge.APPEND) {
       state.put(key, value);
       return;
     }
@@ -192,7 +195,7 @@ final class RunState {
     for (Node n : workflow.nodes()) {
       Map<String, Object> r = top.ownResult(n.id());
       NodeStatus s = top.ownStatus(n.id());
-      Map<String, Object> report = dev.loopflow.core.run.NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
+      Map<String, Object> report = NodeResults.report(r, s == null ? NodeStatus.NOT_RUN : s);
       report.replaceAll((k, v) -> Values.plain(v));
       out.put(n.id(), report);
     }

@@ -6,12 +6,13 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.loopflow.core.schema.Vocabulary;
 
 /**
  * The loader's own tables of what a workflow file may say, handed out as the {@link dev.loopflow.core.schema.Vocabulary}
  * that {@link dev.loopflow.core.schema.WorkflowSchema} describes: the same lists the loader checks files against.
  */
-public final class LoaderVocabulary implements dev.loopflow.core.schema.Vocabulary {
+public final class LoaderVocabulary implements Vocabulary {
   /** The loader's tables. */
   public static final LoaderVocabulary INSTANCE = new LoaderVocabulary();
 

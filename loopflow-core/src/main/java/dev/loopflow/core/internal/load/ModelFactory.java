@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import dev.loopflow.core.secrets.SourceCredentials;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
+import dev.loopflow.core.model.RestartPolicy;
 
 /**
  * The only places in the loader that construct a {@link Workflow} and a {@link Node}. Keep it that way: when
@@ -26,8 +28,8 @@ final class ModelFactory {
   static Workflow workflow(String name, String description, String file, String text, Map<String, InputSpec> inputs,
       Map<String, Object> defaults, Budget budget, Limits limits, List<Node> nodes, List<Edge> edges,
       Template output, Map<String, Object> sections, Map<String, StateMerge> merges,
-      dev.loopflow.core.model.RestartPolicy restartPolicy, SourceCredentials credentials) {
-    return new dev.loopflow.core.internal.plan.LoadedWorkflow(name, description, file, text, inputs,
+      RestartPolicy restartPolicy, SourceCredentials credentials) {
+    return new LoadedWorkflow(name, description, file, text, inputs,
         defaults, budget, limits, nodes, edges, output, sections, merges, restartPolicy, credentials);
   }
 

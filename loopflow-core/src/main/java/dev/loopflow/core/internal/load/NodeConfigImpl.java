@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.schema.FieldSpec;
 
 /** {@link NodeConfig} over a node's YAML fields; every accessor reports located problems instead of throwing. */
 final class NodeConfigImpl implements NodeConfig {
@@ -29,7 +31,7 @@ final class NodeConfigImpl implements NodeConfig {
   private Map<String, String> shownAs = Map.of();
   private final Map<String, Object> sections;
   /** Problems that hold only if a max_usd budget applies to this node; the loader decides once loops are known. */
-  private final List<dev.loopflow.core.error.Problem> costProblems = new ArrayList<>();
+  private final List<Problem> costProblems = new ArrayList<>();
 
   NodeConfigImpl(String id, String kind, Location location, String pathPrefix, Map<String, YNode.YMap.Entry> fields,
       Problems problems, List<TemplateRef> refs, Map<String, Object> defaults, Map<String, Object> sections) {
@@ -199,7 +201,7 @@ final class NodeConfigImpl implements NodeConfig {
   }
 
   /** An integer field read against its description's range. */
-  Integer integer(String field, dev.loopflow.core.schema.FieldSpec spec) {
+  Integer integer(String field, FieldSpec spec) {
     return integer(field, spec.minimumInt(), spec.maximumInt());
   }
 
@@ -313,11 +315,11 @@ final class NodeConfigImpl implements NodeConfig {
 
   @Override
   public void errorUnderCostLimit(String field, String message) {
-    costProblems.add(new dev.loopflow.core.error.Problem(field == null ? location : location(field), path(field),
+    costProblems.add(new Problem(field == null ? location : location(field), path(field),
         message));
   }
 
-  List<dev.loopflow.core.error.Problem> costProblems() {
+  List<Problem> costProblems() {
     return costProblems;
   }
 }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 
 /**
  * The workflow's settings sections: {@code defaults}, {@code budget} (also a loop's own), {@code limits} and
@@ -25,7 +26,7 @@ final class Settings {
       FieldSpec.integer("max_tokens", 1, Integer.MAX_VALUE, "The reply limit of llm nodes that set none."),
       FieldSpec.string("system", "The system prompt of llm nodes that set none."),
       FieldSpec.duration("timeout", "Validated, but not applied to nodes: only a node's own timeout limits it."),
-      dev.loopflow.core.sandbox.SandboxPolicy.FIELD);
+      SandboxPolicy.FIELD);
   static final List<FieldSpec> BUDGET = List.of(
       FieldSpec.number("max_usd", 0.0, null, "The most the LLM calls may cost, in USD (every model needs a price)."),
       FieldSpec.integer("max_tokens", 0, Long.MAX_VALUE, "The most tokens the LLM calls may use, input plus output."),
@@ -79,7 +80,7 @@ final class Settings {
     }
     if (m.get("sandbox") != null) {
       try {
-        dev.loopflow.core.sandbox.SandboxPolicy.of(m.get("sandbox").toPlain());
+        SandboxPolicy.of(m.get("sandbox").toPlain());
       } catch (IllegalArgumentException e) {
         problems.add(m.get("sandbox").location(), "defaults.sandbox", "defaults." + e.getMessage());
       }

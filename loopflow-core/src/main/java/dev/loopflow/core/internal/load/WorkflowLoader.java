@@ -105,7 +105,7 @@ public final class WorkflowLoader {
       pipeline = Pipelines.compile(top.get("workflow_pattern"), top.get("agents"), header.inputs().keySet(),
           st.defaults.containsKey("model"), problems);
       if (pipeline == null) {
-        throw new dev.loopflow.core.error.WorkflowInvalidException(problems.sorted());
+        throw new WorkflowInvalidException(problems.sorted());
       }
       nodeList = pipeline.nodes();
       policy = pipeline.policy();

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import dev.loopflow.core.time.Durations;
 
 /*
  * Design notes.
@@ -220,7 +221,7 @@ final class HttpFetch {
     } catch (TimeoutException e) {
       f.cancel(true);
       throw new LoopflowException(ErrorCode.NODE_FAILED, where + ": no complete response within "
-          + dev.loopflow.core.time.Durations.format(timeout));
+          + Durations.format(timeout));
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException && cause.getCause() instanceof TooLarge t) {

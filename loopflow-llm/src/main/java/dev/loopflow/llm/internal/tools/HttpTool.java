@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import dev.loopflow.core.spi.PrivateAddresses;
 
 /**
  * {@code http}: a GET or POST the model asks for. The answer is the status, the content type and the body as text,
@@ -143,7 +144,7 @@ final class HttpTool implements Tool {
         throw new ToolError("cannot resolve host '" + host + "'");
       }
       for (InetAddress a : addresses) {
-        String why = dev.loopflow.core.spi.PrivateAddresses.whyNotPublic(a);
+        String why = PrivateAddresses.whyNotPublic(a);
         if (why != null) {
           throw new ToolError(uri + ": " + a.getHostAddress() + " is " + why
               + ", and this run forbids requests to private addresses");

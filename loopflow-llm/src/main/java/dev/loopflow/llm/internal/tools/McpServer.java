@@ -26,6 +26,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import dev.langchain4j.exception.ToolArgumentsException;
+import dev.langchain4j.exception.ToolExecutionException;
+import dev.loopflow.core.expr.Json;
 
 /**
  * One entry of a node's {@code mcp:}: a server started as a process ({@code command}, with extra {@code env}) or
@@ -206,7 +209,7 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
     @Override
     public Object call(NodeContext ctx, Map<String, Object> arguments) throws Exception {
       ToolExecutionRequest request = ToolExecutionRequest.builder().id("call").name(spec.name())
-          .arguments(dev.loopflow.core.expr.Json.compact(arguments)).build();
+          .arguments(Json.compact(arguments)).build();
       CompletableFuture<ToolExecutionResult> f = new CompletableFuture<>();
       Thread worker = Thread.ofVirtual().start(() -> {
         try {
@@ -230,8 +233,8 @@ record McpServer(List<String> command, Map<String, String> env, String url, Dura
       } catch (ExecutionException e) {
         // The server's own refusal (isError, a JSON-RPC error) is its message; anything else also says what failed.
         Throwable cause = e.getCause();
-        boolean refusal = cause instanceof dev.langchain4j.exception.ToolExecutionException
-            || cause instanceof dev.langchain4j.exception.ToolArgumentsException;
+        boolean refusal = cause instanceof ToolExecutionException
+            || cause instanceof ToolArgumentsException;
         throw new ToolError(refusal && cause.getMessage() != null ? cause.getMessage() : deepest(cause));
       }
     }

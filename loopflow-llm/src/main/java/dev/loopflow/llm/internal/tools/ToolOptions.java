@@ -8,6 +8,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.Locale;
 import java.util.TreeSet;
+import dev.loopflow.core.expr.Values;
 
 /**
  * Checks the options of a {@code tools:} or {@code mcp:} entry, reporting each problem through the node's config at
@@ -88,7 +89,7 @@ final class ToolOptions {
   }
 
   static String describe(Object v) {
-    return dev.loopflow.core.expr.Values.describe(v);
+    return Values.describe(v);
   }
 
 }
