@@ -21,12 +21,15 @@ import java.util.regex.Pattern;
  * {@link #parseSet}.
  */
 public final class ForkEdits {
-  /** No edits: the fork reproduces the origin up to its point and executes the rest as it is. */
-  public static final ForkEdits NONE = builder().build();
-
   private static final ObjectMapper JSON = JsonMapper.builder().build();
   private static final Pattern KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
   private static final Object ABSENT = new Object();
+  /** The most the edits may weigh as JSON: they are journaled with the fork, and read on each of its resumes. */
+  public static final int MAX_JSON_BYTES = 256 * 1024;
+  /** Deeper values are refused before they could overflow a reader's stack. */
+  private static final int MAX_DEPTH = 64;
+  /** No edits: the fork reproduces the origin up to its point and executes the rest as it is. */
+  public static final ForkEdits NONE = builder().build();
 
   private final Map<String, Object> state;
   private final Map<String, Object> outputs;
@@ -38,6 +41,44 @@ public final class ForkEdits {
     this.outputs = Collections.unmodifiableMap(new LinkedHashMap<>(b.outputs));
     this.loopInput = b.loopInput;
     this.inputs = Collections.unmodifiableMap(new LinkedHashMap<>(b.inputs));
+    int bytes;
+    try {
+      bytes = JSON.writeValueAsBytes(toJson()).length;
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("the fork's edits cannot be written as JSON: " + e.getOriginalMessage());
+    }
+    if (bytes > MAX_JSON_BYTES) {
+      throw new IllegalArgumentException("the fork's edits are " + bytes + " bytes as JSON; the limit is "
+          + MAX_JSON_BYTES);
+    }
+  }
+
+  /** {@code value} when it is JSON data (text, a number, a boolean, null, lists and maps of them). */
+  private static Object data(String field, Object value, int depth) {
+    if (depth > MAX_DEPTH) {
+      throw new IllegalArgumentException(field + " is nested deeper than " + MAX_DEPTH + " levels");
+    }
+    switch (value) {
+      case null -> { }
+      case String s -> { }
+      case Boolean x -> { }
+      case Number n -> {
+        if (n instanceof Double d && (d.isNaN() || d.isInfinite()) || n instanceof Float f && (f.isNaN()
+            || f.isInfinite())) {
+          throw new IllegalArgumentException(field + " is " + n + ", which JSON cannot hold");
+        }
+      }
+      case java.util.List<?> l -> l.forEach(v -> data(field, v, depth + 1));
+      case Map<?, ?> m -> m.forEach((k, v) -> {
+        if (!(k instanceof String)) {
+          throw new IllegalArgumentException(field + " has a key that is not text: " + k);
+        }
+        data(field, v, depth + 1);
+      });
+      default -> throw new IllegalArgumentException(field + " is a " + value.getClass().getSimpleName()
+          + "; an edit's value must be JSON data (text, a number, a boolean, null, a list or a map)");
+    }
+    return value;
   }
 
   public static Builder builder() {
@@ -179,7 +220,7 @@ public final class ForkEdits {
           throw new IllegalArgumentException("state path '" + cut(path) + "': '" + cut(p) + "' is not a key");
         }
       }
-      state.put(path, value);
+      state.put(path, data("state." + path, value, 0));
       return this;
     }
 
@@ -188,19 +229,22 @@ public final class ForkEdits {
       if (nodeId == null || !KEY.matcher(nodeId).matches()) {
         throw new IllegalArgumentException("'" + nodeId + "' is not a node id");
       }
-      outputs.put(nodeId, value);
+      outputs.put(nodeId, data(nodeId + ".output", value, 0));
       return this;
     }
 
     /** Replaces the input of the loop pass the fork starts at ({@code loop.input}, {@code $LOOP_PREV}). */
     public Builder loopInput(Object value) {
-      this.loopInput = value;
+      this.loopInput = data("loop.input", value, 0);
       return this;
     }
 
     /** Changes run input {@code name} for what executes. */
     public Builder input(String name, Object value) {
-      inputs.put(name, value);
+      if (name == null || !KEY.matcher(name).matches()) {
+        throw new IllegalArgumentException("'" + name + "' is not an input name");
+      }
+      inputs.put(name, data("input " + name, value, 0));
       return this;
     }
 

@@ -341,4 +341,39 @@ class ForkTest {
                             type: call
             """, "outer:2/inner:2", 2));
   }
+
+  @Test
+  void hostileEditsAreRefusedBeforeAnythingStarts() {
+    List<String> badSets = List.of("state.=1", "state..x=1", "state.a b=1", "state.x\u0000y=1", "=1", "state", "x.y.z=1",
+        "state.__proto__.x=1x".replace("__proto__", "a-b c"), "node id.output=1", ".output=1", "loop=1");
+    for (String set : badSets) {
+      assertThatThrownBy(() -> ForkEdits.parseSet(List.of(set), ForkEdits.builder())).as(set)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    String huge = "x".repeat(ForkEdits.MAX_JSON_BYTES + 1);
+    assertThatThrownBy(() -> ForkEdits.builder().state("big", huge).build()).hasMessageContaining("the limit is");
+    Object deep = "leaf";
+    for (int i = 0; i < 100; i++) {
+      deep = List.of(deep);
+    }
+    Object tooDeep = deep;
+    assertThatThrownBy(() -> ForkEdits.builder().state("deep", tooDeep)).hasMessageContaining("deeper");
+    assertThatThrownBy(() -> ForkEdits.builder().state("obj", new Object())).hasMessageContaining("JSON data");
+    assertThatThrownBy(() -> ForkEdits.builder().state("nan", Double.NaN)).hasMessageContaining("JSON cannot");
+    assertThatThrownBy(() -> ForkEdits.builder().state("k", Map.of(1, "x"))).hasMessageContaining("not text");
+    assertThatThrownBy(() -> ForkEdits.builder().input("bad name", 1)).hasMessageContaining("not an input name");
+    // A value that reads as JSON is JSON; anything else is text, template syntax included, never evaluated.
+    assertThat(ForkEdits.value("{{ 7 * 7 }}")).isEqualTo("{{ 7 * 7 }}");
+    assertThat(ForkEdits.value("100")).isEqualTo(100);
+    assertThat(ForkEdits.value("\"100\"")).isEqualTo("100");
+  }
+
+  @Test
+  void anEditedTemplateLookingValueStaysText() throws Exception {
+    RunResult first = origin(COUNTER, Map.of("count", 0));
+    RunResult fork = engine.fork(first.runId(), ForkPoint.parse("count_loop:5"),
+        ForkEdits.parseSet(List.of("state.note={{ run.id }} {% for x in range(9) %}x{% endfor %}"),
+            ForkEdits.builder()).build(), RunOptions.defaults()).await();
+    assertThat(fork.state()).containsEntry("note", "{{ run.id }} {% for x in range(9) %}x{% endfor %}");
+  }
 }
