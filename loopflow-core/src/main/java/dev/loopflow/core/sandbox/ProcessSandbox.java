@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +28,9 @@ import java.util.concurrent.TimeUnit;
  * here.
  */
 public final class ProcessSandbox {
+  /** The threads that read and feed a process's pipes: platform threads, daemons (see {@link #run}). */
+  private static final ThreadFactory PIPES = Thread.ofPlatform().daemon().name("loopflow-pipe-", 0).factory();
+
   private ProcessSandbox() {}
 
   /**
@@ -80,11 +84,18 @@ public final class ProcessSandbox {
     Process p = launch(launch, env, cwd);
     CappedOutput out = new CappedOutput(maxOutputBytes);
     CappedOutput err = new CappedOutput(maxOutputBytes);
-    Thread to = Thread.ofVirtual().start(() -> out.drain(p.getInputStream()));
-    Thread te = Thread.ofVirtual().start(() -> err.drain(p.getErrorStream()));
+    // The pipes are read and fed on platform threads: a read of a pipe blocks its thread in the kernel, and a
+    // virtual thread blocked so holds its carrier. A pipe a leftover process keeps open (bubblewrap killed while it
+    // was setting up can leave its helper behind) would then hold carriers for good, and with as many such pipes as
+    // cores every virtual thread of the engine would wait: runs hang. A platform thread blocked so costs only itself.
+    Thread to = PIPES.newThread(() -> out.drain(p.getInputStream()));
+    Thread te = PIPES.newThread(() -> err.drain(p.getErrorStream()));
+    to.start();
+    te.start();
     boolean finished;
     try {
-      Thread feeder = Thread.ofVirtual().start(() -> feed(p.getOutputStream(), stdin));
+      Thread feeder = PIPES.newThread(() -> feed(p.getOutputStream(), stdin));
+      feeder.start();
       finished = timeout == null ? waitFor(p) : p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
       if (!finished) {
         kill(p);

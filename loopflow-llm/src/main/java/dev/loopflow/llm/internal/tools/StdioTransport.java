@@ -72,8 +72,10 @@ final class StdioTransport implements McpTransport {
       throw new IllegalStateException("interrupted while starting " + command.get(0), e);
     }
     stdin = process.getOutputStream();
-    Thread.ofVirtual().name("mcp-stdout-" + process.pid()).start(this::readMessages);
-    Thread.ofVirtual().name("mcp-stderr-" + process.pid()).start(this::readStderr);
+    // Platform threads: a virtual thread blocked reading a pipe holds its carrier for as long as the server runs,
+    // and a few such servers would leave the engine's virtual threads no carrier to run on.
+    Thread.ofPlatform().daemon().name("mcp-stdout-" + process.pid()).start(this::readMessages);
+    Thread.ofPlatform().daemon().name("mcp-stderr-" + process.pid()).start(this::readStderr);
   }
 
   private void readMessages() {
