@@ -76,7 +76,8 @@ public final class Loopflow {
   /** The engine's clock: what this facade writes to the store is timed like what the engine writes. */
   private final Clock clock;
 
-  private Loopflow(Map<String, NodeHandler> handlers, Map<Class<?>, Object> services, RunStore store, Clock clock) {
+  private Loopflow(Map<String, NodeHandler> handlers, Map<Class<?>, Object> services, RunStore store, Clock clock,
+      Map<String, String> environment) {
     this.handlers = Map.copyOf(handlers);
     this.clock = clock;
     Map<Class<?>, Object> s = new LinkedHashMap<>(services);
@@ -84,7 +85,7 @@ public final class Loopflow {
     AtomicReference<Engine> made = new AtomicReference<>();
     s.putIfAbsent(ChildRuns.class, new ChildRunner(made::get, this::load, Inputs::resolve));
     this.services = Map.copyOf(s);
-    this.engine = new Engine(store, this.services, clock, this::journaledWorkflow);
+    this.engine = new Engine(store, this.services, clock, environment, this::journaledWorkflow);
     made.set(engine);
     this.loader = new WorkflowLoader(this.handlers, this.services);
   }
@@ -169,7 +170,7 @@ public final class Loopflow {
    * workflow has no restart policy.
    */
   public long requestRestart(String runId, RestartRequest request) {
-    return RestartRequests.request(store(), clock, this::journaledWorkflow, runId, request);
+    return RestartRequests.request(store(), clock, engine.environment(), this::journaledWorkflow, runId, request);
   }
 
   /**
@@ -459,6 +460,7 @@ public final class Loopflow {
     private RunStore store;
     private Clock clock = Clock.systemUTC();
     private boolean discover = true;
+    private Map<String, String> environment = System.getenv();
 
     private Builder() {}
 
@@ -487,6 +489,16 @@ public final class Loopflow {
     /** The clock used for timestamps, durations and deadlines (inject one for deterministic tests). */
     public Builder clock(Clock c) {
       this.clock = Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /**
+     * The process environment runs see, where LLM providers find their keys and whose credentials every run masks
+     * (default: this process's); inject one, like the clock, for a test. A run's own {@code RunOptions.environment}
+     * is laid over it.
+     */
+    public Builder environment(Map<String, String> env) {
+      this.environment = Map.copyOf(Objects.requireNonNull(env, "environment"));
       return this;
     }
 
@@ -523,7 +535,7 @@ public final class Loopflow {
       }
       all.putAll(handlers); // explicit ones win over built-in and discovered ones
       allServices.putAll(services);
-      return new Loopflow(all, allServices, store == null ? RunStore.inMemory() : store, clock);
+      return new Loopflow(all, allServices, store == null ? RunStore.inMemory() : store, clock, environment);
     }
   }
 }

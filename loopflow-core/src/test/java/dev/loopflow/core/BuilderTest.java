@@ -84,4 +84,23 @@ class BuilderTest {
     assertThat(after.handlers().get("transform")).isSameAs(EXPLICIT_TRANSFORM);
     assertThat(before.run(before.parse(WORKFLOW, "w.yaml"), Map.of()).output()).isEqualTo("built-in");
   }
+
+  @Test
+  void theEnvironmentRunsSeeIsInjectedLikeTheClock() {
+    String secret = "injected-credential-4f9c2a";
+    Loopflow engine = Loopflow.builder().environment(Map.of("DEPLOY_API_TOKEN", secret)).build();
+    Workflow wf = engine.parse("""
+        name: echoes
+        input:
+          text: string
+        nodes:
+          - id: t
+            type: transform
+            template: "{{ input.text }}"
+        output: "{{ t.output }}"
+        """, "w.yaml");
+    RunResult r = engine.run(wf, Map.of("text", "the token is " + secret));
+    assertThat(String.valueOf(r.output())).doesNotContain(secret);
+    assertThat(engine.store().findRun(r.runId()).orElseThrow().output().toString()).doesNotContain(secret);
+  }
 }

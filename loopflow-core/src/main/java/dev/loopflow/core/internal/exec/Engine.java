@@ -42,6 +42,7 @@ public final class Engine {
   private final Map<Class<?>, Object> services;
   private final Clock clock;
   private final ExecutorService executor;
+  private final EngineParts parts;
   private final Function<RunRecord, Workflow> journaledWorkflow;
   private final String ownerId = RunLease.newOwnerId();
   /**
@@ -56,11 +57,23 @@ public final class Engine {
    */
   public Engine(RunStore store, Map<Class<?>, Object> services, Clock clock,
       Function<RunRecord, Workflow> journaledWorkflow) {
+    this(store, services, clock, System.getenv(), journaledWorkflow);
+  }
+
+  /** {@code environment}: the process environment runs see (injected, like the clock, for tests). */
+  public Engine(RunStore store, Map<Class<?>, Object> services, Clock clock, Map<String, String> environment,
+      Function<RunRecord, Workflow> journaledWorkflow) {
     this.store = store;
     this.services = Map.copyOf(services);
     this.clock = clock;
     this.journaledWorkflow = journaledWorkflow;
     this.executor = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("loopflow-node-", 0).factory());
+    this.parts = new EngineParts(store, this.services, clock, executor, environment);
+  }
+
+  /** The process environment runs see. */
+  public Map<String, String> environment() {
+    return parts.environment();
   }
 
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options) {
@@ -73,7 +86,7 @@ public final class Engine {
    */
   public RunHandle start(Workflow workflow, Map<String, Object> inputs, RunOptions options, ChildLedger caller) {
     String runId = options.runId() != null ? options.runId() : newRunId();
-    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, store, services, clock, executor, null,
+    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, parts, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock), caller);
     execute(runId, scheduler);
     return scheduler;
@@ -88,7 +101,7 @@ public final class Engine {
   public RunResult journalOnly(Workflow workflow, Map<String, Object> inputs, RunOptions options,
       Consumer<String> handOver) throws InterruptedException {
     String runId = options.runId() != null ? options.runId() : newRunId();
-    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, store, services, clock, executor, null,
+    RunExecution scheduler = new RunExecution(runId, workflow, inputs, options, parts, null,
         null, RunContext.Replay.NONE, 0, new RunLease(store, runId, ownerId, clock));
     scheduler.journalOnly(handOver);
     scheduler.run();
@@ -151,7 +164,7 @@ public final class Engine {
       lastSeq = Math.max(lastSeq, fork.eventSeq());
     }
     RunExecution scheduler = new RunExecution(run.runId(), workflow, run.inputs(), options.withOptionDefaults(run.options()),
-        store, services, clock, executor, run, input, replay, lastSeq, lease);
+        parts, run, input, replay, lastSeq, lease);
     execute(run.runId(), scheduler);
     return scheduler;
   }
@@ -178,8 +191,7 @@ public final class Engine {
     defaults.put(RunOptions.FORKED_FROM, new Forks.Origin(origin.runId(), at.text(), cut.rows(), cut.eventSeq(),
         edits).toJson(reusedUsage));
     String runId = options.runId() != null ? options.runId() : newRunId();
-    RunExecution run = new RunExecution(runId, workflow, inputs, options.withOptionDefaults(defaults), store,
-        services, clock, executor, null, null, replay, cut.eventSeq(), new RunLease(store, runId, ownerId, clock));
+    RunExecution run = new RunExecution(runId, workflow, inputs, options.withOptionDefaults(defaults), parts, null, null, replay, cut.eventSeq(), new RunLease(store, runId, ownerId, clock));
     execute(runId, run);
     return run;
   }
@@ -243,7 +255,7 @@ public final class Engine {
     RunExecution here = executingHere(runId);
     if (here != null) {
       // Its lease is this engine's own: stop it directly, as its handle would, and wait as for another process.
-      here.cancel(Redactor.ofEnvironment(System.getenv()).text(why));
+      here.cancel(Redactor.ofEnvironment(parts.environment()).text(why));
       try {
         here.await(wait);
       } catch (InterruptedException e) {
@@ -270,7 +282,7 @@ public final class Engine {
         lease.stop();
       }
     }
-    store.requestCancel(runId, Redactor.ofEnvironment(System.getenv()).text(why));
+    store.requestCancel(runId, Redactor.ofEnvironment(parts.environment()).text(why));
     long deadline = System.nanoTime() + wait.toNanos();
     while (System.nanoTime() < deadline) {
       RunStatus s = store.findRun(runId).map(RunRecord::status).orElse(RunStatus.RUNNING);
@@ -296,7 +308,7 @@ public final class Engine {
     Instant now = clock.instant();
     RunResult report = report(run);
     // The reason is the caller's text: masked like everything a run writes (its journal already is).
-    Redactor redactor = Redactor.ofEnvironment(System.getenv());
+    Redactor redactor = Redactor.ofEnvironment(parts.environment());
     RunError error = new RunError(ErrorCode.CANCELLED, "run cancelled: " + why, null);
     RunRecord ended = RunReports.endRecord(redactor, run, RunStatus.CANCELLED, now, report.usage(), null, error,
         report.state(), report.nodes(), report.pipeline());

@@ -17,6 +17,7 @@ import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -31,8 +32,8 @@ public final class RestartRequests {
   private RestartRequests() {}
 
   /** Appends a restart request to the run's command bus; see {@code Loopflow.requestRestart}. */
-  public static long request(RunStore store, Clock clock, Function<RunRecord, Workflow> journaledWorkflow,
-      String runId, RestartRequest request) {
+  public static long request(RunStore store, Clock clock, Map<String, String> environment,
+      Function<RunRecord, Workflow> journaledWorkflow, String runId, RestartRequest request) {
     RunRecord run = store.findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.USAGE,
         "no run '" + runId + "' in this store"));
     if (run.status().isTerminal()) {
@@ -41,7 +42,7 @@ public final class RestartRequests {
     }
     // Masked with what this process knows (its environment's credentials, token shapes): the run's own redactor
     // is in the process executing it.
-    Redactor mask = Redactor.ofEnvironment(System.getenv());
+    Redactor mask = Redactor.ofEnvironment(environment);
     RunCommand c = store.appendCommand(runId, "restart", mask.map(request.toMap()),
         clock.instant());
     Workflow wf = journaledWorkflow.apply(run);

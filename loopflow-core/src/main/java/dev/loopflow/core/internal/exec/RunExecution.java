@@ -94,17 +94,19 @@ final class RunExecution implements RunHandle {
    * {@code resumeFrom} and {@code answer}: the journaled run this attempt continues and what the person answered
    * (null for a new run).
    */
-  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
-      Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
-      ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease) {
-    this(runId, workflow, inputs, options, store, services, clock, executor, resumeFrom, answer, replay, lastSeq,
-        lease, null);
+  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, EngineParts parts,
+      RunRecord resumeFrom, ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease) {
+    this(runId, workflow, inputs, options, parts, resumeFrom, answer, replay, lastSeq, lease, null);
   }
 
   /** {@code caller}: what a child run owes the node that started it; null for a run nobody started. */
-  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, RunStore store,
-      Map<Class<?>, Object> services, Clock clock, ExecutorService executor, RunRecord resumeFrom,
-      ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease, ChildLedger caller) {
+  RunExecution(String runId, Workflow workflow, Map<String, Object> inputs, RunOptions options, EngineParts parts,
+      RunRecord resumeFrom, ResumeInput answer, RunContext.Replay replay, long lastSeq, RunLease lease,
+      ChildLedger caller) {
+    RunStore store = parts.store();
+    Clock clock = parts.clock();
+    ExecutorService executor = parts.executor();
+    Map<Class<?>, Object> services = parts.services();
     this.runId = runId;
     this.lease = lease;
     this.workflow = workflow;
@@ -117,7 +119,7 @@ final class RunExecution implements RunHandle {
     // A resumed run's budget starts from everything its journal says was spent, not only what it restores.
     budgets.add(replay.charged());
     this.runState = new RunState(workflow, inputs, budgets, options.environment());
-    this.redactor = Redactor.forRun(environment(options), workflow,
+    this.redactor = Redactor.forRun(environment(parts.environment(), options), workflow,
         workflow instanceof LoadedWorkflow w ? w.credentials() : null, inputs);
     this.bus = new EventBus(runId, clock, options.listeners(), lastSeq, redactor);
     this.bus.journal(store::appendEvent, this::journalFailed);
@@ -128,8 +130,8 @@ final class RunExecution implements RunHandle {
   }
 
   /** What nodes see plus the process environment, where LLM providers find their keys. */
-  private static Map<String, String> environment(RunOptions options) {
-    Map<String, String> env = new LinkedHashMap<>(System.getenv());
+  private static Map<String, String> environment(Map<String, String> process, RunOptions options) {
+    Map<String, String> env = new LinkedHashMap<>(process);
     env.putAll(options.environment());
     return env;
   }
