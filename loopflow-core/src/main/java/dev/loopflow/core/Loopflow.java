@@ -264,6 +264,14 @@ public final class Loopflow {
     return new RunDiff(sides[0], sides[1]);
   }
 
+  /**
+   * The events a fork reuses from its origin, which come before its own (their sequence numbers are below its
+   * first); empty for a run that is no fork, or no run.
+   */
+  public java.util.List<dev.loopflow.core.event.Event> reusedEvents(String runId) {
+    return store().findRun(runId).map(engine::reusedEvents).orElse(java.util.List.of());
+  }
+
   /** The runs forked from run {@code runId}, oldest first. */
   public List<RunRecord> forks(String runId) {
     return engine.forksOf(runId);

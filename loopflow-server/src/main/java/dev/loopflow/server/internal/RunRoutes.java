@@ -209,7 +209,8 @@ final class RunRoutes {
     ctx.header("X-Accel-Buffering", "no");
     var out = ctx.res().getOutputStream();
     ctx.res().flushBuffer();
-    new EventStream(store, frames, id, last, heartbeat, stopping, out, log).run(runs.feed(id).orElse(null));
+    new EventStream(store, frames, id, engine.reusedEvents(id), last, heartbeat, stopping, out, log)
+        .run(runs.feed(id).orElse(null));
   }
 
   private static long lastEventId(Context ctx) {

@@ -212,6 +212,19 @@ public final class Engine {
     return Forks.rows(store, run);
   }
 
+  /**
+   * The events a fork reuses from its origin's journal (those before its point, without the origin's run-level
+   * events), which come before its own; none for a run that is no fork.
+   */
+  public List<dev.loopflow.core.event.Event> reusedEvents(RunRecord run) {
+    if (Forks.Origin.of(run) == null) {
+      return List.of();
+    }
+    List<dev.loopflow.core.event.Event> all = Forks.events(store, run);
+    int own = store.events(run.runId()).size();
+    return List.copyOf(all.subList(0, all.size() - own));
+  }
+
   /** The runs forked from {@code runId}, oldest first. */
   public List<RunRecord> forksOf(String runId) {
     List<RunRecord> out = new ArrayList<>();
