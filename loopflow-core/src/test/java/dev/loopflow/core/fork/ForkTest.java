@@ -376,4 +376,20 @@ class ForkTest {
             ForkEdits.builder()).build(), RunOptions.defaults()).await();
     assertThat(fork.state()).containsEntry("note", "{{ run.id }} {% for x in range(9) %}x{% endfor %}");
   }
+
+  @Test
+  void theReusedPartReadsExactlyAsTheOriginJournaledIt() throws Exception {
+    RunResult first = origin(GROUP, Map.of());
+    RunResult fork = engine.fork(first.runId(), ForkPoint.parse("refine:3"), ForkEdits.NONE,
+        RunOptions.defaults()).await();
+    List<NodeExecution> origin = engine.store().nodeExecutions(first.runId());
+    List<NodeExecution> read = engine.executions(fork.runId());
+    assertThat(read.subList(0, 3)).isEqualTo(origin.subList(0, 3)); // prepare, passes 1 and 2: values, usage, order
+    assertThat(read.subList(3, read.size())).allMatch(e -> e.runId().equals(fork.runId()));
+    List<dev.loopflow.core.event.Event> reused = engine.reusedEvents(fork.runId());
+    assertThat(reused).isNotEmpty().allMatch(e -> e.runId().equals(first.runId()));
+    assertThat(engine.store().events(first.runId())).containsSubsequence(reused);
+    long firstOwn = engine.store().events(fork.runId()).getFirst().seq();
+    assertThat(reused.getLast().seq()).isLessThan(firstOwn);
+  }
 }
