@@ -392,4 +392,18 @@ class ForkTest {
     long firstOwn = engine.store().events(fork.runId()).getFirst().seq();
     assertThat(reused.getLast().seq()).isLessThan(firstOwn);
   }
+
+  @Test
+  void aRestartLoopsSecondIterationCanBeForkedToo() throws Exception {
+    String yaml = java.nio.file.Files.readString(java.nio.file.Path.of("../examples/restart-graph.yaml"));
+    Workflow wf = engine.parse(yaml, "restart-graph.yaml");
+    RunResult first = engine.run(wf, RunOptions.defaults());
+    assertThat(first.status()).isEqualTo(RunStatus.COMPLETED);
+    RunResult fork = engine.fork(first.runId(), ForkPoint.parse("restart:2"), ForkEdits.NONE,
+        RunOptions.defaults()).await();
+    assertThat(fork.status()).as(String.valueOf(fork.error())).isEqualTo(RunStatus.COMPLETED);
+    assertThat(fork.output()).isEqualTo(first.output());
+    assertThat(engine.store().nodeExecutions(fork.runId())).extracting(e -> e.position().path())
+        .noneMatch(p -> p.startsWith("restart[1]") || p.equals("plan"));
+  }
 }
