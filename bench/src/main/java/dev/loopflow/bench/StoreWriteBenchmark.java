@@ -1,8 +1,8 @@
 package dev.loopflow.bench;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;

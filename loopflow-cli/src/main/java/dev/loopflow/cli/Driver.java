@@ -15,6 +15,8 @@ import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.llm.LlmHandler;
+import java.io.Console;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -23,10 +25,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Function;
-import java.io.Console;
 import java.util.concurrent.atomic.AtomicReference;
-import dev.loopflow.llm.LlmHandler;
+import java.util.function.Function;
 
 /**
  * What {@code run} and {@code resume} share once a run is started: the JSONL event file (created {@code 0600};

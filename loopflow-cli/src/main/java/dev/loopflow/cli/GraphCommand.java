@@ -7,10 +7,10 @@ import dev.loopflow.core.model.Workflow;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 @Command(name = "graph", mixinStandardHelpOptions = true,
     description = "Prints a workflow's graph as Mermaid, Graphviz DOT or JSON; every loop is drawn as a loop: its "

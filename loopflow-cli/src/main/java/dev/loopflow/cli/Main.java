@@ -1,8 +1,8 @@
 package dev.loopflow.cli;
 
 import java.util.List;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** Entry point of the {@code loopflow} command. */
 @Command(name = "loopflow", mixinStandardHelpOptions = true, versionProvider = Version.class,

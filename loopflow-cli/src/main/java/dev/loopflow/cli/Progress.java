@@ -1,24 +1,24 @@
 package dev.loopflow.cli;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.EventListener;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
+import java.io.Console;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Locale;
-import java.util.Map;
-import java.io.Console;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
-import dev.loopflow.core.error.NodePosition;
-import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.model.Edge;
 
 /**
  * Live progress on stderr. On a terminal it redraws a table (node, status, elapsed, tokens, cost); otherwise

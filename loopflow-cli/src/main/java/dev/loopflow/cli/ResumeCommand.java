@@ -1,16 +1,17 @@
 package dev.loopflow.cli;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
-import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,7 +28,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import java.io.IOException;
 
 @Command(name = "resume", mixinStandardHelpOptions = true,
     description = "Continues a paused, failed or interrupted run from its journal: completed node executions are "

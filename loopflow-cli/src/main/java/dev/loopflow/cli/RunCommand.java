@@ -3,6 +3,7 @@ package dev.loopflow.cli;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.MissingInputException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import java.io.PrintWriter;
@@ -12,11 +13,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
-import dev.loopflow.core.error.MissingInputException;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Runs a workflow: live progress on stderr, the result on stdout.",

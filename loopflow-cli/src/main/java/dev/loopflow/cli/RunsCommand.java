@@ -2,13 +2,15 @@ package dev.loopflow.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -19,8 +21,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import java.time.Instant;
-import java.util.HashSet;
 
 @Command(name = "runs", mixinStandardHelpOptions = true,
     description = "Lists journaled runs, most recent first.",

@@ -1,10 +1,12 @@
 package dev.loopflow.cli;
 
+import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.secrets.PrivateFiles;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.observability.Observability;
 import dev.loopflow.server.LoopflowServer;
+import dev.loopflow.store.jdbc.workers.RunQueue;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -20,8 +22,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import dev.loopflow.core.Loopflow;
-import dev.loopflow.store.jdbc.workers.RunQueue;
 
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = "Serves the HTTP API and the web UI over the run store, until interrupted (Ctrl-C or SIGTERM). "

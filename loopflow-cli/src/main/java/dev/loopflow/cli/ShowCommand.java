@@ -2,24 +2,26 @@ package dev.loopflow.cli;
 
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
-import dev.loopflow.core.store.RunInfo;
-import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.store.RunSummary;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.secrets.Redactor;
-import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,8 +33,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import java.time.Instant;
-import dev.loopflow.core.run.Waiting;
 
 @Command(name = "show", mixinStandardHelpOptions = true,
     description = "Shows a journaled run as a tree: nodes, loops and each of their passes, outputs cut to a line, "

@@ -6,18 +6,18 @@ import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.store.jdbc.workers.Worker;
 import dev.loopflow.store.jdbc.workers.WorkerSettings;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import java.io.IOException;
-import java.util.Map;
 
 @Command(name = "worker", mixinStandardHelpOptions = true,
     description = "Takes queued runs from a PostgreSQL store and executes them, until stopped (SIGTERM or Ctrl-C: "

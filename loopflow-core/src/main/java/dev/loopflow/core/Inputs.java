@@ -3,15 +3,15 @@ package dev.loopflow.core;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.MissingInputException;
-import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.error.Names;
+import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Workflow;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.ArrayList;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 

@@ -1,12 +1,12 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.spi.NodeProgram;
+import dev.loopflow.core.yaml.YamlReader;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

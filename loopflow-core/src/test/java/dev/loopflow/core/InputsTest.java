@@ -1,10 +1,10 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.error.LoopflowException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.error.WorkflowInvalidException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;

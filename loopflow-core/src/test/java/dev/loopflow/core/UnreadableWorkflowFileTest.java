@@ -1,12 +1,12 @@
 package dev.loopflow.core;
 
-import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodeFailedException;
 import dev.loopflow.core.error.OutputRejectedException;
+import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.Usage;
@@ -22,7 +23,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import dev.loopflow.core.expr.Json;
 
 /**
  * One execution of an agent node: think → act → observe, driven here rather than by a framework, so every model

@@ -1,8 +1,9 @@
 package dev.loopflow.llm;
 
-import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.llm.provider.ChatClient;
@@ -16,11 +17,10 @@ import dev.loopflow.llm.provider.ToolSpec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.Locale;
 import java.util.function.Supplier;
-import dev.loopflow.core.expr.Json;
 
 /**
  * One accounted LLM call, shared by the llm node and the LLM-chosen router: the budget reservation before the

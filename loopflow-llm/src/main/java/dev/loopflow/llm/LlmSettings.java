@@ -14,16 +14,16 @@ import dev.loopflow.core.spi.Usage;
 import dev.loopflow.llm.provider.ChatCall;
 import dev.loopflow.llm.provider.ChatMessage;
 import dev.loopflow.llm.provider.Pricing;
+import dev.loopflow.llm.provider.Provider;
 import dev.loopflow.llm.provider.ToolSpec;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.Arrays;
-import java.util.Locale;
 import java.util.stream.Stream;
-import dev.loopflow.llm.provider.Provider;
 
 /**
  * What an {@code llm} and an {@code agent} node share: the fields that say what to ask which model (compiled and

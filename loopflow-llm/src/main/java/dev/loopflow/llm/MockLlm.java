@@ -3,13 +3,13 @@ package dev.loopflow.llm;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ToolCall;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import dev.loopflow.core.expr.Values;
 
 /*
  * The mock provider: for demos and tests, always labelled "mock" in events, progress and results.

@@ -3,14 +3,14 @@ package dev.loopflow.llm;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.loopflow.core.expr.Json;
+import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.llm.provider.Provider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import dev.loopflow.core.expr.Values;
-import dev.loopflow.core.model.Workflow;
-import dev.loopflow.llm.provider.Provider;
 
 /**
  * Mock LLM scripts: a list of responses (answered across calls in order) or a map from node id to such a list, in a

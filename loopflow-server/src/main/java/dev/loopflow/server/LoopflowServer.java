@@ -3,16 +3,16 @@ package dev.loopflow.server;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.observability.Observability;
 import dev.loopflow.server.internal.HostCheck;
-import dev.loopflow.server.spi.RunDispatch;
 import dev.loopflow.server.internal.HttpApi;
 import dev.loopflow.server.internal.Settings;
+import dev.loopflow.server.spi.RunDispatch;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.Collections;
 
 /**
  * The loopflow HTTP server: the JSON API under {@code /api} (every call needs {@code Authorization: Bearer TOKEN}),

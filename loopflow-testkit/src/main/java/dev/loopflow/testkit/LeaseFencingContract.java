@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.LeaseLostException;

@@ -1,13 +1,13 @@
 package dev.loopflow.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.ArrayList;
 import java.util.stream.Stream;
 
 /**

@@ -3,8 +3,9 @@ package dev.loopflow.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.event.Event;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
@@ -13,23 +14,22 @@ import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import java.util.Random;
-import java.util.stream.IntStream;
-import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.store.RunSummary;
 
 /**
  * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to

@@ -3,6 +3,7 @@ package dev.loopflow.testkit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.io.File;
 
 /**
  * A tiny MCP server on stdin/stdout (newline-delimited JSON-RPC 2.0), for tests that need a real MCP server process

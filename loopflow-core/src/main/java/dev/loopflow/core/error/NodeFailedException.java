@@ -1,8 +1,8 @@
 package dev.loopflow.core.error;
 
-import java.util.Map;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A node failed but has a partial result worth keeping (a shell command's stdout, stderr and exit code; an

@@ -1,8 +1,8 @@
 package dev.loopflow.core.error;
 
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A shell command was not run because one of the values it would receive could make the shell run a command:

@@ -1,8 +1,8 @@
 package dev.loopflow.core.expr;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.List;
 
 /** A compiled boolean test: a Jinja expression or a condition written as a mapping; both compile to this type. */
 public interface Condition {

@@ -4,12 +4,12 @@ import dev.loopflow.core.error.Names;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.Collections;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 

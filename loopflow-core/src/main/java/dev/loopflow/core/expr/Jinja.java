@@ -2,27 +2,27 @@ package dev.loopflow.core.expr;
 
 import com.hubspot.jinjava.Jinjava;
 import com.hubspot.jinjava.JinjavaConfig;
+import com.hubspot.jinjava.el.JinjavaELContext;
+import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
 import com.hubspot.jinjava.interpret.Context;
 import com.hubspot.jinjava.interpret.JinjavaInterpreter;
 import com.hubspot.jinjava.interpret.MissingEndTagException;
 import com.hubspot.jinjava.interpret.TemplateError;
-import com.hubspot.jinjava.el.JinjavaELContext;
-import com.hubspot.jinjava.el.JinjavaInterpreterResolver;
 import com.hubspot.jinjava.lib.tag.ForTag;
 import com.hubspot.jinjava.tree.ExpressionNode;
 import com.hubspot.jinjava.tree.Node;
 import com.hubspot.jinjava.tree.TagNode;
 import com.hubspot.jinjava.tree.parse.ExpressionToken;
 import com.hubspot.jinjava.tree.parse.TagToken;
-import jinjava.de.odysseus.el.tree.TreeBuilderException;
-import jinjava.javax.el.ELContext;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.Collection;
+import jinjava.de.odysseus.el.tree.TreeBuilderException;
+import jinjava.javax.el.ELContext;
 
 /*
  * Design notes.

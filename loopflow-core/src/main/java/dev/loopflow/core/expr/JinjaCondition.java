@@ -1,10 +1,10 @@
 package dev.loopflow.core.expr;
 
-import java.util.Map;
-import java.util.Set;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A condition written as an expression. Expressions in FastExpr's subset are compiled without Jinjava: that

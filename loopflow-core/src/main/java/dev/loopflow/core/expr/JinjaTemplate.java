@@ -1,11 +1,11 @@
 package dev.loopflow.core.expr;
 
 import com.hubspot.jinjava.tree.Node;
-import java.util.Map;
-import java.util.Set;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 final class JinjaTemplate implements Template {
   private final String source;

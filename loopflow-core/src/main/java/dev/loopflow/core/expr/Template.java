@@ -1,8 +1,8 @@
 package dev.loopflow.core.expr;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.List;
 
 /**
  * A compiled template. {@link #render} always gives text; {@link #evaluate} gives a typed value when the

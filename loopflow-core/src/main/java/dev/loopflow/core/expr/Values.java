@@ -1,12 +1,12 @@
 package dev.loopflow.core.expr;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Arrays;
 
 /**
  * Conversions between the engine's plain values (String, Number, Boolean, null, List, Map) and what templates

@@ -1,9 +1,9 @@
 package dev.loopflow.core.graph;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Locale;
 
 /**
  * An edge of the drawn graph between two node or container keys.

@@ -5,10 +5,10 @@ import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.spi.NodeProgram;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**

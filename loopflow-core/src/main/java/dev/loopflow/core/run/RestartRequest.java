@@ -1,8 +1,8 @@
 package dev.loopflow.core.run;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Collections;
 
 /**
  * A request that the run go back to an earlier stage (node) and run again from there.

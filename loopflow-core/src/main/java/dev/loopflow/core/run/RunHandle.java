@@ -1,8 +1,8 @@
 package dev.loopflow.core.run;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.List;
+import java.util.Optional;
 
 /** A started run. {@link #cancel} is safe from any thread; {@link #await} blocks until the run ends. */
 public interface RunHandle {

@@ -1,13 +1,13 @@
 package dev.loopflow.core.run;
 
-import dev.loopflow.core.spi.Usage;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Collections;
-import java.util.Objects;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.expr.Values;
+import dev.loopflow.core.spi.Usage;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * The outcome of a run, identical to what {@code loopflow run --json} prints. {@code nodes} holds every node of

@@ -2,11 +2,11 @@ package dev.loopflow.core.schema;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.Collections;
 
 /**
  * One field of a workflow section or node kind, as the loader reads it.

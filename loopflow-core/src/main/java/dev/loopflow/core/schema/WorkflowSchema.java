@@ -11,11 +11,11 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.Objects;
 
 /**
  * The JSON Schema (draft 2020-12) of the YAML workflow format, generated from the loader's own field tables and

@@ -1,11 +1,12 @@
 package dev.loopflow.core.secrets;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.model.InputSpec;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import java.util.ArrayList;
@@ -18,7 +19,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import dev.loopflow.core.run.Waiting;
 
 /**
  * Masks credentials in everything a run writes down or hands out: the run record (including its workflow source),

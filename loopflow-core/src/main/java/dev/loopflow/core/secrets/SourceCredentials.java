@@ -1,8 +1,8 @@
 package dev.loopflow.core.secrets;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.yaml.YamlReader;
-import dev.loopflow.core.error.Location;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;

@@ -1,9 +1,9 @@
 package dev.loopflow.core.secrets;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.Arrays;
 
 /**
  * Credentials recognised by their shape, wherever they come from. The list is deliberately short: each shape is

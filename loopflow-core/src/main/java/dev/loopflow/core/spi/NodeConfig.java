@@ -1,8 +1,8 @@
 package dev.loopflow.core.spi;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.error.Location;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,14 +1,14 @@
 package dev.loopflow.core.spi;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.error.NodePosition;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.math.BigDecimal;
 
 /** What a running node may see and do; deliberately narrow (it cannot reach the scheduler). */
 public interface NodeContext {

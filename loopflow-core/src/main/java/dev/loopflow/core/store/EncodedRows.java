@@ -4,14 +4,14 @@ import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.spi.Usage;
 import java.time.Instant;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.AbstractList;
-import java.util.ConcurrentModificationException;
 import java.util.Objects;
 
 /**

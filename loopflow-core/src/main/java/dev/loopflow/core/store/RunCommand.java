@@ -1,10 +1,10 @@
 package dev.loopflow.core.store;
 
 import java.time.Instant;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * One message on a run's command bus: a request sent to the engine executing the run (a restart request today),

@@ -2,12 +2,12 @@ package dev.loopflow.core.store;
 
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ResumeRefusal;
-import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.RunResult;
+import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
 import java.time.Instant;
-import java.util.Optional;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a journaled run is, read once: its record (workflow, source, status, times), what it waits for, whether and

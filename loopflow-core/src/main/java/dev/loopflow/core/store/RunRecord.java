@@ -4,13 +4,13 @@ import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.spi.Usage;
-import java.time.Instant;
-import java.util.Map;
-import java.util.Objects;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * A run as journaled: what ran (source and its hash, and the directory it ran in, where a resumed run's shell

@@ -1,9 +1,9 @@
 package dev.loopflow.core.store;
 
+import dev.loopflow.core.event.Event;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.nio.file.Path;
-import dev.loopflow.core.event.Event;
 
 /**
  * Where runs are journaled. Implementations must be thread-safe; writes for one run arrive in order.

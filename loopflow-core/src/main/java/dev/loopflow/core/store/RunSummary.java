@@ -1,9 +1,10 @@
 package dev.loopflow.core.store;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.error.NodePosition;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumSet;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.time.Instant;
 
 /**
  * One row of a run listing: what {@code loopflow runs --json} prints for a run and what a server's run list

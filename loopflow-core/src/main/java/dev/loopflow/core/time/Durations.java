@@ -1,10 +1,10 @@
 package dev.loopflow.core.time;
 
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Parses durations written as {@code 30m}, {@code 1h30m}, {@code 500ms}, {@code 10s} or a number of seconds. */
 public final class Durations {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.error.Problem;
+import java.io.CharArrayReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,7 +16,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.io.CharArrayReader;
 
 /**
  * Reads YAML into {@link YNode}s. Jackson's {@code STRICT_DUPLICATE_DETECTION} would stop at the first

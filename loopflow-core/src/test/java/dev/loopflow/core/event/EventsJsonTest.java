@@ -3,8 +3,8 @@ package dev.loopflow.core.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.NodePosition.LoopFrame;
+import dev.loopflow.core.error.NodePosition;
 import java.lang.reflect.Array;
 import java.lang.reflect.RecordComponent;
 import java.time.Instant;

@@ -2,11 +2,11 @@ package dev.loopflow.core.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunOptions;

@@ -6,9 +6,9 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** The run's output is what its output: template computes, or the run fails saying why; never a silent null. */
 class WorkflowOutputTest {

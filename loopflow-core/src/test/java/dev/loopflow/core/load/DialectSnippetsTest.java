@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;

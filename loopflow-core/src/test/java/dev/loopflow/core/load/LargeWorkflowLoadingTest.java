@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.NodeOutcome;
 import java.nio.file.Files;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
-import dev.loopflow.core.yaml.YamlReader;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.yaml.YamlReader;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;

@@ -1,7 +1,7 @@
 package dev.loopflow.core.loops;
 
-import static dev.loopflow.core.loops.LoopTests.onlyOne;
 import static dev.loopflow.core.loops.LoopTests.exactly;
+import static dev.loopflow.core.loops.LoopTests.onlyOne;
 import static dev.loopflow.core.loops.LoopTests.rejected;
 import static dev.loopflow.core.loops.LoopTests.resource;
 import static dev.loopflow.core.loops.LoopTests.row;

@@ -10,9 +10,9 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import java.time.Instant;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /** {@code env} holds the run's environment except credentials; {@code run} identifies the run. */
 class EnvAndRunVariablesTest {

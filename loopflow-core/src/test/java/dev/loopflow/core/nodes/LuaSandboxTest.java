@@ -8,9 +8,9 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class LuaSandboxTest {
   private final Loopflow engine = Loopflow.create();

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;

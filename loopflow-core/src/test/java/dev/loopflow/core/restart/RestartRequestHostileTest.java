@@ -3,8 +3,8 @@ package dev.loopflow.core.restart;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Json;

@@ -3,9 +3,9 @@ package dev.loopflow.core.run;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopIterationExceededException;
-import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.MaxIterationsExceededException;
 import dev.loopflow.core.error.ScriptLimitExceededException;

@@ -1,6 +1,5 @@
 package dev.loopflow.core.run;
 
-import dev.loopflow.core.store.RunSummary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +9,7 @@ import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.loopflow.core.secrets;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunError;
 import java.time.Instant;

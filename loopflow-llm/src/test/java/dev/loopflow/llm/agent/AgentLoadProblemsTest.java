@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.loopflow.core.Loopflow;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

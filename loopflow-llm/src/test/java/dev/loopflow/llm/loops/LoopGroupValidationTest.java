@@ -4,14 +4,14 @@ import static dev.loopflow.llm.loops.LoopRuns.fixture;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.model.Workflow;
 import java.util.List;
 import java.util.stream.Stream;

@@ -10,8 +10,8 @@ import dev.loopflow.testkit.FakeOllamaServer;
 import dev.loopflow.testkit.RecordedRequest;
 import dev.loopflow.testkit.Reply;
 import java.time.Duration;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.loopflow.observability.internal;
 
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.Workflow;
 import io.opentelemetry.api.common.AttributeKey;

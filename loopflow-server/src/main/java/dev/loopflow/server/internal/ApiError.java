@@ -1,8 +1,8 @@
 package dev.loopflow.server.internal;
 
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

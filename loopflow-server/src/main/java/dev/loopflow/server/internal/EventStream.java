@@ -6,10 +6,10 @@ import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /*

@@ -2,24 +2,24 @@ package dev.loopflow.server.internal;
 
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPoint;
+import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
-import dev.loopflow.observability.Observability;
 import dev.loopflow.llm.LlmHandler;
 import dev.loopflow.llm.MockScripts;
+import dev.loopflow.observability.Observability;
+import dev.loopflow.server.spi.RunDispatch;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import java.util.LinkedHashMap;
-import dev.loopflow.server.spi.RunDispatch;
 
 /**
  * The runs this server executes: started or resumed over HTTP, each on the engine's own virtual threads and under

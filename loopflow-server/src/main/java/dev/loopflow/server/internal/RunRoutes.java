@@ -1,26 +1,27 @@
 package dev.loopflow.server.internal;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.run.RestartRequest;
-import dev.loopflow.core.run.RestartResponse;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPoint;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
 import dev.loopflow.core.run.ResumeInput;
-import dev.loopflow.core.run.RunDiff;
 import dev.loopflow.core.run.ResumeRefusal;
-import dev.loopflow.core.store.RunInfo;
+import dev.loopflow.core.run.RunDiff;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,9 +39,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
-import java.util.HashSet;
 import java.util.function.Consumer;
-import dev.loopflow.core.error.WorkflowInvalidException;
 
 /**
  * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs, their node executions and

@@ -1,12 +1,12 @@
 package dev.loopflow.server.internal;
 
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.observability.Observability;
+import dev.loopflow.server.spi.RunDispatch;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Consumer;
-import dev.loopflow.observability.Observability;
-import dev.loopflow.server.spi.RunDispatch;
 
 /**
  * A server's settings, checked by the public builder before they get here.

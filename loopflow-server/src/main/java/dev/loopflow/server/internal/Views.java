@@ -1,7 +1,7 @@
 package dev.loopflow.server.internal;
 
-import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;

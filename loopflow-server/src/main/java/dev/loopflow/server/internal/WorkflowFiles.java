@@ -6,9 +6,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -16,10 +20,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.FileSystemException;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 
 /**
  * The workflow files under the workflows directory, addressed by name (the file name without {@code .yaml} or

@@ -1,24 +1,24 @@
 package dev.loopflow.server.internal;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
 import io.javalin.http.Context;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.nio.file.Files;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
-import dev.loopflow.core.error.ErrorCode;
 
 /** {@code /api/validate} and {@code /api/workflows}: checking workflow sources and the workflow files. */
 final class WorkflowRoutes {

@@ -2,8 +2,8 @@ package dev.loopflow.server.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.secrets.Redactor;
 import java.time.Duration;
 import java.time.Instant;

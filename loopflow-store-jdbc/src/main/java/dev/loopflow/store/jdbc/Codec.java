@@ -4,9 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.Usage;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import dev.loopflow.core.error.ErrorCode;
 
 /**
  * JSON columns in and out. What arrives here was masked by the run's {@link dev.loopflow.core.secrets.Redactor}

@@ -1,5 +1,6 @@
 package dev.loopflow.store.jdbc;
 
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -8,7 +9,6 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.nio.BufferUnderflowException;
 
 /**
  * One node completion as the completion log holds it: the columns of its node execution row, with its sequence

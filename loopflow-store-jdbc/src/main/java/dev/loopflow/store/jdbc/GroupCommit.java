@@ -3,11 +3,11 @@ package dev.loopflow.store.jdbc;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /*

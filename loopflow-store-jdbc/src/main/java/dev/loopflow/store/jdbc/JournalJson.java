@@ -3,19 +3,19 @@ package dev.loopflow.store.jdbc;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.Usage;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.util.Collection;
-import java.util.Map;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.Map;
 
 /*
  * Design notes.

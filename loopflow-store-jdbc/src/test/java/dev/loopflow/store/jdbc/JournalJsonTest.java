@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.Usage;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.RecordComponent;

@@ -2,8 +2,8 @@ package dev.loopflow.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.event.Event;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.store.NodeExecution;

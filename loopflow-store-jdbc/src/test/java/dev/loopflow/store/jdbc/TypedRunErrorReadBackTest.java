@@ -3,8 +3,8 @@ package dev.loopflow.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.loopflow.core.error.LoopIterationExceededException;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.LoopIterationExceededException;
 import dev.loopflow.core.error.MaxIterationsExceededException;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.store.RunStore;

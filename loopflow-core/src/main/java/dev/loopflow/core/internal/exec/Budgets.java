@@ -2,17 +2,17 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.spi.NodeContext.CallPlan;
 import dev.loopflow.core.spi.NodeContext.TokenPrice;
 import dev.loopflow.core.spi.Usage;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.util.List;
-import java.util.Locale;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**

@@ -3,22 +3,22 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodeFailedException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.spi.BranchChooser;
+import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import dev.loopflow.core.spi.Usage;
 
 /**
  * The built-in control nodes the engine interprets itself: router, approval, cancel, the input and output

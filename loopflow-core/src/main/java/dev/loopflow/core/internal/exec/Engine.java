@@ -2,6 +2,7 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;
@@ -13,28 +14,27 @@ import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import dev.loopflow.core.event.Event;
-import dev.loopflow.core.secrets.Redactor;
-import dev.loopflow.core.store.RunInfo;
+import java.util.function.Function;
 
 /** Starts runs. Holds what is shared by all runs of one engine: store, services, clock, executor. */
 public final class Engine {

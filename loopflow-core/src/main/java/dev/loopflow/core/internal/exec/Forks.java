@@ -2,8 +2,8 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.NodePosition.LoopFrame;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;

@@ -1,8 +1,8 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.SharedMemory;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.time.Durations;
-import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.model.Node;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
+import dev.loopflow.core.time.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -14,10 +14,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 

@@ -1,19 +1,19 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.ExitReason;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.Set;
-import dev.loopflow.core.error.ErrorCode;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One loop construct's front end over the loop core ({@link LoopRunner#drive}): its exit test, how a pass is fed,

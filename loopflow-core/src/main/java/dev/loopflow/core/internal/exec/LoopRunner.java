@@ -2,12 +2,13 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
+import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.ExitReason;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.RunError;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -16,7 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import dev.loopflow.core.model.Edge;
 
 /*
  * Design notes.

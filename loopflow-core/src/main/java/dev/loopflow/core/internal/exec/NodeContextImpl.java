@@ -2,26 +2,26 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.Values;
-import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.SharedMemory;
 import dev.loopflow.core.spi.Usage;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.run.RestartRequest;
-import dev.loopflow.core.spi.SharedMemory;
 
 /**
  * What one node execution sees: its position and scope, the run's options and services, its budgets, and its

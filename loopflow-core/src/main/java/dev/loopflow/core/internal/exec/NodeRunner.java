@@ -3,10 +3,10 @@ package dev.loopflow.core.internal.exec;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodeFailedException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.NodeContext;
@@ -14,10 +14,10 @@ import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One node's lifecycle: restore it from the journal of an earlier attempt, or run its body with retries, and tell

@@ -11,10 +11,10 @@ import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.core.spi.NodeOutcome;
 import dev.loopflow.core.spi.NodeProgram;
 import dev.loopflow.core.spi.SharedMemory;
-import java.util.List;
-import java.util.Map;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /*
  * Design notes.

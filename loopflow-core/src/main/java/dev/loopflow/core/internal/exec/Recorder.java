@@ -1,13 +1,16 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.expr.Values;
-import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
@@ -17,9 +20,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import dev.loopflow.core.model.LoopConfig;
-import dev.loopflow.core.run.RestartRequest;
-import dev.loopflow.core.run.RestartResponse;
 
 /*
  * Design notes.

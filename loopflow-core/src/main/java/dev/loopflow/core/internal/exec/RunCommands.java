@@ -1,21 +1,21 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.run.RestartRequest;
 import dev.loopflow.core.run.RestartResponse;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.function.Predicate;
-import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.secrets.Redactor;
 
 /**
  * The run's end of its command bus. Requests from the run's own nodes are appended to the store and queued here at

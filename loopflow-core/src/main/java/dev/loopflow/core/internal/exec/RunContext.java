@@ -1,15 +1,25 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.ResumeInput;
+import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunOptions;
+import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.LeaseLostException;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,16 +27,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import dev.loopflow.core.error.ErrorCode;
-import dev.loopflow.core.event.Event;
-import dev.loopflow.core.run.NodeStatus;
-import dev.loopflow.core.run.ResumeInput;
-import dev.loopflow.core.run.RunError;
-import dev.loopflow.core.run.Waiting;
-import dev.loopflow.core.store.LeaseLostException;
 
 /**
  * What every coordinator and node thread of one run shares: services, the run-wide step counter and

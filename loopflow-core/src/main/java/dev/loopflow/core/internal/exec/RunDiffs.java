@@ -2,8 +2,8 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.NodePosition.LoopFrame;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ForkPoint;
 import dev.loopflow.core.run.NodeStatus;

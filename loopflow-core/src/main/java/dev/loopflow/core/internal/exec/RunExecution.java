@@ -1,23 +1,28 @@
 package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
+import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
-import dev.loopflow.core.time.Durations;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RestartRequest;
+import dev.loopflow.core.run.RestartResponse;
 import dev.loopflow.core.run.ResumeInput;
 import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunHandle;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
-import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.LeaseLostException;
+import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.time.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,18 +30,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.run.RestartRequest;
-import dev.loopflow.core.run.RestartResponse;
-import dev.loopflow.core.store.LeaseLostException;
-import dev.loopflow.core.store.RunCommand;
 
 /*
  * Design notes.

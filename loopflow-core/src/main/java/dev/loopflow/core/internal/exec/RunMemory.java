@@ -2,6 +2,9 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.SharedMemory;
 import dev.loopflow.core.store.MemoryEntry;
 import dev.loopflow.core.store.RunStore;
@@ -9,22 +12,19 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
-import java.io.UncheckedIOException;
-import java.time.temporal.ChronoUnit;
-import java.util.Locale;
-import dev.loopflow.core.model.RestartPolicy;
-import dev.loopflow.core.model.Workflow;
-import dev.loopflow.core.secrets.Redactor;
 
 /**
  * A run's view of shared memory over its store. Scopes: WORKFLOW is the run ({@code <run>}), SESSION one session

@@ -1,25 +1,25 @@
 package dev.loopflow.core.internal.exec;
 
+import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.event.Event;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.time.Instant;
-import dev.loopflow.core.event.Event;
-import dev.loopflow.core.internal.plan.LoadedWorkflow;
-import dev.loopflow.core.run.RunError;
-import dev.loopflow.core.secrets.Redactor;
 
 /**
  * A run's result object from its journal. A run that ended or paused journaled its result (output, final state,

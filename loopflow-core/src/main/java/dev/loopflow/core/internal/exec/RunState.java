@@ -2,21 +2,21 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.store.NodeExecution;
+import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.run.NodeResults;
 import dev.loopflow.core.run.NodeStatus;
+import dev.loopflow.core.secrets.CredentialNames;
 import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.store.NodeExecution;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.time.Instant;
 import java.util.TreeMap;
-import dev.loopflow.core.model.StateMerge;
-import dev.loopflow.core.run.NodeResults;
-import dev.loopflow.core.secrets.CredentialNames;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The run-wide data of one run: the shared {@code state}, LLM sessions, and the top frame of node results.

@@ -2,15 +2,15 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
+import dev.loopflow.core.yaml.YNode;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.Collections;
 
 /**
  * The control nodes the scheduler interprets itself: router, approval, cancel, and the input/output markers.

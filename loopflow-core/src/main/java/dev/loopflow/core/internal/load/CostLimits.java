@@ -1,15 +1,15 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.Problem;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.math.BigDecimal;
 
 /**
  * Reports the problems nodes raised with {@code errorUnderCostLimit} (a model with no known price) for the nodes a

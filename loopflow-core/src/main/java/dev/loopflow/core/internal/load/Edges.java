@@ -1,16 +1,16 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.expr.Condition;
-import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
-import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
+import dev.loopflow.core.expr.Condition;
+import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.yaml.YNode;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The {@code edges:} list, read after the nodes: endpoints must be top-level node ids (or {@code __start__} /

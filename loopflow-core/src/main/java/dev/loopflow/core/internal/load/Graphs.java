@@ -1,13 +1,13 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.internal.plan.Constructs;
 import dev.loopflow.core.internal.plan.GraphPlan;
+import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
+import dev.loopflow.core.model.Node;
 import java.util.ArrayList;
 import java.util.HashMap;
-import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.error.Location;
-import dev.loopflow.core.model.Node;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.yaml.YNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.error.Location;
-import dev.loopflow.core.model.Node;
 import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.model.Node;
 import dev.loopflow.core.spi.ModelPrices;
 import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.yaml.YNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

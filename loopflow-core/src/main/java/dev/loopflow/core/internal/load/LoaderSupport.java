@@ -1,20 +1,20 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.TemplateSyntaxException;
-import dev.loopflow.core.time.Durations;
-import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.time.Durations;
+import dev.loopflow.core.yaml.YNode;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.Arrays;
-import java.util.Locale;
 
 /** Typed reads of YAML values shared by the workflow-level and node-level parsers. */
 final class LoaderSupport {

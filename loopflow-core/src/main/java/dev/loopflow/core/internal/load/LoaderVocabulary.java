@@ -2,11 +2,11 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
+import dev.loopflow.core.schema.Vocabulary;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.loopflow.core.schema.Vocabulary;
 
 /**
  * The loader's own tables of what a workflow file may say, handed out as the {@link dev.loopflow.core.schema.Vocabulary}

@@ -1,15 +1,15 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.internal.plan.GraphPlan;
-import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.yaml.YNode;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,21 +1,21 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.internal.plan.LoadedWorkflow;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Limits;
-import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.secrets.SourceCredentials;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import dev.loopflow.core.secrets.SourceCredentials;
-import dev.loopflow.core.internal.plan.LoadedWorkflow;
-import dev.loopflow.core.model.RestartPolicy;
 
 /**
  * The only places in the loader that construct a {@link Workflow} and a {@link Node}. Keep it that way: when

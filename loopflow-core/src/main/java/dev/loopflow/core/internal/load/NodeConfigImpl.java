@@ -1,21 +1,21 @@
 package dev.loopflow.core.internal.load;
 
+import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Expressions;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.expr.TemplateSyntaxException;
-import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
-import dev.loopflow.core.error.Location;
+import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.spi.NodeConfig;
+import dev.loopflow.core.yaml.YNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import dev.loopflow.core.error.Problem;
-import dev.loopflow.core.schema.FieldSpec;
 
 /** {@link NodeConfig} over a node's YAML fields; every accessor reports located problems instead of throwing. */
 final class NodeConfigImpl implements NodeConfig {

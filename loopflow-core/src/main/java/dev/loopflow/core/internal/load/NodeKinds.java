@@ -1,11 +1,12 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.yaml.YNode;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -13,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.Collections;
 
 /**
  * Which kind a node is — from {@code type}, {@code uses} or a shorthand key — and which fields that kind takes.

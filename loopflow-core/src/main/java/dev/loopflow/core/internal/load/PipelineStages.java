@@ -2,9 +2,9 @@ package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.internal.exec.PipelineStage;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Node;
 import dev.loopflow.core.model.RestartPolicy;
+import dev.loopflow.core.yaml.YNode;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,13 +1,13 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.expr.TemplateScope;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.InputSpec;
-import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.yaml.YNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

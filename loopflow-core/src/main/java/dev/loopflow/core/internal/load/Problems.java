@@ -1,14 +1,14 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.error.Names;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
 import dev.loopflow.core.error.Problem;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.Collection;
 
 /**
  * Collects problems; the loader never stops at the first one. A value the YAML reader could not give (an alias

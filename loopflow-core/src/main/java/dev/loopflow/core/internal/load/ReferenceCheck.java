@@ -1,20 +1,20 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.expr.TemplateScope;
-import dev.loopflow.core.expr.Reference;
-import dev.loopflow.core.error.Names;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.error.Names;
+import dev.loopflow.core.expr.Reference;
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.secrets.CredentialNames;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.Map;
 
 /*
  * Design notes.

@@ -1,17 +1,17 @@
 package dev.loopflow.core.internal.load;
 
 import dev.loopflow.core.error.Names;
-import dev.loopflow.core.yaml.YNode;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.StateMerge;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.schema.FieldSpec;
+import dev.loopflow.core.yaml.YNode;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.loopflow.core.sandbox.SandboxPolicy;
 
 /**
  * The workflow's settings sections: {@code defaults}, {@code budget} (also a loop's own), {@code limits} and

@@ -1,7 +1,7 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.expr.Reference;
 import dev.loopflow.core.error.Location;
+import dev.loopflow.core.expr.Reference;
 import java.util.List;
 import java.util.Set;
 

@@ -1,29 +1,29 @@
 package dev.loopflow.core.internal.load;
 
-import dev.loopflow.core.expr.TemplateScope;
+import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.expr.Template;
-import dev.loopflow.core.secrets.SourceCredentials;
-import dev.loopflow.core.yaml.YNode;
-import dev.loopflow.core.yaml.YamlReader;
+import dev.loopflow.core.expr.TemplateScope;
 import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
+import dev.loopflow.core.model.InputSpec;
 import dev.loopflow.core.model.Limits;
 import dev.loopflow.core.model.Node;
-import dev.loopflow.core.error.Problem;
+import dev.loopflow.core.model.RestartPolicy;
 import dev.loopflow.core.model.StateMerge;
 import dev.loopflow.core.model.Workflow;
+import dev.loopflow.core.secrets.SourceCredentials;
 import dev.loopflow.core.spi.ModelPrices;
 import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.yaml.YNode;
+import dev.loopflow.core.yaml.YamlReader;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.LinkedHashMap;
-import dev.loopflow.core.model.InputSpec;
-import dev.loopflow.core.model.RestartPolicy;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.LinkedHashSet;
 
 /**
  * Loads a workflow file. The work happens in passes over the YAML tree — top-level sections, nodes (identity,

@@ -1,9 +1,10 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.spi.PrivateAddresses;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodeFailedException;
+import dev.loopflow.core.spi.PrivateAddresses;
+import dev.loopflow.core.time.Durations;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -28,7 +29,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import dev.loopflow.core.time.Durations;
 
 /*
  * Design notes.

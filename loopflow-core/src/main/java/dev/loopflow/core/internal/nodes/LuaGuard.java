@@ -1,5 +1,6 @@
 package dev.loopflow.core.internal.nodes;
 
+import java.util.Arrays;
 import org.luaj.vm2.Globals;
 import org.luaj.vm2.Lua;
 import org.luaj.vm2.LuaClosure;
@@ -9,7 +10,6 @@ import org.luaj.vm2.LuaTable;
 import org.luaj.vm2.LuaValue;
 import org.luaj.vm2.Varargs;
 import org.luaj.vm2.lib.DebugLib;
-import java.util.Arrays;
 
 /*
  * Design notes.

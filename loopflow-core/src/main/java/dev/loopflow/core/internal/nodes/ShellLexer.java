@@ -8,9 +8,9 @@ import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntUnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.function.IntUnaryOperator;
 
 /*
  * Reads a shell command the way sh and bash do, far enough to know what the shell will do with each value

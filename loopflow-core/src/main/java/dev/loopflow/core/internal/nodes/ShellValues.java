@@ -1,7 +1,7 @@
 package dev.loopflow.core.internal.nodes;
 
-import dev.loopflow.core.error.ShellValueRejectedException;
 import dev.loopflow.core.error.ShellValueRejectedException.Rule;
+import dev.loopflow.core.error.ShellValueRejectedException;
 import java.math.BigInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;

@@ -6,14 +6,14 @@ import dev.loopflow.core.model.Node;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.Comparator;
-import java.util.HashSet;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 

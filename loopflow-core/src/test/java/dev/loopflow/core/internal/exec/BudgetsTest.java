@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.error.NodePosition;
+import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.spi.NodeContext.CallPlan;
 import dev.loopflow.core.spi.NodeContext.TokenPrice;
 import dev.loopflow.core.spi.Usage;

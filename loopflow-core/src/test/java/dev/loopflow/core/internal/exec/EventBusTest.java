@@ -3,9 +3,9 @@ package dev.loopflow.core.internal.exec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.EventListener;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.secrets.Redactor;
 import java.time.Clock;
 import java.time.Instant;

@@ -2,8 +2,8 @@ package dev.loopflow.core.internal.exec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.internal.plan.ExecGraph;
 import dev.loopflow.core.internal.plan.LoadedWorkflow;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.Location;
 import dev.loopflow.core.internal.plan.Constructs.Construct;
-import dev.loopflow.core.internal.plan.ExecGraph.Incoming;
 import dev.loopflow.core.internal.plan.Constructs.Issue;
+import dev.loopflow.core.internal.plan.ExecGraph.Incoming;
 import dev.loopflow.core.internal.plan.ExecGraph.NodeUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.RegionUnit;
 import dev.loopflow.core.internal.plan.ExecGraph.Unit;
 import dev.loopflow.core.model.Edge;
-import dev.loopflow.core.error.Location;
 import dev.loopflow.core.model.Workflow;
 import java.util.ArrayList;
 import java.util.List;

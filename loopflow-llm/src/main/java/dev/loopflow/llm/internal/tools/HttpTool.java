@@ -3,6 +3,7 @@ package dev.loopflow.llm.internal.tools;
 import dev.loopflow.core.expr.JsonSchemas;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.core.spi.PrivateAddresses;
 import dev.loopflow.llm.provider.ToolSpec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import dev.loopflow.core.spi.PrivateAddresses;
 
 /**
  * {@code http}: a GET or POST the model asks for. The answer is the status, the content type and the body as text,

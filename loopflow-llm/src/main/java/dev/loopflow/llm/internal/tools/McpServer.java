@@ -2,6 +2,8 @@ package dev.loopflow.llm.internal.tools;
 
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.exception.ToolArgumentsException;
+import dev.langchain4j.exception.ToolExecutionException;
 import dev.langchain4j.internal.JsonSchemaElementJsonUtils;
 import dev.langchain4j.mcp.client.DefaultMcpClient;
 import dev.langchain4j.mcp.client.McpClient;
@@ -10,12 +12,13 @@ import dev.langchain4j.mcp.client.transport.http.StreamableHttpMcpTransport;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.expr.JsonSchemas;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ToolSpec;
 import java.time.Duration;
-import dev.loopflow.core.sandbox.SandboxPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -26,9 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import dev.langchain4j.exception.ToolArgumentsException;
-import dev.langchain4j.exception.ToolExecutionException;
-import dev.loopflow.core.expr.Json;
 
 /**
  * One entry of a node's {@code mcp:}: a server started as a process ({@code command}, with extra {@code env}) or

@@ -1,10 +1,10 @@
 package dev.loopflow.llm.internal.tools;
 
 import dev.loopflow.core.expr.JsonSchemas;
-import dev.loopflow.core.spi.NodeContext;
-import dev.loopflow.llm.provider.ToolSpec;
 import dev.loopflow.core.sandbox.ProcessSandbox;
 import dev.loopflow.core.sandbox.SandboxPolicy;
+import dev.loopflow.core.spi.NodeContext;
+import dev.loopflow.llm.provider.ToolSpec;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.LinkedHashMap;

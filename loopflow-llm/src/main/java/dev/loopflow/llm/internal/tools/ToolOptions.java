@@ -1,14 +1,14 @@
 package dev.loopflow.llm.internal.tools;
 
+import dev.loopflow.core.expr.Values;
 import dev.loopflow.core.spi.NodeConfig;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.Locale;
-import java.util.TreeSet;
-import dev.loopflow.core.expr.Values;
 
 /**
  * Checks the options of a {@code tools:} or {@code mcp:} entry, reporting each problem through the node's config at

@@ -2,9 +2,9 @@ package dev.loopflow.llm.internal.tools;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.sandbox.SandboxPolicy;
 import dev.loopflow.core.spi.NodeConfig;
 import dev.loopflow.core.spi.NodeContext;
-import dev.loopflow.core.sandbox.SandboxPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -6,12 +6,12 @@ import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.spi.NodeContext;
 import dev.loopflow.llm.provider.ToolCall;
 import dev.loopflow.llm.provider.ToolSpec;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The tools of one agent execution, by name, with the MCP clients it started (closed by {@link #close()}). The one

@@ -2,8 +2,8 @@ package dev.loopflow.store.jdbc.workers;
 
 import com.github.kagkarlsson.scheduler.SchedulerClient;
 import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ResumeInput;

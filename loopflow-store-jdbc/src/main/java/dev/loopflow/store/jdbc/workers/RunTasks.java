@@ -7,11 +7,11 @@ import com.github.kagkarlsson.scheduler.task.ExecutionHandler;
 import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.loopflow.core.run.ResumeInput;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.io.IOException;
-import java.time.Duration;
 
 /**
  * The one db-scheduler task of the queue: {@code loopflow-run}, one instance per queued run, its instance id the run

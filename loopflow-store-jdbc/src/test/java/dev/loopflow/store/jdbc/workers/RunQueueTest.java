@@ -2,8 +2,8 @@ package dev.loopflow.store.jdbc.workers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.Loopflow;
+import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.RunOptions;
