@@ -123,7 +123,9 @@ final class RunRoutes {
       one.put("status", f.status().json());
       forks.add(one);
     }
-    shown.put("forks", forks);
+    if (!forks.isEmpty()) { // as `loopflow show --json` prints it
+      shown.put("forks", forks);
+    }
     HttpApi.json(ctx, 200, shown);
   }
 
