@@ -102,23 +102,4 @@ class ForkApiTest {
     assertThat(h.get("/api/runs/" + id + "/diff?a=count_loop:2&b=count_loop:40").status()).isEqualTo(400);
   }
 
-  @Test
-  void aForksEventStreamStartsWithTheEventsItReusesInOrder() throws Exception {
-    String id = origin();
-    String fork = h.post("/api/runs/" + id + "/fork", ServerHarness.map("at", "count_loop:3")).json()
-        .path("run_id").asText();
-    h.awaitStatus(fork, "completed");
-    try (SseClient c = SseClient.open(h, "/api/runs/" + fork + "/events", null)) {
-      c.awaitEnd(java.time.Duration.ofSeconds(30));
-      java.util.List<SseClient.Frame> frames = c.durable();
-      for (int i = 1; i < frames.size(); i++) {
-        assertThat(frames.get(i).id()).isGreaterThan(frames.get(i - 1).id());
-      }
-      assertThat(frames).extracting(SseClient.Frame::event).filteredOn("run.started"::equals).hasSize(1);
-      assertThat(frames.getFirst().data()).contains("\"run_id\":\"" + id + "\"");
-      assertThat(frames.getLast().event()).isEqualTo("run.finished");
-      // Passes 1 and 2 reused, 3 to 5 its own, and the check that ended the loop: as many as the origin's.
-      assertThat(frames.stream().filter(f -> "loop.iteration".equals(f.event())).count()).isEqualTo(6);
-    }
-  }
 }

@@ -1,6 +1,7 @@
 package dev.loopflow.core.run;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.util.ArrayList;
@@ -21,7 +22,9 @@ import java.util.regex.Pattern;
  * {@link #parseSet}.
  */
 public final class ForkEdits {
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
+  /** Reads a value whole: {@code 1 2} is text, not the number 1 with something after it. */
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
   private static final Pattern KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_-]*");
   private static final Object ABSENT = new Object();
   /** The most the edits may weigh as JSON: they are journaled with the fork, and read on each of its resumes. */

@@ -365,6 +365,8 @@ class ForkTest {
     // A value that reads as JSON is JSON; anything else is text, template syntax included, never evaluated.
     assertThat(ForkEdits.value("{{ 7 * 7 }}")).isEqualTo("{{ 7 * 7 }}");
     assertThat(ForkEdits.value("100")).isEqualTo(100);
+    assertThat(ForkEdits.value("1 2")).as("trailing text makes it text").isEqualTo("1 2");
+    assertThat(ForkEdits.value("{\"a\": 1} x")).isEqualTo("{\"a\": 1} x");
     assertThat(ForkEdits.value("\"100\"")).isEqualTo("100");
   }
 

@@ -44,20 +44,12 @@ final class EventStream {
   private final BooleanSupplier stopping;
   private final OutputStream out;
   private final Consumer<String> log;
-  private final List<Event> reused;
   private long lastSent;
   private String lastType;
   private long lastWrite = System.nanoTime();
 
   EventStream(RunStore store, SseFrames frames, String runId, long lastId, Duration heartbeat,
       BooleanSupplier stopping, OutputStream out, Consumer<String> log) {
-    this(store, frames, runId, List.of(), lastId, heartbeat, stopping, out, log);
-  }
-
-  /** {@code reused}: for a fork, the events it reuses from its origin, sent before its own. */
-  EventStream(RunStore store, SseFrames frames, String runId, List<Event> reused, long lastId, Duration heartbeat,
-      BooleanSupplier stopping, OutputStream out, Consumer<String> log) {
-    this.reused = reused;
     this.log = log;
     this.store = store;
     this.frames = frames;
@@ -153,11 +145,6 @@ final class EventStream {
   /** Sends the journal's events after the last one sent. */
   private void replayJournal() throws IOException {
     store.flush();
-    for (Event e : reused) {
-      if (e.seq() > lastSent) {
-        write(frames.of(e));
-      }
-    }
     if (lastType == null && lastSent > 0) {
       // A client resuming from an id: the type of that event tells whether the run was already over for it.
       List<Event> from = store.events(runId, lastSent - 1);

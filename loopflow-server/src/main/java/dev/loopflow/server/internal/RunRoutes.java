@@ -211,8 +211,9 @@ final class RunRoutes {
     ctx.header("X-Accel-Buffering", "no");
     var out = ctx.res().getOutputStream();
     ctx.res().flushBuffer();
-    new EventStream(store, frames, id, engine.reusedEvents(id), last, heartbeat, stopping, out, log)
-        .run(runs.feed(id).orElse(null));
+    // A fork's stream carries what the fork executed; the page adds what it reuses from its executions, each of which
+    // names the run it ran in (reused_from).
+    new EventStream(store, frames, id, last, heartbeat, stopping, out, log).run(runs.feed(id).orElse(null));
   }
 
   private static long lastEventId(Context ctx) {
