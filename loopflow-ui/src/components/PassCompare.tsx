@@ -34,14 +34,17 @@ export function PassCompare({ runId, loopPath, passes, a: a0, b: b0, onClose }: 
   const pb = passPoint(loopPath, b);
   const key = `${runId} ${pa} ${pb}`;
   useEffect(() => {
-    const ctl = new AbortController();
+    // an answer for passes no longer chosen is dropped (the request is left to finish: it is small)
+    let current = true;
     setError(undefined);
-    passDiff(runId, pa, pb, ctl.signal)
-      .then((d) => setDiff({ key, diff: d }))
+    passDiff(runId, pa, pb)
+      .then((d) => current && setDiff({ key, diff: d }))
       .catch((e: unknown) => {
-        if (!ctl.signal.aborted) setError(e);
+        if (current) setError(e);
       });
-    return () => ctl.abort();
+    return () => {
+      current = false;
+    };
   }, [runId, pa, pb, key]);
 
   const shown = diff?.key === key ? diff.diff : undefined;
