@@ -78,6 +78,15 @@ export default scenario('fork-and-compare', async (t) => {
   await expectText(page, `${tid('pass-item-refine[2].step')} td.cell-value`, '"count": 101', "the fork's pass 2 with the edited count");
   t.step('the fork names its origin and point, pass 1 is marked reused, pass 2 counted from 100 and the run ended at 103');
 
+  // the fork beside its origin: the origin on the left, the fork on the right
+  await page.locator(tid('compare-with-origin')).click();
+  await expectText(page, `${tid('run-compare')} ${tid('diff-left-label')}`, origin, 'the origin on the left');
+  await expectText(page, `${tid('run-compare')} ${tid('diff-right-label')}`, forkId, 'the fork on the right');
+  const runCells = (await page.locator(`${tid('run-compare')} ${tid('diff-state-count')} td`).allTextContents()).map((c) => c.trim());
+  check(runCells.join(' ') === '4 103', `the runs' count row shows ${JSON.stringify(runCells)}, expected 4 and 103`);
+  await page.locator(tid('compare-with-origin')).click();
+  t.step('compared with its origin: count 4 → 103');
+
   // comparing pass 1 (reused) and pass 2 (run with the edit) of the fork
   await page.locator(tid('compare-pass-refine')).click();
   await expectText(page, tid('diff-left-label'), `${forkId} refine:1`, 'the left side');

@@ -88,7 +88,8 @@ export function PassCompare({ runId, loopPath, passes, a: a0, b: b0, onClose }: 
 
 const same = (x: unknown, y: unknown) => valueText(x) === valueText(y) && (x === undefined) === (y === undefined);
 
-export function DiffView({ diff }: { diff: RunDiff }) {
+/** Two sides of a diff; `sides` says whether they are passes (the default) or whole runs, for the headings. */
+export function DiffView({ diff, sides = 'pass' }: { diff: RunDiff; sides?: 'pass' | 'run' }) {
   const left: DiffSide = diff.left ?? {};
   const right: DiffSide = diff.right ?? {};
   const ls = left.state ?? {};
@@ -104,7 +105,7 @@ export function DiffView({ diff }: { diff: RunDiff }) {
         <span className="diff-del-mark">−</span> <code data-testid="diff-left-label">{left.label ?? ''}</code>{' '}
         <span className="diff-add-mark">+</span> <code data-testid="diff-right-label">{right.label ?? ''}</code>
       </p>
-      <h5>State after each pass</h5>
+      <h5>{sides === 'run' ? 'State at the end of each run' : 'State after each pass'}</h5>
       {stateKeys.length === 0 ? (
         <p className="muted">No state on either side.</p>
       ) : (
@@ -137,7 +138,7 @@ export function DiffView({ diff }: { diff: RunDiff }) {
           </tbody>
         </table>
       )}
-      <h5>Outputs of the nodes</h5>
+      <h5>{sides === 'run' ? 'Outputs of the top-level nodes' : 'Outputs of the nodes'}</h5>
       {outputKeys.length === 0 ? (
         <p className="muted">No node output on either side.</p>
       ) : (

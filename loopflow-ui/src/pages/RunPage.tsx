@@ -3,8 +3,10 @@
 // replay, then live events); inputs, outputs and state changes come from the journaled executions.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ArrowLeft, GitBranch, Radio, WifiOff } from 'lucide-react';
-import { ApiError, api, enc, followEvents, type StreamStatus } from '../api/client';
-import type { Execution, ForkedFrom, ForkInfo, RunDetail, RunEvent, RunGraph } from '../api/types';
+import { ApiError, api, enc, followEvents, runDiff, type StreamStatus } from '../api/client';
+import type { Execution, ForkedFrom, ForkInfo, RunDetail, RunDiff, RunEvent, RunGraph } from '../api/types';
+import { InlineError } from '../components/ForkPanel';
+import { DiffView } from '../components/PassCompare';
 import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Fact } from '../components/common';
 import { GraphView } from '../components/GraphView';
 import { LoopNavigators } from '../components/LoopNavigator';
@@ -234,7 +236,7 @@ export function RunPage({ id }: { id: string }) {
         </dl>
       </header>
 
-      <Lineage forkedFrom={detail?.forked_from} forks={detail?.forks} />
+      <Lineage runId={id} forkedFrom={detail?.forked_from} forks={detail?.forks} />
 
       {detailError && !(detailError instanceof ApiError && detailError.status === 404) ? <ErrorMessage error={detailError} /> : null}
 
@@ -385,7 +387,8 @@ export function RunPage({ id }: { id: string }) {
 }
 
 /** Where a fork comes from, and the forks of this run: links to each, with the fork point (and each fork's status). */
-function Lineage({ forkedFrom, forks }: { forkedFrom?: ForkedFrom | null; forks?: ForkInfo[] | null }) {
+function Lineage({ runId, forkedFrom, forks }: { runId: string; forkedFrom?: ForkedFrom | null; forks?: ForkInfo[] | null }) {
+  const [comparing, setComparing] = useState(false);
   const origin = typeof forkedFrom?.run_id === 'string' && forkedFrom.run_id ? forkedFrom.run_id : undefined;
   const list = Array.isArray(forks) ? forks.filter((f) => f && typeof f.run_id === 'string' && f.run_id) : [];
   if (!origin && list.length === 0) return null;
@@ -408,9 +411,13 @@ function Lineage({ forkedFrom, forks }: { forkedFrom?: ForkedFrom | null; forks?
           <span className="muted">
             {' '}
             — what ran before that point is reused{reused.length ? ` (${reused.join(' · ')} spent in the origin, not charged here)` : ''}
-          </span>
+          </span>{' '}
+          <button type="button" className="link-button" onClick={() => setComparing(!comparing)} aria-expanded={comparing} data-testid="compare-with-origin">
+            {comparing ? 'Hide the comparison' : 'Compare with the origin'}
+          </button>
         </p>
       ) : null}
+      {origin && comparing ? <RunCompare key={`${runId} ${origin}`} runId={runId} origin={origin} /> : null}
       {list.length ? (
         <div data-testid="forks">
           <span>
@@ -435,6 +442,28 @@ function Lineage({ forkedFrom, forks }: { forkedFrom?: ForkedFrom | null; forks?
         </div>
       ) : null}
     </section>
+  );
+}
+
+/** The origin's result beside this fork's: state at the end and the top-level nodes' outputs. */
+function RunCompare({ runId, origin }: { runId: string; origin: string }) {
+  const [diff, setDiff] = useState<RunDiff>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    let current = true;
+    // the origin on the left (−), this fork on the right (+)
+    runDiff(origin, runId)
+      .then((d) => current && setDiff(d))
+      .catch((e: unknown) => current && setError(e));
+    return () => {
+      current = false;
+    };
+  }, [runId, origin]);
+  return (
+    <div className="pass-compare" data-testid="run-compare">
+      <InlineError error={error} testId="run-compare-error" />
+      {diff ? <DiffView diff={diff} sides="run" /> : error ? null : <p className="muted">Loading both runs…</p>}
+    </div>
   );
 }
 
