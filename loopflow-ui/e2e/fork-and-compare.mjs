@@ -3,7 +3,7 @@
 // run's plan (pass 1 reused, the loop from pass 2 executing, the bound) before Start fork; a refused point is said in
 // one line; the fork's page names its origin, marks pass 1 as reused, and ends with the edited count; the origin lists
 // the fork; comparing two passes shows the state side by side and the draft as a line diff.
-import { awaitRunStatus, check, expectText, scenario, textOf, tid, until } from './lib.mjs';
+import { awaitRunStatus, check, expectNoInjection, expectText, scenario, textOf, tid, until } from './lib.mjs';
 
 export default scenario('fork-and-compare', async (t) => {
   const origin = await t.api.startRun('fork-draft');
@@ -78,6 +78,14 @@ export default scenario('fork-and-compare', async (t) => {
   await expectText(page, `${tid('pass-item-refine[2].step')} td.cell-value`, '"count": 101', "the fork's pass 2 with the edited count");
   t.step('the fork names its origin and point, pass 1 is marked reused, pass 2 counted from 100 and the run ended at 103');
 
+  // the run list names the fork's origin
+  await t.open(page, '/');
+  await expectText(page, tid(`run-forked-from-${forkId}`), `fork of ${origin} at refine:2`, "the fork's row in the run list");
+  check((await page.locator(tid(`run-forked-from-${origin}`)).count()) === 0, 'the origin is listed as a fork');
+  await t.open(page, `/runs/${encodeURIComponent(forkId)}`);
+  await expectText(page, tid('forked-from'), `forked from ${origin}`, 'the fork page again');
+  t.step('the run list says the fork is a fork of its origin at refine:2');
+
   // the fork beside its origin: the origin on the left, the fork on the right
   await page.locator(tid('compare-with-origin')).click();
   await expectText(page, `${tid('run-compare')} ${tid('diff-left-label')}`, origin, 'the origin on the left');
@@ -88,6 +96,7 @@ export default scenario('fork-and-compare', async (t) => {
   t.step('compared with its origin: count 4 → 103');
 
   // comparing pass 1 (reused) and pass 2 (run with the edit) of the fork
+  await page.locator(tid('pass-button-refine-2')).click();
   await page.locator(tid('compare-pass-refine')).click();
   await expectText(page, tid('diff-left-label'), `${forkId} refine:1`, 'the left side');
   await expectText(page, tid('diff-right-label'), `${forkId} refine:2`, 'the right side');
@@ -116,6 +125,9 @@ export default scenario('fork-and-compare', async (t) => {
   await until('the diff of passes 1 and 4 to add three lines', async () =>
     (await page.locator(`${tid('diff-output-write')} .diff-add`).count()) === 3);
   t.step('the origin lists its fork; passes 2 → 3 differ by one added line, 1 → 4 (chosen with the selects) by three');
+  await expectText(page, `${tid('diff-output-write')} .unified-diff`, 'Draft <img src=x onerror=window.__xss=1>', 'the markup in the draft, as text');
+  await expectNoInjection(page, 'the pass diff');
+  t.step('the markup in the draft is shown as text in the diff and the state');
   await page.locator(tid('compare-a')).selectOption('2');
   await page.locator(tid('compare-b')).selectOption('3');
   await expectText(page, tid('diff-right-label'), `${origin} refine:3`, 'the right side again');
