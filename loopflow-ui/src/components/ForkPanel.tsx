@@ -29,7 +29,7 @@ export function InlineError({ error, testId }: { error: unknown; testId?: string
   if (!error) return null;
   const code = error instanceof ApiError && error.code && error.code !== 'network' && !error.code.startsWith('http_') ? error.code : undefined;
   return (
-    <p className="error-box inline-error" role="alert" data-testid={testId}>
+    <p className="error-box inline-error" role="alert" data-testid={testId} title={oneLine(error)}>
       {code ? <code className="code">{code}</code> : null} {oneLine(error) || 'Something went wrong.'}
     </p>
   );
