@@ -76,6 +76,7 @@ export default scenario('fork-and-compare', async (t) => {
   await t.screenshot(page, 'fork-run');
   await page.locator(tid('pass-button-refine-2')).click();
   await expectText(page, `${tid('pass-item-refine[2].step')} td.cell-value`, '"count": 101', "the fork's pass 2 with the edited count");
+  check((await page.locator(tid('fork-panel')).count()) === 0, "the origin's fork panel is open on the fork's pass 2");
   t.step('the fork names its origin and point, pass 1 is marked reused, pass 2 counted from 100 and the run ended at 103');
 
   // the run list names the fork's origin
