@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunEvent } from './types';
-import { followEvents, type StreamStatus } from './client';
+import { ApiError, followEvents, forkPlan, passDiff, runDiff, startFork, type StreamStatus } from './client';
 import { applyEvents, emptyRun } from '../model/runState';
 
 const frame = (e: RunEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
@@ -69,5 +69,70 @@ describe('following a run’s events', () => {
     });
     expect(detail).toBe('bad token');
     expect(fetchMock).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('forks and diffs', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+  it('asks for a fork’s plan with dry_run and starts it without', async () => {
+    vi.stubGlobal('window', { sessionStorage: { getItem: () => 'T' } });
+    const calls: { url: string; init: RequestInit }[] = [];
+    vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      const body = JSON.parse(String(init.body));
+      return body.dry_run ? answer(200, { dry_run: true, origin: 'run a/b', at: 'refine:2', reused: ['refine[1].step'] }) : answer(201, { run_id: 'run_f', status: 'running' });
+    }));
+    const plan = await forkPlan('run a/b', { at: 'refine:2', set: { 'state.count': 100 } });
+    expect(plan.reused).toEqual(['refine[1].step']);
+    const started = await startFork('run a/b', { at: 'refine:2', set: { 'state.count': 100 } });
+    expect(started.run_id).toBe('run_f');
+    expect(calls.map((c) => [c.init.method, c.url])).toEqual([
+      ['POST', '/api/runs/run%20a%2Fb/fork'],
+      ['POST', '/api/runs/run%20a%2Fb/fork'],
+    ]);
+    expect(JSON.parse(String(calls[0]!.init.body))).toEqual({ at: 'refine:2', set: { 'state.count': 100 }, dry_run: true });
+    expect(JSON.parse(String(calls[1]!.init.body))).toEqual({ at: 'refine:2', set: { 'state.count': 100 } });
+    expect(new Headers(calls[1]!.init.headers).get('Authorization')).toBe('Bearer T');
+    expect(new Headers(calls[1]!.init.headers).get('Content-Type')).toBe('application/json');
+  });
+
+  it('leaves out an empty set and never sends dry_run: false', async () => {
+    vi.stubGlobal('window', { sessionStorage: { getItem: () => null } });
+    const bodies: unknown[] = [];
+    vi.stubGlobal('fetch', vi.fn(async (_u: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)));
+      return answer(201, { run_id: 'x' });
+    }));
+    await startFork('r', { at: 'loop:1', set: {} });
+    expect(bodies).toEqual([{ at: 'loop:1' }]);
+  });
+
+  it('gives a refusal as an ApiError with its code and one-line message', async () => {
+    vi.stubGlobal('window', { sessionStorage: { getItem: () => 'T' } });
+    vi.stubGlobal('fetch', vi.fn(async () => answer(409, { error: { code: 'fork_refused', message: "run 'r' journaled nothing in pass refine:9" } })));
+    const e = await forkPlan('r', { at: 'refine:9' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(409);
+    expect((e as ApiError).code).toBe('fork_refused');
+    expect((e as ApiError).message).toBe("run 'r' journaled nothing in pass refine:9");
+  });
+
+  it('asks for the diff of two passes, or of two runs, with the points encoded', async () => {
+    vi.stubGlobal('window', { sessionStorage: { getItem: () => 'T' } });
+    const urls: string[] = [];
+    vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
+      urls.push(`${init.method} ${url}`);
+      return answer(200, { left: { label: 'a', state: {}, outputs: {} }, right: { label: 'b', state: {}, outputs: {} } });
+    }));
+    const d = await passDiff('r&1', 'outer:2/inner:1', 'outer:2/inner:3');
+    expect(d.left?.label).toBe('a');
+    await runDiff('r', 'fork&x');
+    expect(urls).toEqual([
+      'GET /api/runs/r%261/diff?a=outer%3A2%2Finner%3A1&b=outer%3A2%2Finner%3A3',
+      'GET /api/runs/r/diff?run=fork%26x',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // The loopflow server's API with the session's token. `loopflow server` prints the app's URL with the token in its
 // fragment (`#token=T`): the token is kept in session storage and removed from the address bar at once, so it is not
 // left in the history, in bookmarks or in what a person shares by copying the URL.
-import type { Problem, RunEvent } from './types';
+import type { ForkPlan, ForkRequest, ForkStarted, Problem, RunDiff, RunEvent } from './types';
 import { SseParser } from './sse';
 
 const TOKEN_KEY = 'loopflow.token';
@@ -167,6 +167,35 @@ export const api = {
 };
 
 export const enc = encodeURIComponent;
+
+/** The request as sent: an empty `set` or `inputs` is left out. */
+function forkBody(req: ForkRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = { at: req.at };
+  if (req.set && Object.keys(req.set).length) body.set = req.set;
+  if (req.inputs && Object.keys(req.inputs).length) body.inputs = req.inputs;
+  if (req.run_id) body.run_id = req.run_id;
+  return body;
+}
+
+/** What a fork would reuse and execute, and the most it can cost (`dry_run`: nothing starts, nothing is called). */
+export function forkPlan(runId: string, req: ForkRequest): Promise<ForkPlan> {
+  return api.post<ForkPlan>(`/api/runs/${enc(runId)}/fork`, { ...forkBody(req), dry_run: true });
+}
+
+/** Starts the fork; answers the new run's id. */
+export function startFork(runId: string, req: ForkRequest): Promise<ForkStarted> {
+  return api.post<ForkStarted>(`/api/runs/${enc(runId)}/fork`, forkBody(req));
+}
+
+/** Two passes of one run side by side (`a`, `b` as `LOOP:PASS`, nested `OUTER:2/INNER:3`). */
+export function passDiff(runId: string, a: string, b: string, signal?: AbortSignal): Promise<RunDiff> {
+  return api.get<RunDiff>(`/api/runs/${enc(runId)}/diff?a=${enc(a)}&b=${enc(b)}`, signal);
+}
+
+/** The run and another (a fork and its origin) side by side. */
+export function runDiff(runId: string, other: string, signal?: AbortSignal): Promise<RunDiff> {
+  return api.get<RunDiff>(`/api/runs/${enc(runId)}/diff?run=${enc(other)}`, signal);
+}
 
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'closed' | 'error';
 

@@ -18,6 +18,8 @@ export interface RunSummary {
   paused_at?: string | null;
   /** Paused, failed or interrupted: a resume continues it. */
   resumable?: boolean | null;
+  /** for a fork: the run it was forked from and where */
+  forked_from?: { run_id?: string | null; at?: string | null } | null;
 }
 
 export interface Usage {
@@ -72,6 +74,63 @@ export interface RunDetail {
   /** present when the server adds them; the restart panel uses them to offer targets */
   restart_policy?: Record<string, unknown> | null;
   workflow?: string | null;
+  /** for a fork: the run it was forked from, where, and what the reused executions spent there */
+  forked_from?: ForkedFrom | null;
+  /** the runs forked from this one, oldest first */
+  forks?: ForkInfo[] | null;
+}
+
+export interface ForkedFrom {
+  run_id?: string | null;
+  /** the fork point as written: `LOOP:PASS`, `OUTER:2/INNER:3` or `NODE` */
+  at?: string | null;
+  reused_usage?: Usage | null;
+}
+
+export interface ForkInfo {
+  run_id: string;
+  at?: string | null;
+  status?: string | null;
+}
+
+/** `POST /api/runs/{id}/fork`'s body: the point, the edits (`state.KEY`, `NODE.output`, `loop.input`), run inputs. */
+export interface ForkRequest {
+  at: string;
+  set?: Record<string, unknown>;
+  inputs?: Record<string, unknown>;
+  run_id?: string;
+}
+
+/** The answer to a fork's dry run: what is reused (and what it cost in the origin), what executes, the most it costs. */
+export interface ForkPlan {
+  dry_run?: boolean | null;
+  origin?: string | null;
+  at?: string | null;
+  /** the positions of the reused executions, in journal order */
+  reused?: string[] | null;
+  reused_usage?: Usage | null;
+  /** what executes from the point on, one line each */
+  executes?: string[] | null;
+  max_passes?: number | null;
+  max_llm_calls?: number | null;
+  max_cost_usd?: number | null;
+}
+
+export interface ForkStarted {
+  run_id: string;
+  status?: string | null;
+}
+
+/** One side of a diff: `label` says what it is (`run_x refine:2`); state after it; node outputs by path in the pass. */
+export interface DiffSide {
+  label?: string | null;
+  state?: Record<string, unknown> | null;
+  outputs?: Record<string, unknown> | null;
+}
+
+export interface RunDiff {
+  left?: DiffSide | null;
+  right?: DiffSide | null;
 }
 
 export interface Execution {
@@ -89,6 +148,8 @@ export interface Execution {
   usage?: Usage | null;
   error?: { code?: string | null; message?: string | null } | null;
   state_patch?: Record<string, unknown> | null;
+  /** set on a fork's execution it reuses from its origin: the run it ran in */
+  reused_from?: string | null;
 }
 
 export interface GraphNode {

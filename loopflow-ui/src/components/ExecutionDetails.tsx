@@ -136,6 +136,15 @@ export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; re
           <StatusBadge status={status} />
         </Field>
         <Field label="kind">{live?.kind ?? record?.kind ?? ''}</Field>
+        <Field label="reused">
+          {record?.reused_from || live?.reusedFrom ? (
+            <span data-testid="execution-reused">
+              from run <code>{record?.reused_from || live?.reusedFrom}</code>, not run again here
+            </span>
+          ) : (
+            ''
+          )}
+        </Field>
         <Field label="started">{fmtTime(live?.startedAt ?? record?.started_at)}</Field>
         <Field label="duration">{fmtDuration(duration)}</Field>
         <Field label="attempts">{(record?.attempts ?? live?.attempt ?? 0) > 1 ? fmtInt(record?.attempts ?? live?.attempt) : ''}</Field>

@@ -2,7 +2,7 @@
 // and changed in `state`, the condition that admitted the pass and how the loop ended. A nested loop's navigator
 // shows the instance inside the pass chosen in the enclosing loop.
 import { useEffect, useState } from 'react';
-import { AlertTriangle, ChevronDown, ChevronRight, Repeat } from 'lucide-react';
+import { AlertTriangle, ChevronDown, ChevronRight, GitBranch, GitCompare, History, Repeat } from 'lucide-react';
 import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtTokens, words } from '../model/format';
 import type { EffectivePass, PassSelection } from '../model/graphMap';
@@ -10,9 +10,14 @@ import { failedPasses, passView, type PassItem } from '../model/passes';
 import type { RunLive } from '../model/runState';
 import { durationBetween } from '../model/format';
 import { ExecutionDetails, replyOf } from './ExecutionDetails';
-import { StatusBadge, ValueBlock } from './common';
+import { ForkPanel } from './ForkPanel';
+import { PassCompare } from './PassCompare';
+import { Link, StatusBadge, ValueBlock } from './common';
+import { passPoint } from '../model/fork';
+import { runHref } from '../app/router';
 
 interface Props {
+  runId: string;
   run: RunLive;
   records: Map<string, Execution[]>;
   effective: Map<string, EffectivePass>;
@@ -35,8 +40,10 @@ export function LoopNavigators(props: Props) {
   );
 }
 
-function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath }: Props & { eff: EffectivePass }) {
+function LoopNavigator({ runId, run, records, eff, onChoose, onShowExecution, errorPath }: Props & { eff: EffectivePass }) {
   const loop = eff.instance;
+  // the fork panel and the comparison belong to one pass of one loop instance; choosing another pass closes them
+  const [open, setOpen] = useState<{ what: 'fork' | 'compare'; loopPath: string; iteration: number }>();
   const failed = failedPasses(run, loop);
   const shown = eff.iteration;
   const view = shown !== undefined ? passView(run, records, loop, shown) : undefined;
@@ -44,6 +51,13 @@ function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath
   const passCount = loop.passes.length;
   const lastPass = loop.passes[passCount - 1]?.iteration;
   const c = loop.completed;
+  const passNumbers = loop.passes.map((p) => p.iteration);
+  const isOpen = (what: 'fork' | 'compare') => open?.what === what && open.loopPath === loop.path && open.iteration === shown;
+  // the pass before the shown one (or, for the first, the next): the usual question is what this pass changed
+  const compareWith = (k: number) => {
+    const i = passNumbers.indexOf(k);
+    return i > 0 ? passNumbers[i - 1]! : (passNumbers[i + 1] ?? k);
+  };
   return (
     <section
       className="loop-nav"
@@ -91,19 +105,23 @@ function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath
           {loop.passes.map((p) => {
             const isFailed = failed.has(p.iteration);
             const running = !p.endedAt && run.status === 'running';
+            const reused = p.reusedFrom;
             return (
               <button
                 key={p.iteration}
                 type="button"
-                className={`pass-button${p.iteration === shown ? ' active' : ''}${isFailed ? ' failed' : ''}${running ? ' running' : ''}`}
+                className={`pass-button${p.iteration === shown ? ' active' : ''}${isFailed ? ' failed' : ''}${running ? ' running' : ''}${reused ? ' reused' : ''}`}
                 aria-pressed={p.iteration === shown}
                 onClick={() => onChoose(eff.loopStatic, p.iteration)}
                 data-testid={`pass-button-${eff.loopStatic}-${p.iteration}`}
-                title={`pass ${p.iteration}${isFailed ? ' (failed)' : running ? ' (running)' : ''}`}
+                title={`pass ${p.iteration}${isFailed ? ' (failed)' : running ? ' (running)' : ''}${reused ? ` (reused from ${reused})` : ''}`}
+                data-reused={reused ? 'true' : undefined}
               >
                 {isFailed ? <AlertTriangle aria-hidden="true" size={12} /> : null}
+                {reused ? <History aria-hidden="true" size={12} /> : null}
                 {p.iteration}
                 {isFailed ? <span className="sr-only"> failed</span> : null}
+                {reused ? <span className="sr-only"> reused</span> : null}
                 {running ? <span className="sr-only"> running</span> : null}
               </button>
             );
@@ -115,6 +133,55 @@ function LoopNavigator({ run, records, eff, onChoose, onShowExecution, errorPath
 
       {view && (
         <div className="pass-view" data-testid={`pass-view-${eff.loopStatic}`}>
+          {view.pass?.reusedFrom ? (
+            <p className="reused-note" data-testid={`pass-reused-${eff.loopStatic}`}>
+              <History aria-hidden="true" size={13} /> This pass was reused from run{' '}
+              <Link href={runHref(view.pass.reusedFrom)}>
+                <code>{view.pass.reusedFrom}</code>
+              </Link>
+              : it did not run again in this fork.
+            </p>
+          ) : null}
+          <div className="button-row pass-actions">
+            <button
+              type="button"
+              onClick={() => setOpen(isOpen('fork') ? undefined : { what: 'fork', loopPath: loop.path, iteration: view.iteration })}
+              aria-expanded={isOpen('fork')}
+              data-testid={`fork-from-pass-${eff.loopStatic}`}
+              title={`a new run from the start of pass ${view.iteration}, reusing what ran before it`}
+            >
+              <GitBranch aria-hidden="true" size={14} /> Fork from this pass
+            </button>
+            {passNumbers.length > 1 ? (
+              <button
+                type="button"
+                onClick={() => setOpen(isOpen('compare') ? undefined : { what: 'compare', loopPath: loop.path, iteration: view.iteration })}
+                aria-expanded={isOpen('compare')}
+                data-testid={`compare-pass-${eff.loopStatic}`}
+              >
+                <GitCompare aria-hidden="true" size={14} /> {view.iteration > passNumbers[0]! ? 'Compare with the previous pass' : 'Compare with the next pass'}
+              </button>
+            ) : null}
+          </div>
+          {isOpen('fork') ? (
+            <ForkPanel
+              key={`${loop.path}:${view.iteration}`}
+              runId={runId}
+              point={passPoint(loop.path, view.iteration)}
+              nodes={[...new Set(view.items.map((i) => i.node))]}
+              onClose={() => setOpen(undefined)}
+            />
+          ) : null}
+          {isOpen('compare') ? (
+            <PassCompare
+              runId={runId}
+              loopPath={loop.path}
+              passes={passNumbers}
+              a={view.iteration > passNumbers[0]! ? compareWith(view.iteration) : view.iteration}
+              b={view.iteration > passNumbers[0]! ? view.iteration : compareWith(view.iteration)}
+              onClose={() => setOpen(undefined)}
+            />
+          ) : null}
           <dl className="facts inline">
             {view.pass?.inputPreview ? (
               <>
@@ -218,6 +285,11 @@ function PassRow({ item, onShow, isError }: { item: PassItem; onShow: (path: str
             <code>{item.node}</code>
           </button>
           <span className="muted"> {item.kind ?? ''}</span>
+          {item.record?.reused_from ? (
+            <span className="reused-tag" title={`reused from run ${item.record.reused_from}: not run again`} data-testid={`reused-${item.path}`}>
+              <History aria-hidden="true" size={12} /> reused
+            </span>
+          ) : null}
         </td>
         <td>
           <StatusBadge status={item.status} compact />

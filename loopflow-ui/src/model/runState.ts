@@ -58,6 +58,8 @@ export interface ExecLive {
   outputTokens?: number;
   costUsd?: number | null;
   firstSeq: number;
+  /** set on a fork's execution reused from its origin (see reused.ts): the run it ran in */
+  reusedFrom?: string;
 }
 
 export interface LoopPassLive {
@@ -69,6 +71,8 @@ export interface LoopPassLive {
   endedAt?: string;
   inputPreview?: string;
   conditionResult?: boolean | null;
+  /** set on a fork's pass reused from its origin: the run it ran in */
+  reusedFrom?: string;
 }
 
 export interface LoopLive {
@@ -93,6 +97,8 @@ export interface LoopLive {
   enclosing: PassRef[];
   loopBacks: { iteration: number; edgeFrom?: string; edgeTo?: string; maxIterations?: number; at?: string }[];
   firstSeq: number;
+  /** set on a loop instance that ran only in a fork's origin */
+  reusedFrom?: string;
 }
 
 export interface RestartEventLive {

@@ -171,6 +171,17 @@ export function RunListPage() {
                       <Link href={runHref(r.run_id)} testId={`run-link-${r.run_id}`}>
                         <code>{r.run_id}</code>
                       </Link>
+                      {typeof r.forked_from?.run_id === 'string' && r.forked_from.run_id ? (
+                        <div className="muted small-text" data-testid={`run-forked-from-${r.run_id}`}>
+                          fork of <code>{r.forked_from.run_id}</code>
+                          {r.forked_from.at ? (
+                            <>
+                              {' '}
+                              at <code>{r.forked_from.at}</code>
+                            </>
+                          ) : null}
+                        </div>
+                      ) : null}
                     </td>
                     <td>{r.workflow ?? ''}</td>
                     <td>

@@ -2,9 +2,11 @@
 // node and pass, and the actions a person can take. The state is folded from the run's event stream (the journal's
 // replay, then live events); inputs, outputs and state changes come from the journaled executions.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ArrowLeft, Radio, WifiOff } from 'lucide-react';
-import { ApiError, api, enc, followEvents, type StreamStatus } from '../api/client';
-import type { Execution, RunDetail, RunEvent, RunGraph } from '../api/types';
+import { ArrowLeft, GitBranch, Radio, WifiOff } from 'lucide-react';
+import { ApiError, api, enc, followEvents, runDiff, type StreamStatus } from '../api/client';
+import type { Execution, ForkedFrom, ForkInfo, RunDetail, RunDiff, RunEvent, RunGraph } from '../api/types';
+import { InlineError } from '../components/ForkPanel';
+import { DiffView } from '../components/PassCompare';
 import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Fact } from '../components/common';
 import { GraphView } from '../components/GraphView';
 import { LoopNavigators } from '../components/LoopNavigator';
@@ -26,6 +28,8 @@ import {
 } from '../model/graphMap';
 import { recordsByPath } from '../model/passes';
 import { applyEvents, emptyRun, type RunLive } from '../model/runState';
+import { withReused } from '../model/reused';
+import { runHref } from '../app/router';
 import { durationBetween } from '../model/format';
 
 const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 'node.cancelled', 'loop.completed']);
@@ -37,7 +41,8 @@ export function RunPage({ id }: { id: string }) {
   const [graph, setGraph] = useState<RunGraph>();
   const [graphMissing, setGraphMissing] = useState(false);
   const [records, setRecords] = useState<Execution[]>([]);
-  const [live, setLive] = useState<RunLive>(emptyRun);
+  // what this run's own events say; `live` below adds what a fork reuses from its origin (see reused.ts)
+  const [own, setLive] = useState<RunLive>(emptyRun);
   const [stream, setStream] = useState<{ status: StreamStatus; detail?: string }>({ status: 'connecting' });
   const [epoch, setEpoch] = useState(0);
   const [selection, setSelection] = useState<PassSelection>({});
@@ -46,7 +51,8 @@ export function RunPage({ id }: { id: string }) {
   const [now, setNow] = useState(() => Date.now());
   const lastSeq = useRef(0);
   const pinned = useRef(false);
-  lastSeq.current = live.lastSeq;
+  lastSeq.current = own.lastSeq;
+  const live = useMemo(() => withReused(own, records), [own, records]);
 
   const loadDetail = useCallback(async () => {
     try {
@@ -230,6 +236,8 @@ export function RunPage({ id }: { id: string }) {
         </dl>
       </header>
 
+      <Lineage runId={id} forkedFrom={detail?.forked_from} forks={detail?.forks} />
+
       {detailError && !(detailError instanceof ApiError && detailError.status === 404) ? <ErrorMessage error={detailError} /> : null}
 
       {error && (error.code || error.message) && status !== 'running' && status !== 'paused' ? (
@@ -343,6 +351,7 @@ export function RunPage({ id }: { id: string }) {
           ) : null}
         </div>
         <LoopNavigators
+          runId={id}
           run={live}
           records={recordMap}
           effective={effective}
@@ -362,7 +371,7 @@ export function RunPage({ id }: { id: string }) {
 
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        <TimelineView run={live} now={now} onShowExecution={showExecution} onChoosePass={choosePass} chosen={chosenPasses} />
+        <TimelineView run={own} now={now} onShowExecution={showExecution} onChoosePass={choosePass} chosen={chosenPasses} />
       </section>
 
       <section className="panel" aria-labelledby="output-title">
@@ -374,6 +383,87 @@ export function RunPage({ id }: { id: string }) {
         </details>
       </section>
     </main>
+  );
+}
+
+/** Where a fork comes from, and the forks of this run: links to each, with the fork point (and each fork's status). */
+function Lineage({ runId, forkedFrom, forks }: { runId: string; forkedFrom?: ForkedFrom | null; forks?: ForkInfo[] | null }) {
+  const [comparing, setComparing] = useState(false);
+  const origin = typeof forkedFrom?.run_id === 'string' && forkedFrom.run_id ? forkedFrom.run_id : undefined;
+  const list = Array.isArray(forks) ? forks.filter((f) => f && typeof f.run_id === 'string' && f.run_id) : [];
+  if (!origin && list.length === 0) return null;
+  const u = forkedFrom?.reused_usage;
+  const reused = [u?.llm_calls ? `${u.llm_calls} LLM call${u.llm_calls === 1 ? '' : 's'}` : '', fmtTokens(u?.input_tokens, u?.output_tokens), fmtCost(u?.cost_usd)].filter(Boolean);
+  return (
+    <section className="lineage" aria-label="lineage" data-testid="lineage">
+      {origin ? (
+        <p data-testid="forked-from">
+          <GitBranch aria-hidden="true" size={14} /> forked from{' '}
+          <Link href={runHref(origin)} testId="forked-from-link">
+            <code>{origin}</code>
+          </Link>
+          {forkedFrom?.at ? (
+            <>
+              {' '}
+              at <code data-testid="forked-from-at">{forkedFrom.at}</code>
+            </>
+          ) : null}
+          <span className="muted">
+            {' '}
+            — what ran before that point is reused{reused.length ? ` (${reused.join(' · ')} spent in the origin, not charged here)` : ''}
+          </span>{' '}
+          <button type="button" className="link-button" onClick={() => setComparing(!comparing)} aria-expanded={comparing} data-testid="compare-with-origin">
+            {comparing ? 'Hide the comparison' : 'Compare with the origin'}
+          </button>
+        </p>
+      ) : null}
+      {origin && comparing ? <RunCompare key={`${runId} ${origin}`} runId={runId} origin={origin} /> : null}
+      {list.length ? (
+        <div data-testid="forks">
+          <span>
+            <GitBranch aria-hidden="true" size={14} /> {list.length === 1 ? 'fork' : `${list.length} forks`}:
+          </span>{' '}
+          <ul className="fork-list">
+            {list.map((f) => (
+              <li key={f.run_id} data-testid={`fork-${f.run_id}`}>
+                <Link href={runHref(f.run_id)}>
+                  <code>{f.run_id}</code>
+                </Link>
+                {f.at ? (
+                  <>
+                    {' '}
+                    at <code>{f.at}</code>
+                  </>
+                ) : null}{' '}
+                <StatusBadge status={f.status} compact />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** The origin's result beside this fork's: state at the end and the top-level nodes' outputs. */
+function RunCompare({ runId, origin }: { runId: string; origin: string }) {
+  const [diff, setDiff] = useState<RunDiff>();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    let current = true;
+    // the origin on the left (−), this fork on the right (+)
+    runDiff(origin, runId)
+      .then((d) => current && setDiff(d))
+      .catch((e: unknown) => current && setError(e));
+    return () => {
+      current = false;
+    };
+  }, [runId, origin]);
+  return (
+    <div className="pass-compare" data-testid="run-compare">
+      <InlineError error={error} testId="run-compare-error" />
+      {diff ? <DiffView diff={diff} sides="run" /> : error ? null : <p className="muted">Loading both runs…</p>}
+    </div>
   );
 }
 
