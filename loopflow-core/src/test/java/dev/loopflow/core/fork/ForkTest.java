@@ -408,4 +408,37 @@ class ForkTest {
     assertThat(engine.store().nodeExecutions(fork.runId())).extracting(e -> e.position().path())
         .noneMatch(p -> p.startsWith("restart[1]") || p.equals("plan"));
   }
+
+  @Test
+  void theLoopInputEditIsWhatThePassGetsAndAnInputEditReachesWhatExecutes() throws Exception {
+    String yaml = """
+        name: refine
+        input:
+          topic: {type: string, default: "loops"}
+        nodes:
+          - id: refine
+            type: loop
+            input: "first draft"
+            maxIterations: 3
+            exitCondition: max_iterations
+          - id: draft
+            type: transform
+            template: "{{ input.topic }}: {{ loop.input }} +{{ loop.iteration }}"
+          - id: refine_exit
+            type: exit
+        edges:
+          - {from: refine, to: draft}
+          - {from: draft, to: refine_exit}
+        output: "{{ draft.output }}"
+        """;
+    RunResult first = origin(yaml, Map.of());
+    assertThat(first.output()).isEqualTo("loops: loops: loops: first draft +1 +2 +3");
+    RunResult fork = engine.fork(first.runId(), ForkPoint.parse("refine:3"), ForkEdits.parseSet(
+        List.of("loop.input=a better draft"), ForkEdits.builder()).input("topic", "bounds").build(),
+        RunOptions.defaults()).await();
+    assertThat(fork.output()).isEqualTo("bounds: a better draft +3");
+    RunResult viaPrev = engine.fork(first.runId(), ForkPoint.parse("refine:2"), ForkEdits.parseSet(
+        List.of("$LOOP_PREV=restart here"), ForkEdits.builder()).build(), RunOptions.defaults()).await();
+    assertThat(viaPrev.output()).isEqualTo("loops: loops: restart here +2 +3");
+  }
 }
