@@ -322,14 +322,17 @@ final class RestartLoop extends LoopFront {
   }
 
   /**
-   * A node whose JSON result has a top-level {@code restart} object asks for a restart as itself. Published once:
-   * a node restored from the journal published it in the attempt that ran it.
+   * A node whose JSON result has a top-level {@code restart} object asks for a restart as itself. Published once: a
+   * node restored from the journal published it in the attempt that ran it, unless that attempt ended between
+   * journaling the node and publishing its request; then the bus has no request from that execution, and it is
+   * published now.
    */
   private void publishStructured(Frame frame, String unitId, int iteration) {
     Map<String, Object> r = frame.ownResult(unitId);
-    if (r == null || ctx.replay.row(frame.position(unitId)) != null) {
+    if (r == null) {
       return;
     }
+    boolean restored = ctx.replay.row(frame.position(unitId)) != null;
     Object json = r.get("json");
     if (json == null && r.get("output") instanceof Map<?, ?> m) {
       json = m; // a script's returned map
@@ -343,6 +346,9 @@ final class RestartLoop extends LoopFront {
       }
     }
     if (json instanceof Map<?, ?> m && m.get("restart") instanceof Map<?, ?> rs) {
+      if (restored && ctx.commands.publishedFrom(frame.position(unitId).path())) {
+        return;
+      }
       Map<String, String> params = new LinkedHashMap<>();
       if (rs.get("parameters") instanceof Map<?, ?> p) {
         p.forEach((k, v) -> params.put(String.valueOf(k), text(v)));

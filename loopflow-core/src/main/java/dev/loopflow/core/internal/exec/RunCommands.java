@@ -64,6 +64,16 @@ final class RunCommands {
     return c.seq();
   }
 
+  /** Whether the bus holds a request published from the node execution at {@code origin}, decided or not. */
+  boolean publishedFrom(String origin) {
+    for (RunCommand c : store.commands(runId)) {
+      if (origin.equals(c.payload().get(ORIGIN))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Before a resumed run starts: requests an earlier attempt decided (their decisions are journaled) are never
    * handed out again; a pending request that a node published from an execution that did not complete is answered
