@@ -145,6 +145,7 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs/{id}/events", api(Accepts.NOTHING, runRoutes::events));
       config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));
       config.routes.get("/api/runs/{id}/diff", api(Accepts.NOTHING, runRoutes::diff));
+      config.routes.get("/api/runs/{id}/loops/{loop}/passes", api(Accepts.NOTHING, runRoutes::passes));
       config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
       config.routes.post("/api/runs/{id}/fork", api(Accepts.JSON, runRoutes::fork));

@@ -4,6 +4,7 @@ import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
@@ -127,6 +128,41 @@ final class RunRoutes {
       shown.put("forks", forks);
     }
     HttpApi.json(ctx, 200, shown);
+  }
+
+  /**
+   * {@code GET /api/runs/{id}/loops/{loop}/passes?offset=&limit=} → one page of the passes of a loop (see
+   * {@link LoopPasses}): {@code {"run_id", "loop", "total", "offset", "limit", "passes": [...]}}.
+   */
+  void passes(Context ctx) {
+    String id = existing(ctx);
+    String path = ctx.pathParam("loop");
+    NodePosition loop = LoopPasses.parse(path);
+    if (loop == null) {
+      throw ApiError.badField("loop", "'" + JsonBody.printable(path) + "' is not a loop's path (refine, or "
+          + "outer[2].inner for a nested loop)");
+    }
+    int offset = number(ctx, "offset", 0, 0, Integer.MAX_VALUE);
+    int limit = number(ctx, "limit", LoopPasses.DEFAULT_LIMIT, 1, LoopPasses.MAX_LIMIT);
+    List<NodeExecution> rows = engine.executions(id).stream().map(redactor::execution).toList();
+    HttpApi.json(ctx, 200, LoopPasses.page(id, loop, rows, offset, limit));
+  }
+
+  private static int number(Context ctx, String field, int absent, int min, int max) {
+    String v = ctx.queryParam(field);
+    if (v == null || v.isBlank()) {
+      return absent;
+    }
+    try {
+      long n = Long.parseLong(v.strip());
+      if (n >= min && n <= max) {
+        return (int) n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiError.badField(field, field + " must be a whole number from " + min + " to " + max + ", was '"
+        + JsonBody.printable(v) + "'");
   }
 
   /**
