@@ -5,6 +5,7 @@ import dev.loopflow.core.error.Location;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.Problem;
 import dev.loopflow.core.error.WorkflowInvalidException;
+import dev.loopflow.core.event.Event;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.internal.exec.ChildRunner;
 import dev.loopflow.core.internal.exec.ChildRuns;
@@ -240,6 +241,23 @@ public final class Loopflow {
   }
 
   /**
+   * The executions of {@link #executions} whose path starts with {@code pathPrefix}: those of loop instance
+   * {@code X} are under {@code X[}, those of its pass 3 under {@code X[3].}. A run that is no fork reads only those
+   * rows from the store.
+   */
+  public List<NodeExecution> executionsUnder(String runId, String pathPrefix) {
+    return store().findRun(runId).map(r -> engine.executionsUnder(r, pathPrefix)).orElse(List.of());
+  }
+
+  /**
+   * The run's events about a position under {@code pathPrefix} (see {@link #executionsUnder}), in the order they
+   * happened, a fork's reused ones first; none about the whole run.
+   */
+  public List<Event> eventsUnder(String runId, String pathPrefix) {
+    return store().findRun(runId).map(r -> engine.eventsUnder(r, pathPrefix)).orElse(List.of());
+  }
+
+  /**
    * Two passes of one loop of run {@code runId} side by side: the state after each pass and the outputs of the
    * nodes in each. Throws {@code usage} for a run or pass that is not in the store.
    */
@@ -268,8 +286,8 @@ public final class Loopflow {
    * The events a fork reuses from its origin, which come before its own (their sequence numbers are below its
    * first); empty for a run that is no fork, or no run.
    */
-  public java.util.List<dev.loopflow.core.event.Event> reusedEvents(String runId) {
-    return store().findRun(runId).map(engine::reusedEvents).orElse(java.util.List.of());
+  public List<Event> reusedEvents(String runId) {
+    return store().findRun(runId).map(engine::reusedEvents).orElse(List.of());
   }
 
   /** The runs forked from run {@code runId}, oldest first. */

@@ -218,6 +218,41 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
   }
 
   @Test
+  void readsUnderAPathHoldExactlyThatPrefixsRowsThoughIdsHoldLikeWildcards() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    // a_b and aXb differ where LIKE's _ matches any character; a_b2 shares a_b's text as a prefix of its id
+    List<NodePosition> positions = new ArrayList<>();
+    for (String loop : List.of("a_b", "aXb", "a_b2", "A_B")) {
+      for (int pass = 1; pass <= 12; pass++) {
+        positions.add(new NodePosition(List.of(new NodePosition.LoopFrame(loop, pass)), "n%" + pass));
+      }
+    }
+    positions.add(NodePosition.top("a_b"));
+    long seq = 0;
+    List<NodeExecution> rows = new ArrayList<>();
+    List<Event> events = new ArrayList<>();
+    for (NodePosition p : positions) {
+      NodeExecution e = execution(id, p, p.path());
+      rows.add(e);
+      store.recordNodeExecution(e);
+      Event started = new Event.NodeStarted(id, ++seq, T0, p, "shell", 1);
+      events.add(started);
+      store.appendEvent(started);
+    }
+    Event run = new Event.RunStarted(id, ++seq, T0, "review", Map.of("path", "a_b[1].x"));
+    store.appendEvent(run);
+    for (String prefix : List.of("a_b[", "a_b[1", "a_b[1]", "a_b[12].", "aXb[", "a_b", "A_B[3].", "zz")) {
+      assertThat(store.nodeExecutionsUnder(id, prefix)).as(prefix)
+          .containsExactlyElementsOf(rows.stream().filter(r -> r.position().path().startsWith(prefix)).toList());
+      assertThat(store.eventsUnder(id, prefix)).as(prefix).containsExactlyElementsOf(events.stream()
+          .filter(e -> ((Event.NodeStarted) e).node().path().startsWith(prefix)).toList());
+    }
+    assertThat(store.nodeExecutionsUnder(id, "a_b[1")).as("passes 1, 10, 11 and 12").hasSize(4);
+    assertThat(store.eventsUnder(newId(), "a_b")).isEmpty();
+  }
+
+  @Test
   void eventsAfterASequenceNumberAreTheJournalsTailInOrder() {
     String id = newId();
     store.createRun(run(id, T0));

@@ -400,4 +400,30 @@ public final class Events {
       return new NodePosition(frames, (String) nodeId.apply(node));
     };
   }
+
+  /**
+   * The position an event is about (a node's execution, a loop instance), or null for the events about the whole
+   * run. A loop's {@code loop.iteration} is about the loop instance, not about the pass it starts.
+   */
+  public static NodePosition position(Event e) {
+    return switch (e) {
+      case Event.NodeStarted x -> x.node();
+      case Event.NodeCompleted x -> x.node();
+      case Event.NodeFailed x -> x.node();
+      case Event.NodeSkipped x -> x.node();
+      case Event.NodeCancelled x -> x.node();
+      case Event.NodeRetrying x -> x.node();
+      case Event.RouterSelected x -> x.node();
+      case Event.LlmCalled x -> x.node();
+      case Event.LoopStarted x -> x.node();
+      case Event.LoopIteration x -> x.node();
+      case Event.LoopIterate x -> x.node();
+      case Event.LoopCompleted x -> x.node();
+      case Event.RunPaused x -> x.node();
+      case Event.NodeStep x -> x.node();
+      case Event.NodeStreaming x -> x.node();
+      case Event.StageValidationRetry x -> x.node();
+      default -> null;
+    };
+  }
 }

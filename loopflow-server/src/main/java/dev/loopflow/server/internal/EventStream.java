@@ -31,6 +31,10 @@ import java.util.function.Consumer;
  * write fails; a comment line is written every heartbeat interval, so an idle stream notices too) or the server
  * stops. A run journaled as running that no process executes (its process died) is followed until it is resumed and
  * ends, or the client leaves.
+ *
+ * A replay writes its events and flushes once: a flush per event made a long journal's replay cost a network write
+ * per event. A client may ask for the first replay to be windowed to each loop's recent passes (PassWindow); a
+ * resumed stream (Last-Event-ID) never is, as its client already holds what came before.
  */
 final class EventStream {
   static final Duration POLL = Duration.ofMillis(250);
@@ -44,13 +48,16 @@ final class EventStream {
   private final BooleanSupplier stopping;
   private final OutputStream out;
   private final Consumer<String> log;
+  /** The window of recent passes the first replay keeps ({@link PassWindow}); 0 sends everything. */
+  private int recentPasses;
   private long lastSent;
   private String lastType;
   private long lastWrite = System.nanoTime();
 
-  EventStream(RunStore store, SseFrames frames, String runId, long lastId, Duration heartbeat,
+  EventStream(RunStore store, SseFrames frames, String runId, long lastId, int recentPasses, Duration heartbeat,
       BooleanSupplier stopping, OutputStream out, Consumer<String> log) {
     this.log = log;
+    this.recentPasses = lastId > 0 ? 0 : recentPasses;
     this.store = store;
     this.frames = frames;
     this.runId = runId;
@@ -153,13 +160,24 @@ final class EventStream {
       }
       for (Event e : from) {
         if (e.seq() > lastSent) {
-          write(frames.of(e));
+          send(frames.of(e));
         }
       }
+      out.flush();
       return;
     }
-    for (Event e : store.events(runId, lastSent)) {
-      write(frames.of(e));
+    List<Event> events = store.events(runId, lastSent);
+    if (recentPasses > 0) {
+      // Only the first replay is windowed: what comes later is new to the client, and it asks for older passes
+      // itself.
+      events = PassWindow.events(events, recentPasses);
+      recentPasses = 0;
+    }
+    for (Event e : events) {
+      send(frames.of(e));
+    }
+    if (!events.isEmpty()) {
+      out.flush();
     }
   }
 
@@ -168,8 +186,13 @@ final class EventStream {
   }
 
   private void write(SseFrames.Frame f) throws IOException {
-    out.write(f.bytes());
+    send(f);
     out.flush();
+  }
+
+  /** Writes a frame without flushing: a replay flushes once at its end, not once per event. */
+  private void send(SseFrames.Frame f) throws IOException {
+    out.write(f.bytes());
     lastWrite = System.nanoTime();
     if (!f.ephemeral()) {
       lastSent = f.seq();

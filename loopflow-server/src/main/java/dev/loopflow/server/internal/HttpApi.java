@@ -81,13 +81,15 @@ public final class HttpApi implements AutoCloseable {
     WorkflowFiles workflows = new WorkflowFiles(settings.workflowsDir());
     Map<String, String> env = new LinkedHashMap<>(System.getenv());
     env.putAll(settings.environment());
-    SseFrames frames = new SseFrames(Redactor.ofEnvironment(env));
+    Redactor redactor = Redactor.ofEnvironment(env);
+    SseFrames frames = new SseFrames(redactor);
     this.runs = new LocalRuns(engine, settings.environment(), settings.runOptions(), settings.queueCapacity(),
         frames, settings.observability(), settings.dispatch());
     WorkflowRoutes workflowRoutes = new WorkflowRoutes(engine, workflows);
     CatalogRoutes catalogRoutes = new CatalogRoutes(engine);
-    RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
-        settings.heartbeat(), () -> stopping, settings.log());
+    RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, redactor, () -> stopping, settings.log());
+    JournalRoutes journalRoutes = new JournalRoutes(engine, runs, frames, redactor, settings.heartbeat(),
+        () -> stopping, settings.log());
     String version = version();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -141,11 +143,12 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs", api(Accepts.NOTHING, runRoutes::list));
       config.routes.post("/api/runs", api(Accepts.JSON, runRoutes::start));
       config.routes.get("/api/runs/{id}", api(Accepts.NOTHING, runRoutes::show));
-      config.routes.get("/api/runs/{id}/executions", api(Accepts.NOTHING, runRoutes::executions));
-      config.routes.get("/api/runs/{id}/events", api(Accepts.NOTHING, runRoutes::events));
+      config.routes.get("/api/runs/{id}/executions", api(Accepts.NOTHING, journalRoutes::executions));
+      config.routes.get("/api/runs/{id}/events", api(Accepts.NOTHING, journalRoutes::events));
       config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));
       config.routes.get("/api/runs/{id}/diff", api(Accepts.NOTHING, runRoutes::diff));
-      config.routes.get("/api/runs/{id}/loops/{loop}/passes", api(Accepts.NOTHING, runRoutes::passes));
+      config.routes.get("/api/runs/{id}/loops/{loop}/passes", api(Accepts.NOTHING, journalRoutes::passes));
+      config.routes.get("/api/runs/{id}/loops/{loop}/passes/{pass}", api(Accepts.NOTHING, journalRoutes::pass));
       config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
       config.routes.post("/api/runs/{id}/fork", api(Accepts.JSON, runRoutes::fork));

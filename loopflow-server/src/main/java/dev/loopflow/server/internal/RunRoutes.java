@@ -4,7 +4,6 @@ import dev.loopflow.core.Inputs;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.error.WorkflowInvalidException;
 import dev.loopflow.core.graph.WorkflowGraph;
 import dev.loopflow.core.model.Workflow;
@@ -18,7 +17,6 @@ import dev.loopflow.core.run.RunDiff;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.secrets.Redactor;
-import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
@@ -43,10 +41,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs, their node executions and
- * their live events. Runs are read from the store, so a run started by the command line (another process on the same
- * store) is listed, shown, streamed and acted on like one started here; what the engine decides (resumability, the
- * restart policy, leases) is asked of the engine, never decided again here.
+ * {@code /api/runs}: listing, showing, starting, resuming, cancelling and signalling runs ({@link JournalRoutes} reads
+ * their journals). Runs are read from the store, so a run started by the command line (another process on the same
+ * store) is listed, shown and acted on like one started here; what the engine decides (resumability, the restart
+ * policy, leases) is asked of the engine, never decided again here.
  */
 final class RunRoutes {
   /** The most runs one list returns. */
@@ -60,22 +58,18 @@ final class RunRoutes {
   private final RunStore store;
   private final WorkflowFiles files;
   private final LocalRuns runs;
-  private final SseFrames frames;
   private final Redactor redactor;
-  private final Duration heartbeat;
   private final BooleanSupplier stopping;
   private final Consumer<String> log;
 
-  RunRoutes(Loopflow engine, WorkflowFiles files, LocalRuns runs, SseFrames frames, Redactor redactor,
-      Duration heartbeat, BooleanSupplier stopping, Consumer<String> log) {
+  RunRoutes(Loopflow engine, WorkflowFiles files, LocalRuns runs, Redactor redactor, BooleanSupplier stopping,
+      Consumer<String> log) {
     this.log = log;
     this.engine = engine;
     this.store = engine.store();
     this.files = files;
     this.runs = runs;
-    this.frames = frames;
     this.redactor = redactor;
-    this.heartbeat = heartbeat;
     this.stopping = stopping;
   }
 
@@ -131,41 +125,6 @@ final class RunRoutes {
   }
 
   /**
-   * {@code GET /api/runs/{id}/loops/{loop}/passes?offset=&limit=} → one page of the passes of a loop (see
-   * {@link LoopPasses}): {@code {"run_id", "loop", "total", "offset", "limit", "passes": [...]}}.
-   */
-  void passes(Context ctx) {
-    String id = existing(ctx);
-    String path = ctx.pathParam("loop");
-    NodePosition loop = LoopPasses.parse(path);
-    if (loop == null) {
-      throw ApiError.badField("loop", "'" + JsonBody.printable(path) + "' is not a loop's path (refine, or "
-          + "outer[2].inner for a nested loop)");
-    }
-    int offset = number(ctx, "offset", 0, 0, Integer.MAX_VALUE);
-    int limit = number(ctx, "limit", LoopPasses.DEFAULT_LIMIT, 1, LoopPasses.MAX_LIMIT);
-    List<NodeExecution> rows = engine.executions(id).stream().map(redactor::execution).toList();
-    HttpApi.json(ctx, 200, LoopPasses.page(id, loop, rows, offset, limit));
-  }
-
-  private static int number(Context ctx, String field, int absent, int min, int max) {
-    String v = ctx.queryParam(field);
-    if (v == null || v.isBlank()) {
-      return absent;
-    }
-    try {
-      long n = Long.parseLong(v.strip());
-      if (n >= min && n <= max) {
-        return (int) n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw ApiError.badField(field, field + " must be a whole number from " + min + " to " + max + ", was '"
-        + JsonBody.printable(v) + "'");
-  }
-
-  /**
    * {@code GET /api/runs/{id}/diff?a=LOOP:A&b=LOOP:B} (two passes of the run) or {@code ?run=OTHER} (the run and
    * another, a fork and its origin) → {@code {"left": {label, state, outputs}, "right": ...}}.
    */
@@ -201,21 +160,6 @@ final class RunRoutes {
     throw ApiError.badField(field, "'" + JsonBody.printable(text) + "' is a node; give a pass as LOOP:PASS");
   }
 
-  /** {@code GET /api/runs/{id}/executions} → every journaled node execution, in journal order. */
-  void executions(Context ctx) {
-    String id = existing(ctx);
-    // A fork's executions start with those it reuses from its origin: they say which run they ran in.
-    List<Map<String, Object>> shown = new ArrayList<>();
-    for (NodeExecution e : engine.executions(id)) {
-      Map<String, Object> v = Views.execution(redactor.execution(e));
-      if (!e.runId().equals(id)) {
-        v.put("reused_from", e.runId());
-      }
-      shown.add(v);
-    }
-    HttpApi.json(ctx, 200, shown);
-  }
-
   /**
    * {@code GET /api/runs/{id}/graph} → the graph of the workflow the run started from (its journaled source), on
    * which its events' and executions' paths are placed.
@@ -235,40 +179,6 @@ final class RunRoutes {
           + "' no longer loads with this version", Map.of("problems", ApiError.problems(e.problems())));
     }
     HttpApi.json(ctx, 200, Loopflow.graph(wf).toJson());
-  }
-
-  /** {@code GET /api/runs/{id}/events} → the run's events as server-sent events; see {@link EventStream}. */
-  void events(Context ctx) throws IOException, InterruptedException {
-    String id = existing(ctx);
-    long last = lastEventId(ctx);
-    ctx.status(200);
-    ctx.contentType("text/event-stream; charset=utf-8");
-    ctx.header("Cache-Control", "no-cache, no-store");
-    ctx.header("X-Accel-Buffering", "no");
-    var out = ctx.res().getOutputStream();
-    ctx.res().flushBuffer();
-    // A fork's stream carries what the fork executed; the page adds what it reuses from its executions, each of which
-    // names the run it ran in (reused_from).
-    new EventStream(store, frames, id, last, heartbeat, stopping, out, log).run(runs.feed(id).orElse(null));
-  }
-
-  private static long lastEventId(Context ctx) {
-    String header = ctx.header("Last-Event-ID");
-    String field = header != null ? "Last-Event-ID" : "after";
-    String value = header != null ? header : ctx.queryParam("after");
-    if (value == null || value.isBlank()) {
-      return 0;
-    }
-    try {
-      long n = Long.parseLong(value.strip());
-      if (n >= 0) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw ApiError.badField(field, field + " must be an event id (a whole number, 0 or more), was '"
-        + JsonBody.printable(value) + "'");
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -545,7 +455,7 @@ final class RunRoutes {
    * The run id in the path. An id no run can have (blank, control characters, longer than a store keeps) is a run
    * that is not there: it never reaches the store.
    */
-  private static String runId(Context ctx) {
+  static String runId(Context ctx) {
     String id = ctx.pathParam("id");
     boolean ok = !id.isBlank() && id.getBytes(StandardCharsets.UTF_8).length <= 1024
         && id.codePoints().noneMatch(c -> Character.isISOControl(c) || c >= Character.MIN_SURROGATE
@@ -557,6 +467,11 @@ final class RunRoutes {
   }
 
   private String existing(Context ctx) {
+    return existing(store, ctx);
+  }
+
+  /** The run the path names, which must be in {@code store}. */
+  static String existing(RunStore store, Context ctx) {
     String id = runId(ctx);
     if (store.findRun(id).isEmpty()) {
       throw ApiError.runNotFound(id);

@@ -110,7 +110,7 @@ class RunFeedTest {
     feed.onEvent(started("r", 1));
     Thread stream = Thread.ofVirtual().start(() -> {
       try {
-        new EventStream(store, frames, "r", 0, Duration.ofSeconds(30), () -> false, stuck, line -> {}).run(feed);
+        new EventStream(store, frames, "r", 0, 0, Duration.ofSeconds(30), () -> false, stuck, line -> {}).run(feed);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -133,7 +133,7 @@ class RunFeedTest {
     feed.close();
     store.updateRun(store.findRun("r").orElseThrow().finish(RunStatus.COMPLETED, T0, null, null, null));
     ByteArrayOutputStream rest = new ByteArrayOutputStream();
-    new EventStream(store, frames, "r", first.getLast(), Duration.ofSeconds(30), () -> false, rest, line -> {})
+    new EventStream(store, frames, "r", first.getLast(), 0, Duration.ofSeconds(30), () -> false, rest, line -> {})
         .run(null);
     List<Long> all = new ArrayList<>(first);
     all.addAll(ids(rest.toString(StandardCharsets.UTF_8)));
@@ -175,7 +175,7 @@ class RunFeedTest {
         });
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
-    new EventStream(failing, frames, "r", 0, Duration.ofMillis(100), () -> false, out, log::add).run(null);
+    new EventStream(failing, frames, "r", 0, 0, Duration.ofMillis(100), () -> false, out, log::add).run(null);
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(ids(text)).containsExactly(1L);
     assertThat(text).endsWith(": the stream stopped: the disk is gone\n\n");

@@ -410,6 +410,17 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   @Override
+  public List<NodeExecution> nodeExecutionsUnder(String runId, String pathPrefix) {
+    return reads.nodeExecutions(runId, pathPrefix);
+  }
+
+  @Override
+  public List<Event> eventsUnder(String runId, String pathPrefix) {
+    flush();
+    return reads.eventsUnder(runId, pathPrefix);
+  }
+
+  @Override
   public int loopPasses(String runId) {
     return reads.loopPasses(runId);
   }

@@ -128,10 +128,28 @@ final class JournalReads {
   }
 
   List<NodeExecution> nodeExecutions(String runId) {
+    return nodeExecutions(runId, null);
+  }
+
+  /**
+   * The run's executions whose path starts with {@code pathPrefix} (all of them when null). The prefix is compared in
+   * SQL with {@code substr}, which both databases index by character and compare byte for byte, unlike a range or a
+   * {@code LIKE}, whose meaning depends on the collation and the wildcard characters ids may hold.
+   */
+  List<NodeExecution> nodeExecutions(String runId, String pathPrefix) {
     completions.caughtUp();
-    List<RawExecution> raw = tx.query("SELECT run_id, path, node_id, loops_json, kind, status, attempts, "
-        + "started_at, finished_at, input_json, result_json, usage_json, error_code, error_message, "
-        + "state_patch_json, sessions_json FROM lf_node_executions WHERE run_id = ? ORDER BY seq", runId, rs -> {
+    String sql = "SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, finished_at, "
+        + "input_json, result_json, usage_json, error_code, error_message, state_patch_json, sessions_json "
+        + "FROM lf_node_executions WHERE run_id = ?" + (pathPrefix == null ? "" : " AND substr(path, 1, ?) = ?")
+        + " ORDER BY seq";
+    List<RawExecution> raw = tx.read(c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        ps.setString(1, runId);
+        if (pathPrefix != null) {
+          ps.setInt(2, pathPrefix.length());
+          ps.setString(3, pathPrefix);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
           List<RawExecution> out = new ArrayList<>();
           while (rs.next()) {
             out.add(new RawExecution(rs.getString("run_id"), rs.getString("path"), rs.getString("node_id"),
@@ -141,7 +159,9 @@ final class JournalReads {
                 rs.getString("error_message"), rs.getString("state_patch_json"), rs.getString("sessions_json")));
           }
           return out;
-        });
+        }
+      }
+    });
     LargeValues.Parts parts = parts(runId);
     List<NodeExecution> out = new ArrayList<>(raw.size());
     for (RawExecution r : raw) {
@@ -168,14 +188,38 @@ final class JournalReads {
   }
 
   /** The events of {@code runId} after {@code afterSeq}, once the buffered ones were flushed (by the caller). */
-  @SuppressWarnings("unchecked")
   List<Event> events(String runId, long afterSeq) {
+    return events(runId, afterSeq, null);
+  }
+
+  /**
+   * The events about a position whose path starts with {@code pathPrefix}, once the buffered ones were flushed (by
+   * the caller). SQL narrows the rows to bodies holding {@code "path":"PREFIX} (a superset: LIKE may ignore case);
+   * only those are decoded, and the decoded position decides.
+   */
+  List<Event> eventsUnder(String runId, String pathPrefix) {
+    List<Event> out = new ArrayList<>();
+    for (Event e : events(runId, Long.MIN_VALUE, pathPrefix)) {
+      NodePosition p = Events.position(e);
+      if (p != null && p.path().startsWith(pathPrefix)) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  private List<Event> events(String runId, long afterSeq, String pathPrefix) {
     completions.caughtUp();
+    String sql = "SELECT body FROM lf_events WHERE run_id = ? AND seq > ?"
+        + (pathPrefix == null ? "" : " AND body LIKE ? ESCAPE '!'") + " ORDER BY seq";
     List<String> bodies = tx.read(c -> {
-      try (PreparedStatement ps = c.prepareStatement("SELECT body FROM lf_events WHERE run_id = ? AND seq > ? "
-          + "ORDER BY seq")) {
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, runId);
         ps.setLong(2, afterSeq);
+        if (pathPrefix != null) {
+          ps.setString(3, "%\"path\":\"" + likeLiteral(pathPrefix) + "%");
+        }
         try (ResultSet rs = ps.executeQuery()) {
           List<String> out = new ArrayList<>();
           while (rs.next()) {
@@ -192,6 +236,11 @@ final class JournalReads {
           ? Events.fromMap((Map<String, ?>) Codec.decode(body, parts)) : Codec.event(body)));
     }
     return out;
+  }
+
+  /** {@code text} as a LIKE pattern matching itself, with {@code !} as the escape character. */
+  private static String likeLiteral(String text) {
+    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
   }
 
   /**

@@ -2,7 +2,9 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
+import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;
@@ -213,14 +215,39 @@ public final class Engine {
   }
 
   /**
+   * The executions of {@link #executions} whose path starts with {@code pathPrefix}; a run that is no fork reads
+   * only those rows.
+   */
+  public List<NodeExecution> executionsUnder(RunRecord run, String pathPrefix) {
+    if (Forks.Origin.of(run) == null) {
+      return store.nodeExecutionsUnder(run.runId(), pathPrefix);
+    }
+    return Forks.rows(store, run).stream().filter(e -> e.position().path().startsWith(pathPrefix)).toList();
+  }
+
+  /**
+   * The run's events about a position under {@code pathPrefix}, a fork's reused ones first; a run that is no fork
+   * reads only those rows.
+   */
+  public List<Event> eventsUnder(RunRecord run, String pathPrefix) {
+    if (Forks.Origin.of(run) == null) {
+      return store.eventsUnder(run.runId(), pathPrefix);
+    }
+    return Forks.events(store, run).stream().filter(e -> {
+      NodePosition p = Events.position(e);
+      return p != null && p.path().startsWith(pathPrefix);
+    }).toList();
+  }
+
+  /**
    * The events a fork reuses from its origin's journal (those before its point, without the origin's run-level
    * events), which come before its own; none for a run that is no fork.
    */
-  public List<dev.loopflow.core.event.Event> reusedEvents(RunRecord run) {
+  public List<Event> reusedEvents(RunRecord run) {
     if (Forks.Origin.of(run) == null) {
       return List.of();
     }
-    List<dev.loopflow.core.event.Event> all = Forks.events(store, run);
+    List<Event> all = Forks.events(store, run);
     int own = store.events(run.runId()).size();
     return List.copyOf(all.subList(0, all.size() - own));
   }

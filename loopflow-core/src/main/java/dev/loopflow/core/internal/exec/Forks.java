@@ -5,6 +5,7 @@ import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodePosition.LoopFrame;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
+import dev.loopflow.core.event.Events;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;
 import dev.loopflow.core.run.ForkPoint;
@@ -161,7 +162,7 @@ final class Forks {
         }
         NodePosition pos = rows.get(row).position();
         nodeAt = pos;
-        eventIndex = firstEvent(events, e -> pos.equals(positionOf(e)));
+        eventIndex = firstEvent(events, e -> pos.equals(Events.position(e)));
       }
     }
     if (row < 0) {
@@ -293,7 +294,7 @@ final class Forks {
   }
 
   private static boolean eventAtOrAfter(Event e, ForkPoint.Pass p) {
-    NodePosition pos = positionOf(e);
+    NodePosition pos = Events.position(e);
     if (pos == null) {
       return e instanceof Event.RunFinished;
     }
@@ -310,28 +311,6 @@ final class Forks {
     return atOrAfter(pos, p);
   }
 
-  /** The position an event is about; null for run-level events. */
-  static NodePosition positionOf(Event e) {
-    return switch (e) {
-      case Event.NodeStarted x -> x.node();
-      case Event.NodeCompleted x -> x.node();
-      case Event.NodeFailed x -> x.node();
-      case Event.NodeSkipped x -> x.node();
-      case Event.NodeCancelled x -> x.node();
-      case Event.NodeRetrying x -> x.node();
-      case Event.RouterSelected x -> x.node();
-      case Event.LlmCalled x -> x.node();
-      case Event.LoopStarted x -> x.node();
-      case Event.LoopIteration x -> x.node();
-      case Event.LoopIterate x -> x.node();
-      case Event.LoopCompleted x -> x.node();
-      case Event.RunPaused x -> x.node();
-      case Event.NodeStep x -> x.node();
-      case Event.NodeStreaming x -> x.node();
-      case Event.StageValidationRetry x -> x.node();
-      default -> null;
-    };
-  }
 
   /** Refuses a pass the origin never started, naming the passes it has (and where a nested loop's passes are). */
   private static void checkPassRan(String runId, List<NodeExecution> rows, List<Event> events, ForkPoint.Pass p) {
@@ -340,7 +319,7 @@ final class Forks {
     List<NodePosition> positions = new ArrayList<>();
     rows.forEach(r -> positions.add(r.position()));
     for (Event e : events) {
-      NodePosition pos = positionOf(e);
+      NodePosition pos = Events.position(e);
       if (pos != null) {
         positions.add(pos);
       }
