@@ -1,7 +1,7 @@
 // The loopflow server's API with the session's token. `loopflow server` prints the app's URL with the token in its
 // fragment (`#token=T`): the token is kept in session storage and removed from the address bar at once, so it is not
 // left in the history, in bookmarks or in what a person shares by copying the URL.
-import type { ForkPlan, ForkRequest, ForkStarted, Problem, RunDiff, RunEvent } from './types';
+import type { Execution, ForkPlan, ForkRequest, ForkStarted, PassDetail, PassPage, PassSummary, Problem, RunDiff, RunEvent } from './types';
 import { SseParser } from './sse';
 
 const TOKEN_KEY = 'loopflow.token';
@@ -197,6 +197,37 @@ export function runDiff(runId: string, other: string, signal?: AbortSignal): Pro
   return api.get<RunDiff>(`/api/runs/${enc(runId)}/diff?run=${enc(other)}`, signal);
 }
 
+/** The most passes of each loop instance the run page is first sent (the server's `recent_passes`). */
+export const RECENT_PASSES = 20;
+/** The largest page of pass summaries the server serves. */
+export const PASS_PAGE = 1000;
+
+/** One page of a loop instance's pass summaries. */
+export function passPage(runId: string, loopPath: string, offset: number, limit = PASS_PAGE, signal?: AbortSignal): Promise<PassPage> {
+  return api.get<PassPage>(`/api/runs/${enc(runId)}/loops/${enc(loopPath)}/passes?offset=${offset}&limit=${limit}`, signal);
+}
+
+/** Every pass summary of a loop instance, a page at a time (a loop of 10,000 passes is 10 requests). */
+export async function allPassSummaries(runId: string, loopPath: string, signal?: AbortSignal): Promise<PassSummary[]> {
+  const out: PassSummary[] = [];
+  for (let offset = 0; ; offset += PASS_PAGE) {
+    const page = await passPage(runId, loopPath, offset, PASS_PAGE, signal);
+    const list = Array.isArray(page?.passes) ? page.passes : [];
+    out.push(...list);
+    if (list.length < PASS_PAGE || out.length >= (page.total ?? 0)) return out;
+  }
+}
+
+/** One pass in full: its executions and its events. */
+export function passDetail(runId: string, loopPath: string, iteration: number, signal?: AbortSignal): Promise<PassDetail> {
+  return api.get<PassDetail>(`/api/runs/${enc(runId)}/loops/${enc(loopPath)}/passes/${iteration}`, signal);
+}
+
+/** The journaled executions outside loops and in each loop instance's recent passes. */
+export function recentExecutions(runId: string, signal?: AbortSignal): Promise<Execution[]> {
+  return api.get<Execution[]>(`/api/runs/${enc(runId)}/executions?recent_passes=${RECENT_PASSES}`, signal);
+}
+
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting' | 'closed' | 'error';
 
 export interface StreamHandlers {
@@ -209,7 +240,7 @@ export interface StreamHandlers {
  * `run.finished` or `run.paused`. After a network error it reconnects with Last-Event-ID, so the server resumes
  * after the last event received (nothing is missed and nothing repeated). Returns a function that stops it.
  */
-export function followEvents(runId: string, handlers: StreamHandlers, afterSeq = 0): () => void {
+export function followEvents(runId: string, handlers: StreamHandlers, afterSeq = 0, recentPasses = 0): () => void {
   const controller = new AbortController();
   let lastId = afterSeq > 0 ? String(afterSeq) : '';
   let stopped = false;
@@ -222,7 +253,9 @@ export function followEvents(runId: string, handlers: StreamHandlers, afterSeq =
       try {
         const headers = authHeaders({ Accept: 'text/event-stream' });
         if (lastId) headers['Last-Event-ID'] = lastId;
-        const res = await fetch(`/api/runs/${enc(runId)}/events`, { headers, signal: controller.signal, cache: 'no-store' });
+        // only a first replay is windowed (the server ignores the window on a stream resumed from an id)
+        const query = !lastId && recentPasses > 0 ? `?recent_passes=${recentPasses}` : '';
+        const res = await fetch(`/api/runs/${enc(runId)}/events${query}`, { headers, signal: controller.signal, cache: 'no-store' });
         if (!res.ok) {
           const err = await errorFrom(res);
           // a refused token or an unknown run will not get better by asking again

@@ -26,18 +26,24 @@ export class SseParser {
     if (this.pendingCr && text.startsWith('\n')) text = text.slice(1);
     this.pendingCr = false;
     this.buffer += text;
+    // Lines are cut by index and the buffer is sliced once per chunk: slicing it per line made a chunk of many
+    // events cost its length times its line count.
+    const buf = this.buffer;
+    const ends = /\r\n|\r|\n/g;
+    let start = 0;
     for (;;) {
-      const m = /\r\n|\r|\n/.exec(this.buffer);
+      ends.lastIndex = start;
+      const m = ends.exec(buf);
       if (!m) break;
       // a CR at the very end may be the first half of a CRLF split across chunks
-      if (m[0] === '\r' && m.index === this.buffer.length - 1) {
+      if (m[0] === '\r' && m.index === buf.length - 1) {
         this.pendingCr = true;
       }
-      const line = this.buffer.slice(0, m.index);
-      this.buffer = this.buffer.slice(m.index + m[0].length);
-      const msg = this.line(line);
+      const msg = this.line(buf.slice(start, m.index));
+      start = m.index + m[0].length;
       if (msg) out.push(msg);
     }
+    this.buffer = start === 0 ? buf : buf.slice(start);
     return out;
   }
 

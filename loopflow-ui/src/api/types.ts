@@ -247,3 +247,34 @@ export interface RunEvent {
   loops?: { loopId?: string; loop?: string; iteration?: number }[] | null;
   [field: string]: unknown;
 }
+
+/** One pass of a loop instance as `GET /api/runs/{id}/loops/{loop}/passes` summarises it. */
+export interface PassSummary {
+  pass: number;
+  status?: string | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration_ms?: number | null;
+  executions?: number | null;
+  llm_calls?: number | null;
+  cost_usd?: number | null;
+  reused?: boolean | null;
+}
+
+export interface PassPage {
+  run_id: string;
+  loop: string;
+  total: number;
+  offset: number;
+  limit: number;
+  passes: PassSummary[];
+}
+
+/** Everything of one pass: `GET /api/runs/{id}/loops/{loop}/passes/{pass}`. */
+export interface PassDetail {
+  run_id: string;
+  loop: string;
+  pass: number;
+  executions: Execution[];
+  events: RunEvent[];
+}

@@ -1,8 +1,8 @@
 // A navigator per loop: pick a pass (iteration k of N) and see what each body node of that pass received, produced
 // and changed in `state`, the condition that admitted the pass and how the loop ended. A nested loop's navigator
 // shows the instance inside the pass chosen in the enclosing loop.
-import { useEffect, useState } from 'react';
-import { AlertTriangle, ChevronDown, ChevronRight, GitBranch, GitCompare, History, Repeat } from 'lucide-react';
+import { useEffect, useMemo, useState } from 'react';
+import { AlertTriangle, ChevronDown, ChevronRight, ChevronsLeft, ChevronsRight, ChevronLeft, GitBranch, GitCompare, History, Repeat } from 'lucide-react';
 import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtTokens, words } from '../model/format';
 import type { EffectivePass, PassSelection } from '../model/graphMap';
@@ -15,11 +15,19 @@ import { PassCompare } from './PassCompare';
 import { Link, StatusBadge, ValueBlock } from './common';
 import { passPoint } from '../model/fork';
 import { runHref } from '../app/router';
+import { passKey } from '../model/passWindow';
+import { stripPasses } from '../model/strip';
+import { PassStrip } from './PassStrip';
+
+/** Pass buttons on one page of the navigator: a loop of thousands of passes draws this many, never all. */
+export const PASS_BUTTONS = 50;
 
 interface Props {
   runId: string;
   run: RunLive;
   records: Map<string, Execution[]>;
+  /** passes that could not be loaded, by `loop[k]`: the reason */
+  passErrors?: Record<string, string>;
   effective: Map<string, EffectivePass>;
   onChoose: (loopStatic: string, iteration: number) => void;
   /** the node shown in the side panel, by execution path */
@@ -40,18 +48,34 @@ export function LoopNavigators(props: Props) {
   );
 }
 
-function LoopNavigator({ runId, run, records, eff, onChoose, onShowExecution, errorPath }: Props & { eff: EffectivePass }) {
+function LoopNavigator({ runId, run, records, passErrors, eff, onChoose, onShowExecution, errorPath }: Props & { eff: EffectivePass }) {
   const loop = eff.instance;
   // the fork panel and the comparison belong to one pass of one loop instance; choosing another pass closes them
   const [open, setOpen] = useState<{ what: 'fork' | 'compare'; loopPath: string; iteration: number }>();
-  const failed = failedPasses(run, loop);
+  const failed = useMemo(() => {
+    const f = failedPasses(run, loop);
+    for (const p of loop.passes) if (p.summary?.status === 'failed') f.add(p.iteration);
+    return f;
+  }, [run, loop]);
+  const strip = useMemo(() => stripPasses(run, loop, failed), [run, loop, failed]);
   const shown = eff.iteration;
-  const view = shown !== undefined ? passView(run, records, loop, shown) : undefined;
+  const shownPass = shown !== undefined ? loop.passes.find((p) => p.iteration === shown) : undefined;
+  const view = shown !== undefined && !shownPass?.summary ? passView(run, records, loop, shown) : undefined;
+  const passError = shown !== undefined ? passErrors?.[passKey(loop.path, shown)] : undefined;
   const depth = loop.enclosing.length;
   const passCount = loop.passes.length;
   const lastPass = loop.passes[passCount - 1]?.iteration;
   const c = loop.completed;
-  const passNumbers = loop.passes.map((p) => p.iteration);
+  const passNumbers = useMemo(() => loop.passes.map((p) => p.iteration), [loop.passes]);
+  const shownIndex = shown !== undefined ? passNumbers.indexOf(shown) : -1;
+  const page = Math.floor(Math.max(0, shownIndex) / PASS_BUTTONS);
+  const onPage = loop.passes.slice(page * PASS_BUTTONS, (page + 1) * PASS_BUTTONS);
+  const choose = (k: number | undefined) => {
+    if (k !== undefined) onChoose(eff.loopStatic, k);
+  };
+  const failedList = useMemo(() => passNumbers.filter((k) => failed.has(k)), [passNumbers, failed]);
+  const prevFailed = shown === undefined ? undefined : [...failedList].reverse().find((k) => k < shown);
+  const nextFailed = shown === undefined ? failedList[0] : failedList.find((k) => k > shown);
   const isOpen = (what: 'fork' | 'compare') => open?.what === what && open.loopPath === loop.path && open.iteration === shown;
   // the pass before the shown one (or, for the first, the next): the usual question is what this pass changed
   const compareWith = (k: number) => {
@@ -101,35 +125,63 @@ function LoopNavigator({ runId, run, records, eff, onChoose, onShowExecution, er
       </header>
 
       {passCount > 0 ? (
-        <div className="pass-buttons" role="group" aria-label={`passes of ${loop.node}`}>
-          {loop.passes.map((p) => {
-            const isFailed = failed.has(p.iteration);
-            const running = !p.endedAt && run.status === 'running';
-            const reused = p.reusedFrom;
-            return (
-              <button
-                key={p.iteration}
-                type="button"
-                className={`pass-button${p.iteration === shown ? ' active' : ''}${isFailed ? ' failed' : ''}${running ? ' running' : ''}${reused ? ' reused' : ''}`}
-                aria-pressed={p.iteration === shown}
-                onClick={() => onChoose(eff.loopStatic, p.iteration)}
-                data-testid={`pass-button-${eff.loopStatic}-${p.iteration}`}
-                title={`pass ${p.iteration}${isFailed ? ' (failed)' : running ? ' (running)' : ''}${reused ? ` (reused from ${reused})` : ''}`}
-                data-reused={reused ? 'true' : undefined}
-              >
-                {isFailed ? <AlertTriangle aria-hidden="true" size={12} /> : null}
-                {reused ? <History aria-hidden="true" size={12} /> : null}
-                {p.iteration}
-                {isFailed ? <span className="sr-only"> failed</span> : null}
-                {reused ? <span className="sr-only"> reused</span> : null}
-                {running ? <span className="sr-only"> running</span> : null}
-              </button>
-            );
-          })}
-        </div>
+        <>
+          <PassStrip loopStatic={eff.loopStatic} passes={strip} shown={shown} onChoose={(k) => choose(k)} />
+          {passCount > PASS_BUTTONS || failedList.length ? (
+            <PassPager
+              loopStatic={eff.loopStatic}
+              passNumbers={passNumbers}
+              shownIndex={shownIndex}
+              page={page}
+              prevFailed={prevFailed}
+              nextFailed={nextFailed}
+              onChoose={choose}
+            />
+          ) : null}
+          <div className="pass-buttons" role="group" aria-label={`passes of ${loop.node}`}>
+            {onPage.map((p) => {
+              const isFailed = failed.has(p.iteration);
+              const running = !p.endedAt && !p.summary && run.status === 'running';
+              const reused = p.reusedFrom;
+              return (
+                <button
+                  key={p.iteration}
+                  type="button"
+                  className={`pass-button${p.iteration === shown ? ' active' : ''}${isFailed ? ' failed' : ''}${running ? ' running' : ''}${reused ? ' reused' : ''}`}
+                  aria-pressed={p.iteration === shown}
+                  onClick={() => onChoose(eff.loopStatic, p.iteration)}
+                  data-testid={`pass-button-${eff.loopStatic}-${p.iteration}`}
+                  title={`pass ${p.iteration}${isFailed ? ' (failed)' : running ? ' (running)' : ''}${reused ? ` (reused from ${reused})` : ''}`}
+                  data-reused={reused ? 'true' : undefined}
+                >
+                  {isFailed ? <AlertTriangle aria-hidden="true" size={12} /> : null}
+                  {reused ? <History aria-hidden="true" size={12} /> : null}
+                  {p.iteration}
+                  {isFailed ? <span className="sr-only"> failed</span> : null}
+                  {reused ? <span className="sr-only"> reused</span> : null}
+                  {running ? <span className="sr-only"> running</span> : null}
+                </button>
+              );
+            })}
+          </div>
+        </>
       ) : (
         <p className="muted">{c ? 'The loop ran no pass.' : 'Waiting for the first pass.'}</p>
       )}
+
+      {shownPass?.summary ? (
+        <div className="pass-view" data-testid={`pass-view-${eff.loopStatic}`} aria-busy={!passError}>
+          {passError ? (
+            <p className="error-text" data-testid={`pass-error-${eff.loopStatic}`}>
+              Pass {shown} could not be loaded: {passError}
+            </p>
+          ) : (
+            <p className="muted" data-testid={`pass-loading-${eff.loopStatic}`}>
+              Loading pass {shown}…
+            </p>
+          )}
+        </div>
+      ) : null}
 
       {view && (
         <div className="pass-view" data-testid={`pass-view-${eff.loopStatic}`}>
@@ -238,6 +290,102 @@ function LoopNavigator({ runId, run, records, eff, onChoose, onShowExecution, er
         </div>
       )}
     </section>
+  );
+}
+
+/** First, previous page, a jump box, next page, last, and the failed passes before and after the shown one. */
+function PassPager(props: {
+  loopStatic: string;
+  passNumbers: number[];
+  shownIndex: number;
+  page: number;
+  prevFailed?: number;
+  nextFailed?: number;
+  onChoose: (k: number | undefined) => void;
+}) {
+  const { loopStatic, passNumbers, shownIndex, page, prevFailed, nextFailed, onChoose } = props;
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const pages = Math.ceil(passNumbers.length / PASS_BUTTONS);
+  const first = passNumbers[0];
+  const last = passNumbers[passNumbers.length - 1];
+  const jump = () => {
+    const k = Number(text.trim());
+    if (!Number.isInteger(k) || !passNumbers.includes(k)) {
+      setProblem(`no pass ${text.trim().slice(0, 20) || '(empty)'}: passes run are ${first}–${last}`);
+      return;
+    }
+    setProblem(undefined);
+    onChoose(k);
+  };
+  const id = `pass-jump-${loopStatic}`;
+  return (
+    <div className="pass-pager" role="group" aria-label="move between passes">
+      <button type="button" onClick={() => onChoose(first)} disabled={shownIndex === 0} data-testid={`pass-first-${loopStatic}`} title="the first pass">
+        <ChevronsLeft aria-hidden="true" size={14} /> first
+      </button>
+      <button
+        type="button"
+        onClick={() => onChoose(passNumbers[Math.max(0, (page - 1) * PASS_BUTTONS)])}
+        disabled={page === 0}
+        data-testid={`pass-prev-page-${loopStatic}`}
+        title={`the previous ${PASS_BUTTONS} passes`}
+      >
+        <ChevronLeft aria-hidden="true" size={14} /> earlier
+      </button>
+      <span className="muted">
+        page {page + 1} of {pages}
+      </span>
+      <button
+        type="button"
+        onClick={() => onChoose(passNumbers[Math.min(passNumbers.length - 1, (page + 1) * PASS_BUTTONS)])}
+        disabled={page >= pages - 1}
+        data-testid={`pass-next-page-${loopStatic}`}
+        title={`the next ${PASS_BUTTONS} passes`}
+      >
+        later <ChevronRight aria-hidden="true" size={14} />
+      </button>
+      <button type="button" onClick={() => onChoose(last)} disabled={shownIndex === passNumbers.length - 1} data-testid={`pass-last-${loopStatic}`} title="the latest pass">
+        last <ChevronsRight aria-hidden="true" size={14} />
+      </button>
+      <form
+        className="inline-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          jump();
+        }}
+      >
+        <label htmlFor={id} className="sr-only">
+          go to pass
+        </label>
+        <input
+          id={id}
+          type="number"
+          inputMode="numeric"
+          min={first}
+          max={last}
+          placeholder={`pass ${first}–${last}`}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          data-testid={id}
+          aria-invalid={problem ? true : undefined}
+        />
+        <button type="submit" data-testid={`pass-jump-go-${loopStatic}`}>
+          Go
+        </button>
+      </form>
+      <button type="button" onClick={() => onChoose(prevFailed)} disabled={prevFailed === undefined} data-testid={`pass-prev-failed-${loopStatic}`}>
+        <AlertTriangle aria-hidden="true" size={12} /> previous failed
+      </button>
+      <button type="button" onClick={() => onChoose(nextFailed)} disabled={nextFailed === undefined} data-testid={`pass-next-failed-${loopStatic}`}>
+        next failed <AlertTriangle aria-hidden="true" size={12} />
+      </button>
+      {problem ? (
+        <span className="error-text small" role="alert" data-testid={`pass-jump-problem-${loopStatic}`}>
+          {problem}
+        </span>
+      ) : null}
+    </div>
   );
 }
 

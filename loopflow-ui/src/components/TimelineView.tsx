@@ -1,6 +1,6 @@
 // The timeline: a bar per node execution and per loop pass on one time axis, nested loops indented under their pass.
 // Hovering or focusing a bar shows its details; activating it shows the execution (or chooses the pass).
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { fmtDuration, words } from '../model/format';
 import type { RunLive } from '../model/runState';
 import { timelineRows, type TimelineRow } from '../model/timeline';
@@ -25,7 +25,7 @@ function ticks(span: number): number[] {
 }
 
 export function TimelineView({ run, now, onShowExecution, onChoosePass, chosen }: Props) {
-  const { rows, span } = timelineRows(run, now);
+  const { rows, span } = useMemo(() => timelineRows(run, now, chosen), [run, now, chosen]);
   const [hover, setHover] = useState<TimelineRow | undefined>();
   if (rows.length === 0) return <p className="muted">Nothing has run yet.</p>;
   const scale = span > 0 ? span : 1;
@@ -49,7 +49,17 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass, chosen }
         </div>
       </div>
       <ul className="timeline-rows">
-        {rows.map((r) => (
+        {rows.map((r) =>
+          r.type === 'gap' ? (
+            <li key={r.key} className="timeline-row type-gap" data-testid={`timeline-gap-${r.path}`}>
+              <div className="timeline-label-col muted small" style={{ paddingLeft: 4 + r.depth * 14 }}>
+                {r.label}: pick one in the loop’s navigator
+              </div>
+              <div className="timeline-track">
+                <span className="timeline-gap" style={{ left: pct(r.start), width: `max(3px, ${pct(r.end - r.start)})` }} />
+              </div>
+            </li>
+          ) : (
           <li key={r.key} className={`timeline-row type-${r.type}${chosen?.has(r.key) ? ' chosen' : ''}`}>
             <div className="timeline-label-col" style={{ paddingLeft: 4 + r.depth * 14 }} title={r.path}>
               {r.type === 'pass' ? <span className="muted">{r.label}</span> : <code>{r.label}</code>}{' '}
@@ -72,7 +82,8 @@ export function TimelineView({ run, now, onShowExecution, onChoosePass, chosen }
               />
             </div>
           </li>
-        ))}
+          ),
+        )}
       </ul>
       <div className="timeline-details" aria-live="polite" data-testid="timeline-details">
         {hover ? (

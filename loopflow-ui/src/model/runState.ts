@@ -73,6 +73,20 @@ export interface LoopPassLive {
   conditionResult?: boolean | null;
   /** set on a fork's pass reused from its origin: the run it ran in */
   reusedFrom?: string;
+  /**
+   * set on a pass the page knows only from the server's summary of the loop's passes: its executions and events are
+   * loaded when it is shown (see passWindow.ts)
+   */
+  summary?: PassSummaryLive;
+}
+
+/** What the server's summary of a pass says (status, duration, cost), for a pass whose events the page lacks. */
+export interface PassSummaryLive {
+  status: string;
+  durationMs?: number;
+  costUsd?: number | null;
+  llmCalls?: number;
+  executions?: number;
 }
 
 export interface LoopLive {
@@ -176,6 +190,7 @@ export function applyEvents(prev: RunLive, events: readonly RunEvent[]): RunLive
     },
     execsCopied: new Set(),
     loopsCopied: new Set(),
+    passesCopied: new Set(),
   };
   let changed = false;
   for (const e of events) changed = applyTo(draft, e) || changed;
@@ -190,6 +205,8 @@ interface Draft {
   s: RunLive;
   execsCopied: Set<string>;
   loopsCopied: Set<string>;
+  /** loops whose `passes` array this batch already copied, so passes are added and ended in place */
+  passesCopied: Set<string>;
 }
 
 function applyTo(d: Draft, e: RunEvent): boolean {
@@ -426,12 +443,13 @@ function applyTo(d: Draft, e: RunEvent): boolean {
     }
     case 'loop.iteration': {
       const l = touchLoop();
+      const passes = ownPasses(d, l);
       l.construct = str(e.construct) ?? l.construct;
       l.max = num(e.max) ?? l.max;
-      const iteration = num(e.iteration) ?? l.passes.length + 1;
+      const iteration = num(e.iteration) ?? passes.length + 1;
       if (e.condition_result === false) {
         // The while_loop check that ended the loop: no pass starts; the one before it has finished.
-        l.passes = l.passes.map((p) => (p.endedAt === undefined && p.iteration < iteration ? { ...p, endedAt: at } : p));
+        endOpenPasses(passes, iteration, at, true);
         break;
       }
       const pass: LoopPassLive = {
@@ -442,14 +460,17 @@ function applyTo(d: Draft, e: RunEvent): boolean {
         inputPreview: str(e.input_preview),
         conditionResult: typeof e.condition_result === 'boolean' ? e.condition_result : null,
       };
-      const i = l.passes.findIndex((p) => p.iteration === iteration);
       // Sequential loops end a pass when the next begins; an iterator's items overlap, so only the end of the loop
       // (or the pass's own executions, see passes.ts) tells when they finished.
-      if (l.construct !== 'iterator') {
-        l.passes = l.passes.map((p) => (p.endedAt === undefined && p.iteration < iteration ? { ...p, endedAt: at } : p));
+      if (l.construct !== 'iterator') endOpenPasses(passes, iteration, at, true);
+      const last = passes[passes.length - 1];
+      if (!last || last.iteration < iteration) {
+        passes.push(pass);
+        break;
       }
-      if (i >= 0) l.passes = l.passes.map((p, j) => (j === i ? { ...p, ...pass, endedAt: undefined } : p));
-      else l.passes = [...l.passes, pass].sort((a, b) => a.iteration - b.iteration);
+      const i = passes.findIndex((p) => p.iteration >= iteration);
+      if (passes[i]!.iteration === iteration) passes[i] = { ...passes[i]!, ...pass, endedAt: undefined };
+      else passes.splice(i, 0, pass);
       break;
     }
     case 'loop.iterate': {
@@ -470,7 +491,7 @@ function applyTo(d: Draft, e: RunEvent): boolean {
       const l = touchLoop();
       l.construct = str(e.construct) ?? l.construct;
       l.endedAt = at;
-      l.passes = l.passes.map((p) => (p.endedAt === undefined ? { ...p, endedAt: at } : p));
+      endOpenPasses(ownPasses(d, l), Number.POSITIVE_INFINITY, at, false);
       l.completed = {
         iterationsRun: num(e.iterations_run),
         exitReason: str(e.exit_reason),
@@ -517,6 +538,32 @@ function applyTo(d: Draft, e: RunEvent): boolean {
       break;
   }
   return true;
+}
+
+/** The loop's passes, copied once per batch so that they can change in place (the previous state keeps its own). */
+function ownPasses(d: Draft, l: LoopLive): LoopPassLive[] {
+  if (!d.passesCopied.has(l.path)) {
+    l.passes = l.passes.slice();
+    d.passesCopied.add(l.path);
+  }
+  return l.passes;
+}
+
+/**
+ * Ends the passes still open before pass `before`. In a sequential loop only the latest passes can be open, so with
+ * `sequential` the walk back from the end stops at the first ended pass: each event costs the passes it ends, not the
+ * loop's length. The end of a loop (once per instance) walks them all, an iterator's items ending in any order.
+ */
+function endOpenPasses(passes: LoopPassLive[], before: number, at: string | undefined, sequential: boolean): void {
+  for (let j = passes.length - 1; j >= 0; j--) {
+    const p = passes[j]!;
+    if (p.iteration >= before) continue;
+    if (p.endedAt !== undefined) {
+      if (sequential) break;
+      continue;
+    }
+    passes[j] = { ...p, endedAt: at };
+  }
 }
 
 /** The latest pass of a loop instance, or undefined before its first pass. */

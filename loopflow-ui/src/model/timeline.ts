@@ -5,9 +5,13 @@ import { passPath } from './paths';
 import type { ExecLive, LoopLive, RunLive } from './runState';
 import { parseTime } from './time';
 
+/** The passes of each loop instance the timeline draws: the latest ones, and any chosen in the navigator. */
+export const TIMELINE_PASSES = 20;
+
 export interface TimelineRow {
   key: string;
-  type: 'exec' | 'loop' | 'pass';
+  /** `gap`: passes of a loop not drawn (more than TIMELINE_PASSES), in one row that says how many */
+  type: 'exec' | 'loop' | 'pass' | 'gap';
   depth: number;
   label: string;
   path: string;
@@ -26,7 +30,11 @@ export interface Timeline {
   span: number;
 }
 
-export function timelineRows(run: RunLive, now: number): Timeline {
+/**
+ * The rows of the timeline. A loop draws its last TIMELINE_PASSES passes and the chosen ones (`chosen`: pass row
+ * keys); the passes between are one `gap` row, so a loop of thousands of passes is a few dozen rows.
+ */
+export function timelineRows(run: RunLive, now: number, chosen?: ReadonlySet<string>): Timeline {
   const times: number[] = [];
   for (const x of Object.values(run.execs)) {
     const t = parseTime(x.startedAt) ?? parseTime(x.finishedAt);
@@ -36,7 +44,7 @@ export function timelineRows(run: RunLive, now: number): Timeline {
     const t = parseTime(l.startedAt) ?? parseTime(l.passes[0]?.startedAt);
     if (t !== undefined) times.push(t);
   }
-  const t0 = parseTime(run.startedAt) ?? (times.length ? Math.min(...times) : now);
+  const t0 = parseTime(run.startedAt) ?? (times.length ? times.reduce((a, b) => Math.min(a, b)) : now);
   const over = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled' || run.status === 'paused';
   // a running run ends "now", but never before its latest event: the page's clock ticks once a second
   const latest = parseTime(run.lastAt);
@@ -52,25 +60,27 @@ export function timelineRows(run: RunLive, now: number): Timeline {
     span = Math.max(span, r.end);
   };
 
-  // Entries inside a pass (or at the top level when passKey is undefined), by when they began.
-  const entries = (passKey: string | undefined) => {
-    const list: { seq: number; exec?: ExecLive; loop?: LoopLive }[] = [];
-    for (const p of run.execOrder) {
-      const x = run.execs[p]!;
-      if (x.path.includes('~')) continue;
-      const inner = x.passes[x.passes.length - 1];
-      const key = inner ? passPath(inner.loopPath, inner.iteration) : undefined;
-      if (key === passKey) list.push({ seq: x.firstSeq, exec: x });
-    }
-    for (const p of run.loopOrder) {
-      const l = run.loops[p]!;
-      if (run.execs[l.path]) continue; // drawn under its loop node's execution
-      const inner = l.enclosing[l.enclosing.length - 1];
-      const key = inner ? passPath(inner.loopPath, inner.iteration) : undefined;
-      if (key === passKey) list.push({ seq: l.firstSeq, loop: l });
-    }
-    return list.sort((a, b) => a.seq - b.seq);
+  // Entries inside each pass (or at the top level, key ''), by when they began: grouped in one walk.
+  const byPass = new Map<string, { seq: number; exec?: ExecLive; loop?: LoopLive }[]>();
+  const entry = (key: string, e: { seq: number; exec?: ExecLive; loop?: LoopLive }) => {
+    const list = byPass.get(key);
+    if (list) list.push(e);
+    else byPass.set(key, [e]);
   };
+  for (const p of run.execOrder) {
+    const x = run.execs[p]!;
+    if (x.path.includes('~')) continue;
+    const inner = x.passes[x.passes.length - 1];
+    entry(inner ? passPath(inner.loopPath, inner.iteration) : '', { seq: x.firstSeq, exec: x });
+  }
+  for (const p of run.loopOrder) {
+    const l = run.loops[p]!;
+    if (run.execs[l.path]) continue; // drawn under its loop node's execution
+    const inner = l.enclosing[l.enclosing.length - 1];
+    entry(inner ? passPath(inner.loopPath, inner.iteration) : '', { seq: l.firstSeq, loop: l });
+  }
+  for (const list of byPass.values()) list.sort((a, b) => a.seq - b.seq);
+  const entries = (passKey: string | undefined) => byPass.get(passKey ?? '') ?? [];
 
   const execEnd = (x: ExecLive, start: number) => {
     const f = rel(parseTime(x.finishedAt));
@@ -81,9 +91,38 @@ export function timelineRows(run: RunLive, now: number): Timeline {
   };
 
   const passes = (l: LoopLive, depth: number) => {
-    for (const p of l.passes) {
+    const firstDrawn = Math.max(0, l.passes.length - TIMELINE_PASSES);
+    let gap: { from: number; to: number; count: number; start: number; end: number } | undefined;
+    const closeGap = () => {
+      if (!gap) return;
+      push({
+        key: `gap:${l.path}:${gap.from}`,
+        type: 'gap',
+        depth,
+        label: gap.count === 1 ? `pass ${gap.from} not drawn` : `${gap.count} passes (${gap.from}–${gap.to}) not drawn`,
+        path: l.path,
+        status: 'completed',
+        start: gap.start,
+        end: Math.max(gap.start, gap.end),
+        running: false,
+        loop: l,
+      });
+      gap = undefined;
+    };
+    for (let i = 0; i < l.passes.length; i++) {
+      const p = l.passes[i]!;
       const start = rel(parseTime(p.startedAt)) ?? 0;
       const key = passPath(l.path, p.iteration);
+      if (i < firstDrawn && !chosen?.has('pass:' + key)) {
+        const end = rel(parseTime(p.endedAt)) ?? start;
+        if (gap) {
+          gap.to = p.iteration;
+          gap.count++;
+          gap.end = Math.max(gap.end, end);
+        } else gap = { from: p.iteration, to: p.iteration, count: 1, start, end };
+        continue;
+      }
+      closeGap();
       const before = rows.length;
       const row: TimelineRow = {
         key: 'pass:' + key,
@@ -111,6 +150,7 @@ export function timelineRows(run: RunLive, now: number): Timeline {
       if (rows.slice(before + 1).some((r) => r.status === 'failed' && r.depth === depth + 1)) row.status = 'failed';
       span = Math.max(span, row.end);
     }
+    closeGap();
   };
 
   const walk = (passKey: string | undefined, depth: number) => {

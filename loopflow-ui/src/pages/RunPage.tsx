@@ -3,8 +3,8 @@
 // replay, then live events); inputs, outputs and state changes come from the journaled executions.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ArrowLeft, GitBranch, Radio, WifiOff } from 'lucide-react';
-import { ApiError, api, enc, followEvents, runDiff, type StreamStatus } from '../api/client';
-import type { Execution, ForkedFrom, ForkInfo, RunDetail, RunDiff, RunEvent, RunGraph } from '../api/types';
+import { ApiError, RECENT_PASSES, allPassSummaries, api, enc, followEvents, passDetail, recentExecutions, runDiff, type StreamStatus } from '../api/client';
+import type { Execution, ForkedFrom, ForkInfo, PassSummary, RunDetail, RunDiff, RunEvent, RunGraph } from '../api/types';
 import { InlineError } from '../components/ForkPanel';
 import { DiffView } from '../components/PassCompare';
 import { Link, ErrorMessage, Loading, StatusBadge, ValueBlock, Fact } from '../components/common';
@@ -29,10 +29,15 @@ import {
 import { recordsByPath } from '../model/passes';
 import { applyEvents, emptyRun, type RunLive } from '../model/runState';
 import { withReused } from '../model/reused';
+import { allRecords, isSummaryOnly, loadedPass, missingPasses, passKey, withPasses, type LoadedPass } from '../model/passWindow';
 import { runHref } from '../app/router';
 import { durationBetween } from '../model/format';
 
 const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 'node.cancelled', 'loop.completed']);
+/** Events arriving within this many ms are folded together: one render per batch, not per network chunk. */
+const FOLD_MS = 80;
+/** The most passes loaded one at a time the page keeps (the least recently shown go first). */
+const MAX_LOADED_PASSES = 24;
 const DETAIL_EVENTS = new Set(['run.finished', 'run.paused', 'run.resumed']);
 
 export function RunPage({ id }: { id: string }) {
@@ -40,8 +45,15 @@ export function RunPage({ id }: { id: string }) {
   const [detailError, setDetailError] = useState<unknown>();
   const [graph, setGraph] = useState<RunGraph>();
   const [graphMissing, setGraphMissing] = useState(false);
+  // the journaled executions outside loops and in each loop's recent passes (the window the stream replays)
   const [records, setRecords] = useState<Execution[]>([]);
-  // what this run's own events say; `live` below adds what a fork reuses from its origin (see reused.ts)
+  // passes shown that the window left out, loaded one at a time, and every pass of the loops shown, summarised
+  const [loaded, setLoaded] = useState<LoadedPass[]>([]);
+  const [summaries, setSummaries] = useState<Map<string, PassSummary[]>>(() => new Map());
+  const [passErrors, setPassErrors] = useState<Record<string, string>>({});
+  const asked = useRef(new Set<string>());
+  // what this run's own events say; `live` below adds what a fork reuses from its origin (see reused.ts) and the
+  // passes outside the window (see passWindow.ts)
   const [own, setLive] = useState<RunLive>(emptyRun);
   const [stream, setStream] = useState<{ status: StreamStatus; detail?: string }>({ status: 'connecting' });
   const [epoch, setEpoch] = useState(0);
@@ -52,7 +64,12 @@ export function RunPage({ id }: { id: string }) {
   const lastSeq = useRef(0);
   const pinned = useRef(false);
   lastSeq.current = own.lastSeq;
-  const live = useMemo(() => withReused(own, records), [own, records]);
+  const allRecs = useMemo(() => allRecords(records, loaded), [records, loaded]);
+  const forkOrigin = detail?.forked_from?.run_id ?? undefined;
+  const live = useMemo(
+    () => withPasses(withReused(own, allRecs), loaded, summaries, forkOrigin),
+    [own, allRecs, loaded, summaries, forkOrigin],
+  );
 
   const loadDetail = useCallback(async () => {
     try {
@@ -65,7 +82,7 @@ export function RunPage({ id }: { id: string }) {
 
   const loadRecords = useCallback(async () => {
     try {
-      const r = await api.get<Execution[]>(`/api/runs/${enc(id)}/executions`);
+      const r = await recentExecutions(id);
       if (Array.isArray(r)) setRecords(r);
     } catch {
       // the journaled details are extra: the page works from events alone until they load
@@ -79,6 +96,10 @@ export function RunPage({ id }: { id: string }) {
     setGraph(undefined);
     setGraphMissing(false);
     setRecords([]);
+    setLoaded([]);
+    setSummaries(new Map());
+    setPassErrors({});
+    asked.current = new Set();
     setLive(emptyRun());
     setSelection({});
     setSelectedKey(undefined);
@@ -96,11 +117,27 @@ export function RunPage({ id }: { id: string }) {
   // the event stream; opened again (from the last event applied) after an action or when a paused run goes on
   const recordTimer = useRef<number | undefined>(undefined);
   useEffect(() => {
+    // events are folded in batches: a replay or a fast loop arrives in many small chunks
+    let pending: RunEvent[] = [];
+    let foldTimer: number | undefined;
+    const fold = () => {
+      foldTimer = undefined;
+      const batch = pending;
+      pending = [];
+      if (batch.length) setLive((prev) => applyEvents(prev, batch));
+    };
     const stop = followEvents(
       id,
       {
         onEvents: (events: RunEvent[]) => {
-          setLive((prev) => applyEvents(prev, events));
+          for (const e of events) pending.push(e);
+          // the end of a run or a pause is shown at once; anything else waits for the rest of its batch
+          if (events.some((e) => DETAIL_EVENTS.has(e.type))) {
+            window.clearTimeout(foldTimer);
+            fold();
+          } else if (foldTimer === undefined) {
+            foldTimer = window.setTimeout(fold, FOLD_MS);
+          }
           if (events.some((e) => DETAIL_EVENTS.has(e.type))) {
             void loadDetail();
             void loadRecords();
@@ -109,12 +146,21 @@ export function RunPage({ id }: { id: string }) {
             recordTimer.current = window.setTimeout(() => void loadRecords(), 700);
           }
         },
-        onStatus: (status, d) => setStream({ status, detail: d }),
+        onStatus: (status, d) => {
+          // a closed or failed stream shows what it had received first
+          if (status !== 'live' && status !== 'connecting') {
+            window.clearTimeout(foldTimer);
+            fold();
+          }
+          setStream({ status, detail: d });
+        },
       },
       lastSeq.current,
+      RECENT_PASSES,
     );
     return () => {
       stop();
+      window.clearTimeout(foldTimer);
       window.clearTimeout(recordTimer.current);
     };
   }, [id, epoch, loadDetail, loadRecords]);
@@ -150,7 +196,50 @@ export function RunPage({ id }: { id: string }) {
   const effective = useMemo(() => effectivePasses(live, selection), [live, selection]);
   const chosenPasses = useMemo(() => chosenPassKeys(effective, selection), [effective, selection]);
   const views = useMemo(() => (index ? nodeViews(live, index, selection) : new Map<string, NodeView>()), [live, index, selection]);
-  const recordMap = useMemo(() => recordsByPath(records), [records]);
+  const recordMap = useMemo(() => recordsByPath(allRecs), [allRecs]);
+
+  // Loads one pass the window left out (its events and executions), once; the least recently loaded go first.
+  const loadPass = useCallback(
+    (loopPath: string, iteration: number) => {
+      const key = passKey(loopPath, iteration);
+      if (asked.current.has(key)) return;
+      asked.current.add(key);
+      passDetail(id, loopPath, iteration)
+        .then((d) => {
+          const p = loadedPass(loopPath, iteration, d?.events ?? [], d?.executions ?? []);
+          setLoaded((prev) => [...prev.filter((x) => passKey(x.loopPath, x.iteration) !== key), p].slice(-MAX_LOADED_PASSES));
+        })
+        .catch((e: unknown) => {
+          asked.current.delete(key);
+          setPassErrors((m) => ({ ...m, [key]: e instanceof Error ? e.message : String(e) }));
+        });
+    },
+    [id],
+  );
+
+  // The loops shown: a loop whose first passes the window left out gets the summary of every pass; a pass shown
+  // from its summary alone gets loaded.
+  useEffect(() => {
+    for (const e of effective.values()) {
+      const l = e.instance;
+      const first = l.passes[0];
+      if (first && first.iteration > 1 && !first.summary && !asked.current.has('summary:' + l.path)) {
+        asked.current.add('summary:' + l.path);
+        allPassSummaries(id, l.path)
+          .then((list) => setSummaries((m) => new Map(m).set(l.path, list)))
+          .catch(() => asked.current.delete('summary:' + l.path));
+      }
+      if (e.iteration !== undefined && isSummaryOnly(live, l.path, e.iteration)) loadPass(l.path, e.iteration);
+    }
+  }, [effective, live, id, loadPass]);
+
+  // an error in a pass the window left out: load the passes it lies in, outermost first
+  const errorPath = detail?.error?.path ?? undefined;
+  useEffect(() => {
+    if (!errorPath || live.execs[errorPath]) return;
+    const missing = missingPasses(live, errorPath)[0];
+    if (missing) loadPass(missing.loopPath, missing.iteration);
+  }, [errorPath, live, loadPass]);
   const failing = useMemo(
     () => (status === 'failed' ? failingExecution(live, detail?.error?.path) : undefined),
     [live, status, detail?.error?.path],
@@ -354,6 +443,7 @@ export function RunPage({ id }: { id: string }) {
           runId={id}
           run={live}
           records={recordMap}
+          passErrors={passErrors}
           effective={effective}
           onChoose={choosePass}
           onShowExecution={showExecution}

@@ -32,6 +32,7 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.schema.WorkflowSchema;
 import dev.loopflow.core.spi.NodeHandler;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
@@ -241,20 +242,16 @@ public final class Loopflow {
   }
 
   /**
-   * The executions of {@link #executions} whose path starts with {@code pathPrefix}: those of loop instance
-   * {@code X} are under {@code X[}, those of its pass 3 under {@code X[3].}. A run that is no fork reads only those
-   * rows from the store.
+   * The executions of {@link #executions} in {@code slice}: {@code JournalSlice.under("refine[3].")} for one pass,
+   * {@code recentPasses(20)} for the last 20 passes of every loop. A run that is no fork reads only those rows.
    */
-  public List<NodeExecution> executionsUnder(String runId, String pathPrefix) {
-    return store().findRun(runId).map(r -> engine.executionsUnder(r, pathPrefix)).orElse(List.of());
+  public List<NodeExecution> executions(String runId, JournalSlice slice) {
+    return store().findRun(runId).map(r -> engine.executions(r, slice)).orElse(List.of());
   }
 
-  /**
-   * The run's events about a position under {@code pathPrefix} (see {@link #executionsUnder}), in the order they
-   * happened, a fork's reused ones first; none about the whole run.
-   */
-  public List<Event> eventsUnder(String runId, String pathPrefix) {
-    return store().findRun(runId).map(r -> engine.eventsUnder(r, pathPrefix)).orElse(List.of());
+  /** The run's events in {@code slice}, in the order they happened, a fork's reused ones first. */
+  public List<Event> events(String runId, JournalSlice slice) {
+    return store().findRun(runId).map(r -> engine.events(r, slice)).orElse(List.of());
   }
 
   /**

@@ -11,6 +11,7 @@ import dev.loopflow.core.run.RunError;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
 import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
@@ -243,13 +244,62 @@ public abstract class RunStoreContract implements RunCommandsContract, SharedMem
     Event run = new Event.RunStarted(id, ++seq, T0, "review", Map.of("path", "a_b[1].x"));
     store.appendEvent(run);
     for (String prefix : List.of("a_b[", "a_b[1", "a_b[1]", "a_b[12].", "aXb[", "a_b", "A_B[3].", "zz")) {
-      assertThat(store.nodeExecutionsUnder(id, prefix)).as(prefix)
+      JournalSlice under = JournalSlice.under(prefix);
+      assertThat(store.nodeExecutions(id, under)).as(prefix)
           .containsExactlyElementsOf(rows.stream().filter(r -> r.position().path().startsWith(prefix)).toList());
-      assertThat(store.eventsUnder(id, prefix)).as(prefix).containsExactlyElementsOf(events.stream()
+      assertThat(store.events(id, under)).as(prefix).containsExactlyElementsOf(events.stream()
           .filter(e -> ((Event.NodeStarted) e).node().path().startsWith(prefix)).toList());
     }
-    assertThat(store.nodeExecutionsUnder(id, "a_b[1")).as("passes 1, 10, 11 and 12").hasSize(4);
-    assertThat(store.eventsUnder(newId(), "a_b")).isEmpty();
+    assertThat(store.nodeExecutions(id, JournalSlice.under("a_b[1"))).as("passes 1, 10, 11 and 12").hasSize(4);
+    assertThat(store.events(newId(), JournalSlice.under("a_b"))).isEmpty();
+  }
+
+  @Test
+  void aSliceOfRecentPassesKeepsEachLoopInstancesLastPassesAndWhatIsOutsideLoops() {
+    String id = newId();
+    store.createRun(run(id, T0));
+    List<Event> events = new ArrayList<>();
+    long seq = 0;
+    events.add(new Event.RunStarted(id, ++seq, T0, "review", Map.of()));
+    events.add(new Event.NodeStarted(id, ++seq, T0, NodePosition.top("prepare"), "shell", 1));
+    for (int outer = 1; outer <= 3; outer++) {
+      events.add(new Event.LoopIteration(id, ++seq, T0, NodePosition.top("fix"), "loop_group", outer, outer - 1, 3, 3,
+          "", null));
+      NodePosition inner = new NodePosition(List.of(new NodePosition.LoopFrame("fix", outer)), "inner");
+      for (int k = 1; k <= 5; k++) {
+        events.add(new Event.LoopIteration(id, ++seq, T0, inner, "while_loop", k, k - 1, 9, 0, "", true));
+        events.add(new Event.NodeStarted(id, ++seq, T0, nested("implement", outer, k), "llm", 1));
+      }
+      // the while_loop's last check: no pass starts
+      events.add(new Event.LoopIteration(id, ++seq, T0, inner, "while_loop", 6, 5, 9, 0, "", false));
+    }
+    events.add(new Event.RunFinished(id, ++seq, T0, "completed", null, null, 0, 0, null, 0));
+    events.forEach(store::appendEvent);
+    List<NodeExecution> rows = new ArrayList<>();
+    for (Event e : events) {
+      if (e instanceof Event.NodeStarted n) {
+        NodeExecution x = execution(id, n.node(), n.node().path());
+        rows.add(x);
+        store.recordNodeExecution(x);
+      }
+    }
+    List<Event> recent = store.events(id, JournalSlice.recentPasses(2));
+    assertThat(recent).containsExactlyElementsOf(JournalSlice.recentPasses(2).events(events));
+    List<String> kept = recent.stream().map(e -> e instanceof Event.LoopIteration it
+        ? it.node().path() + "#" + it.iteration() : e.type() + " " + JournalSlice.path(e)).toList();
+    assertThat(kept).containsExactly("run.started null", "node.started prepare",
+        "fix#2", "fix[2].inner#4", "node.started fix[2].inner[4].implement", "fix[2].inner#5",
+        "node.started fix[2].inner[5].implement", "fix[2].inner#6",
+        "fix#3", "fix[3].inner#4", "node.started fix[3].inner[4].implement", "fix[3].inner#5",
+        "node.started fix[3].inner[5].implement", "fix[3].inner#6", "run.finished null");
+    assertThat(store.nodeExecutions(id, JournalSlice.recentPasses(2)))
+        .containsExactlyElementsOf(JournalSlice.recentPasses(2).executions(rows)).hasSize(5);
+    assertThat(store.events(id, JournalSlice.pass("fix[1].inner", 3))).extracting(Event::seq)
+        .containsExactly(events.stream().filter(e -> JournalSlice.path(e) != null
+            && (JournalSlice.path(e).startsWith("fix[1].inner[3].")
+                || JournalSlice.path(e).equals("fix[1].inner") && JournalSlice.inPass(e) == 3))
+            .map(Event::seq).toArray(Long[]::new));
+    assertThat(store.nodeExecutions(id, JournalSlice.pass("fix[1].inner", 3))).hasSize(1);
   }
 
   @Test

@@ -1,8 +1,6 @@
 package dev.loopflow.core.store;
 
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.event.Events;
 import java.util.List;
 
 /**
@@ -40,24 +38,19 @@ public interface RunJournal {
   }
 
   /**
-   * The run's node executions whose path starts with {@code pathPrefix}, in the order they were journaled: every
-   * execution in the passes of loop instance {@code X} is under {@code X[}, those of its pass 3 under {@code X[3].}.
-   * Durable stores answer it without decoding the run's other rows, so a page showing one pass of a long loop does not
-   * cost as much as the whole journal.
+   * The run's node executions in {@code slice} (see {@link JournalSlice}), in the order they were journaled. Durable
+   * stores choose among the rows before decoding them, so a page showing one pass of a long loop does not cost as
+   * much as the whole journal.
    */
-  default List<NodeExecution> nodeExecutionsUnder(String runId, String pathPrefix) {
-    return nodeExecutions(runId).stream().filter(e -> e.position().path().startsWith(pathPrefix)).toList();
+  default List<NodeExecution> nodeExecutions(String runId, JournalSlice slice) {
+    return slice.executions(nodeExecutions(runId));
   }
 
   /**
-   * The run's events about a position whose path starts with {@code pathPrefix} (see
-   * {@link dev.loopflow.core.event.Events#position}), in sequence order; events about the whole run are never among
-   * them. Durable stores answer it without decoding the run's other events.
+   * The run's events in {@code slice} (see {@link JournalSlice}), in sequence order. Durable stores choose among the
+   * rows before decoding them.
    */
-  default List<Event> eventsUnder(String runId, String pathPrefix) {
-    return events(runId).stream().filter(e -> {
-      NodePosition p = Events.position(e);
-      return p != null && p.path().startsWith(pathPrefix);
-    }).toList();
+  default List<Event> events(String runId, JournalSlice slice) {
+    return slice.events(events(runId));
   }
 }

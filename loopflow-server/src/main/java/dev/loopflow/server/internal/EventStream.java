@@ -2,6 +2,7 @@ package dev.loopflow.server.internal;
 
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.run.RunStatus;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import java.io.IOException;
@@ -33,7 +34,7 @@ import java.util.function.Consumer;
  * ends, or the client leaves.
  *
  * A replay writes its events and flushes once: a flush per event made a long journal's replay cost a network write
- * per event. A client may ask for the first replay to be windowed to each loop's recent passes (PassWindow); a
+ * per event. A client may ask for the first replay to be windowed to each loop's recent passes (JournalSlice); a
  * resumed stream (Last-Event-ID) never is, as its client already holds what came before.
  */
 final class EventStream {
@@ -48,7 +49,7 @@ final class EventStream {
   private final BooleanSupplier stopping;
   private final OutputStream out;
   private final Consumer<String> log;
-  /** The window of recent passes the first replay keeps ({@link PassWindow}); 0 sends everything. */
+  /** The window of recent passes the first replay keeps ({@link JournalSlice#recentPasses}); 0 sends all. */
   private int recentPasses;
   private long lastSent;
   private String lastType;
@@ -166,12 +167,14 @@ final class EventStream {
       out.flush();
       return;
     }
-    List<Event> events = store.events(runId, lastSent);
+    List<Event> events;
     if (recentPasses > 0) {
-      // Only the first replay is windowed: what comes later is new to the client, and it asks for older passes
-      // itself.
-      events = PassWindow.events(events, recentPasses);
+      // Only the first replay is windowed (it starts from nothing): what comes later is new to the client, and it
+      // asks for older passes itself.
+      events = store.events(runId, JournalSlice.recentPasses(recentPasses));
       recentPasses = 0;
+    } else {
+      events = store.events(runId, lastSent);
     }
     for (Event e : events) {
       send(frames.of(e));

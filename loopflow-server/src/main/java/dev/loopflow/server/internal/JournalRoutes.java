@@ -6,6 +6,7 @@ import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
 import dev.loopflow.core.expr.Json;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunStore;
 import io.javalin.http.Context;
@@ -21,9 +22,12 @@ import java.util.function.Consumer;
 /**
  * A run's journal over HTTP: its node executions, its live events, and its loops a page or a pass at a time. The
  * first look at a run with long loops asks for the window of each loop's recent passes ({@code recent_passes}, see
- * {@link PassWindow}) and then for the passes it shows, so what it is sent does not grow with the run.
+ * {@link JournalSlice#recentPasses}) and then for the passes it shows, so what it is sent does not grow with the run.
  */
 final class JournalRoutes {
+  /** The most recent passes of each loop a windowed read may ask for. */
+  static final int MAX_RECENT = 1000;
+
   private final Loopflow engine;
   private final RunStore store;
   private final LocalRuns runs;
@@ -51,9 +55,10 @@ final class JournalRoutes {
    */
   void executions(Context ctx) {
     String id = RunRoutes.existing(store, ctx);
-    int recent = number(ctx, "recent_passes", 0, 1, PassWindow.MAX_RECENT);
-    List<NodeExecution> rows = engine.executions(id);
-    HttpApi.json(ctx, 200, shown(id, recent > 0 ? PassWindow.executions(rows, recent) : rows));
+    int recent = number(ctx, "recent_passes", 0, 1, MAX_RECENT);
+    List<NodeExecution> rows = recent > 0 ? engine.executions(id, JournalSlice.recentPasses(recent))
+        : engine.executions(id);
+    HttpApi.json(ctx, 200, shown(id, rows));
   }
 
   /**
@@ -63,7 +68,7 @@ final class JournalRoutes {
   void events(Context ctx) throws IOException, InterruptedException {
     String id = RunRoutes.existing(store, ctx);
     long last = lastEventId(ctx);
-    int recent = number(ctx, "recent_passes", 0, 1, PassWindow.MAX_RECENT);
+    int recent = number(ctx, "recent_passes", 0, 1, MAX_RECENT);
     ctx.status(200);
     ctx.contentType("text/event-stream; charset=utf-8");
     ctx.header("Cache-Control", "no-cache, no-store");
@@ -84,7 +89,7 @@ final class JournalRoutes {
     NodePosition loop = loop(ctx);
     int offset = number(ctx, "offset", 0, 0, Integer.MAX_VALUE);
     int limit = number(ctx, "limit", LoopPasses.DEFAULT_LIMIT, 1, LoopPasses.MAX_LIMIT);
-    List<NodeExecution> rows = engine.executionsUnder(id, loop.path() + "[").stream()
+    List<NodeExecution> rows = engine.executions(id, JournalSlice.under(loop.path() + "[")).stream()
         .map(redactor::execution).toList();
     HttpApi.json(ctx, 200, LoopPasses.page(id, loop, rows, offset, limit));
   }
@@ -108,20 +113,16 @@ final class JournalRoutes {
     if (pass < 1 || !String.valueOf(pass).equals(text)) {
       throw ApiError.badField("pass", "a pass is a whole number from 1, was '" + JsonBody.printable(text) + "'");
     }
-    String inPass = loop.path() + "[" + pass + "].";
+    JournalSlice slice = JournalSlice.pass(loop.path(), pass);
     List<Object> events = new ArrayList<>();
-    for (Event e : engine.eventsUnder(id, loop.path())) {
-      NodePosition p = Events.position(e);
-      boolean starts = e instanceof Event.LoopIteration it && it.iteration() == pass && p.equals(loop);
-      if (starts || p.path().startsWith(inPass)) {
-        events.add(Json.parse(Json.compact(Events.toMap(redactor.event(e)))));
-      }
+    for (Event e : engine.events(id, slice)) {
+      events.add(Json.parse(Json.compact(Events.toMap(redactor.event(e)))));
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("run_id", id);
     m.put("loop", loop.path());
     m.put("pass", pass);
-    m.put("executions", shown(id, engine.executionsUnder(id, inPass)));
+    m.put("executions", shown(id, engine.executions(id, slice)));
     m.put("events", events);
     HttpApi.json(ctx, 200, m);
   }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.store.MemoryEntry;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunCommand;
 import dev.loopflow.core.store.RunRecord;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -410,14 +412,14 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   @Override
-  public List<NodeExecution> nodeExecutionsUnder(String runId, String pathPrefix) {
-    return reads.nodeExecutions(runId, pathPrefix);
+  public List<NodeExecution> nodeExecutions(String runId, JournalSlice slice) {
+    return reads.nodeExecutions(runId, Objects.requireNonNull(slice, "slice"));
   }
 
   @Override
-  public List<Event> eventsUnder(String runId, String pathPrefix) {
+  public List<Event> events(String runId, JournalSlice slice) {
     flush();
-    return reads.eventsUnder(runId, pathPrefix);
+    return reads.events(runId, Objects.requireNonNull(slice, "slice"));
   }
 
   @Override

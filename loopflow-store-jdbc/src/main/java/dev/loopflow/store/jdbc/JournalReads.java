@@ -8,6 +8,7 @@ import dev.loopflow.core.event.Events;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunSummary;
@@ -132,22 +133,24 @@ final class JournalReads {
   }
 
   /**
-   * The run's executions whose path starts with {@code pathPrefix} (all of them when null). The prefix is compared in
-   * SQL with {@code substr}, which both databases index by character and compare byte for byte, unlike a range or a
-   * {@code LIKE}, whose meaning depends on the collation and the wildcard characters ids may hold.
+   * The run's executions in {@code slice} (all of them when null), chosen by their path column before any row's
+   * documents are decoded. A prefix is compared in SQL with {@code substr}, which both databases compare character by
+   * character, unlike a range or a {@code LIKE}, whose meaning depends on the collation and on the wildcard
+   * characters ids may hold.
    */
-  List<NodeExecution> nodeExecutions(String runId, String pathPrefix) {
+  List<NodeExecution> nodeExecutions(String runId, JournalSlice slice) {
     completions.caughtUp();
+    String prefix = slice == null ? null : slice.pathPrefix();
     String sql = "SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, finished_at, "
         + "input_json, result_json, usage_json, error_code, error_message, state_patch_json, sessions_json "
-        + "FROM lf_node_executions WHERE run_id = ?" + (pathPrefix == null ? "" : " AND substr(path, 1, ?) = ?")
+        + "FROM lf_node_executions WHERE run_id = ?" + (prefix == null ? "" : " AND substr(path, 1, ?) = ?")
         + " ORDER BY seq";
     List<RawExecution> raw = tx.read(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, runId);
-        if (pathPrefix != null) {
-          ps.setInt(2, pathPrefix.length());
-          ps.setString(3, pathPrefix);
+        if (prefix != null) {
+          ps.setInt(2, prefix.length());
+          ps.setString(3, prefix);
         }
         try (ResultSet rs = ps.executeQuery()) {
           List<RawExecution> out = new ArrayList<>();
@@ -162,6 +165,11 @@ final class JournalReads {
         }
       }
     });
+    if (slice != null) {
+      JournalSlice.Chooser chooser = slice.chooser();
+      raw.forEach(r -> chooser.see(r.path(), 0));
+      raw = raw.stream().filter(r -> chooser.keeps(r.path(), 0)).toList();
+    }
     LargeValues.Parts parts = parts(runId);
     List<NodeExecution> out = new ArrayList<>(raw.size());
     for (RawExecution r : raw) {
@@ -193,32 +201,26 @@ final class JournalReads {
   }
 
   /**
-   * The events about a position whose path starts with {@code pathPrefix}, once the buffered ones were flushed (by
-   * the caller). SQL narrows the rows to bodies holding {@code "path":"PREFIX} (a superset: LIKE may ignore case);
-   * only those are decoded, and the decoded position decides.
+   * The events in {@code slice}, once the buffered ones were flushed (by the caller). Each row is chosen by its
+   * head (EventHeads) before it is decoded; for a prefix, SQL first narrows the rows to bodies holding
+   * {@code "path":"PREFIX} (a superset: LIKE may ignore case).
    */
-  List<Event> eventsUnder(String runId, String pathPrefix) {
-    List<Event> out = new ArrayList<>();
-    for (Event e : events(runId, Long.MIN_VALUE, pathPrefix)) {
-      NodePosition p = Events.position(e);
-      if (p != null && p.path().startsWith(pathPrefix)) {
-        out.add(e);
-      }
-    }
-    return out;
+  List<Event> events(String runId, JournalSlice slice) {
+    return events(runId, Long.MIN_VALUE, slice);
   }
 
   @SuppressWarnings("unchecked")
-  private List<Event> events(String runId, long afterSeq, String pathPrefix) {
+  private List<Event> events(String runId, long afterSeq, JournalSlice slice) {
     completions.caughtUp();
+    String prefix = slice == null ? null : slice.pathPrefix();
     String sql = "SELECT body FROM lf_events WHERE run_id = ? AND seq > ?"
-        + (pathPrefix == null ? "" : " AND body LIKE ? ESCAPE '!'") + " ORDER BY seq";
+        + (prefix == null ? "" : " AND body LIKE ? ESCAPE '!'") + " ORDER BY seq";
     List<String> bodies = tx.read(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, runId);
         ps.setLong(2, afterSeq);
-        if (pathPrefix != null) {
-          ps.setString(3, "%\"path\":\"" + likeLiteral(pathPrefix) + "%");
+        if (prefix != null) {
+          ps.setString(3, "%\"path\":\"" + likeLiteral(prefix) + "%");
         }
         try (ResultSet rs = ps.executeQuery()) {
           List<String> out = new ArrayList<>();
@@ -229,6 +231,22 @@ final class JournalReads {
         }
       }
     });
+    if (slice != null) {
+      JournalSlice.Chooser chooser = slice.chooser();
+      List<EventHeads> heads = new ArrayList<>(bodies.size());
+      for (String body : bodies) {
+        EventHeads h = readBack(() -> EventHeads.of(body));
+        h.seenBy(chooser);
+        heads.add(h);
+      }
+      List<String> kept = new ArrayList<>();
+      for (int i = 0; i < bodies.size(); i++) {
+        if (heads.get(i).keptBy(chooser)) {
+          kept.add(bodies.get(i));
+        }
+      }
+      bodies = kept;
+    }
     LargeValues.Parts parts = parts(runId);
     List<Event> out = new ArrayList<>(bodies.size());
     for (String body : bodies) {

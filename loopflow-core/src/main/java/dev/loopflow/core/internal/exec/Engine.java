@@ -2,9 +2,7 @@ package dev.loopflow.core.internal.exec;
 
 import dev.loopflow.core.error.ErrorCode;
 import dev.loopflow.core.error.LoopflowException;
-import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
-import dev.loopflow.core.event.Events;
 import dev.loopflow.core.model.Workflow;
 import dev.loopflow.core.run.ForkEdits;
 import dev.loopflow.core.run.ForkPlan;
@@ -18,6 +16,7 @@ import dev.loopflow.core.run.RunResult;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.secrets.Redactor;
 import dev.loopflow.core.spi.Usage;
+import dev.loopflow.core.store.JournalSlice;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
@@ -215,28 +214,22 @@ public final class Engine {
   }
 
   /**
-   * The executions of {@link #executions} whose path starts with {@code pathPrefix}; a run that is no fork reads
-   * only those rows.
+   * The executions of {@link #executions} in {@code slice}; a run that is no fork reads only those rows from the
+   * store.
    */
-  public List<NodeExecution> executionsUnder(RunRecord run, String pathPrefix) {
+  public List<NodeExecution> executions(RunRecord run, JournalSlice slice) {
     if (Forks.Origin.of(run) == null) {
-      return store.nodeExecutionsUnder(run.runId(), pathPrefix);
+      return store.nodeExecutions(run.runId(), slice);
     }
-    return Forks.rows(store, run).stream().filter(e -> e.position().path().startsWith(pathPrefix)).toList();
+    return slice.executions(Forks.rows(store, run));
   }
 
-  /**
-   * The run's events about a position under {@code pathPrefix}, a fork's reused ones first; a run that is no fork
-   * reads only those rows.
-   */
-  public List<Event> eventsUnder(RunRecord run, String pathPrefix) {
+  /** The run's events in {@code slice}, a fork's reused ones first; a run that is no fork reads only those rows. */
+  public List<Event> events(RunRecord run, JournalSlice slice) {
     if (Forks.Origin.of(run) == null) {
-      return store.eventsUnder(run.runId(), pathPrefix);
+      return store.events(run.runId(), slice);
     }
-    return Forks.events(store, run).stream().filter(e -> {
-      NodePosition p = Events.position(e);
-      return p != null && p.path().startsWith(pathPrefix);
-    }).toList();
+    return slice.events(Forks.events(store, run));
   }
 
   /**
