@@ -244,12 +244,34 @@ const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>
   );
 });
 
-/** room around the graph when fitted: back edges' labels sit right of the drawing */
-const FIT_PADDING = 0.22;
+/** room around the graph when fitted, in screen pixels */
+const FIT_MARGIN = 28;
 
-/** Fits the view to the graph. */
-function fit(flow: ReactFlowInstance): void {
-  void flow.fitView({ padding: FIT_PADDING, maxZoom: 1 });
+/**
+ * Fits the view to everything drawn: the nodes and boxes and the edges' labels too (a back edge's label sits right of
+ * the drawing, outside every node, so fitting the nodes alone cut it at the canvas's edge). What is drawn is measured
+ * on the page and turned into flow coordinates, so a label's real width counts. Never zooms in past 1.
+ */
+function fit(flow: ReactFlowInstance, canvas: HTMLElement | null): void {
+  if (!canvas) return;
+  const c = canvas.getBoundingClientRect();
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const el of canvas.querySelectorAll('.react-flow__node, .react-flow__edgelabel-renderer > *, .react-flow__edge-textwrapper')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    const a = flow.screenToFlowPosition({ x: r.left, y: r.top }, { snapToGrid: false });
+    const b = flow.screenToFlowPosition({ x: r.right, y: r.bottom }, { snapToGrid: false });
+    x0 = Math.min(x0, a.x);
+    y0 = Math.min(y0, a.y);
+    x1 = Math.max(x1, b.x);
+    y1 = Math.max(y1, b.y);
+  }
+  if (!Number.isFinite(x0) || c.width <= 2 * FIT_MARGIN || c.height <= 2 * FIT_MARGIN) return;
+  const zoom = Math.max(0.2, Math.min(1, (c.width - 2 * FIT_MARGIN) / Math.max(1, x1 - x0), (c.height - 2 * FIT_MARGIN) / Math.max(1, y1 - y0)));
+  void flow.setViewport({ x: c.width / 2 - ((x0 + x1) / 2) * zoom, y: c.height / 2 - ((y0 + y1) / 2) * zoom, zoom });
 }
 
 const nodeTypes = { plain: PlainNode, loopNode: LoopNode, exitNode: ExitNode, body: BodyBox };
@@ -274,6 +296,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   const shape = `${graph.nodes.length}:${graph.containers.length}`;
   const flowRef = useRef(flow);
   flowRef.current = flow;
+  const canvasRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (keepView.current) {
       keepView.current = false;
@@ -281,7 +304,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
     }
     // an empty canvas has nothing to fit, and a fit asked for now would wait and move the first node dropped
     if (graph.nodes.length === 0) return;
-    const t = setTimeout(() => fit(flowRef.current), 30);
+    const t = setTimeout(() => fit(flowRef.current, canvasRef.current), 30);
     return () => clearTimeout(t);
   }, [fitVersion, layoutVersion, shape]);
 
@@ -504,7 +527,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
   );
 
   return (
-    <div className="builder-canvas" data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
+    <div ref={canvasRef} className="builder-canvas" data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -533,7 +556,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
         zoomOnDoubleClick={false}
       >
         <Background gap={24} size={1} />
-        <Controls showInteractive={false} />
+        <Controls showInteractive={false} showFitView={false} />
       </ReactFlow>
       {graph.nodes.length === 0 ? (
         <div className="builder-empty" data-testid="builder-empty">

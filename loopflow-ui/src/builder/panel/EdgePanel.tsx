@@ -44,7 +44,6 @@ export function LoopEdgeForm({ from, to, onMake, onCancel, testId }: { from: str
           aria-label="loop edge bound (passes)"
           data-testid={`${testId}-max`}
           aria-invalid={!!error}
-          required
         />{' '}
         passes
       </label>
