@@ -259,7 +259,7 @@ function fit(flow: ReactFlowInstance, canvas: HTMLElement | null): void {
   let y0 = Infinity;
   let x1 = -Infinity;
   let y1 = -Infinity;
-  for (const el of canvas.querySelectorAll('.react-flow__node, .react-flow__edgelabel-renderer > *, .react-flow__edge-textwrapper')) {
+  for (const el of canvas.querySelectorAll('.react-flow__node, .bnode-result, .bnode-problem-text, .react-flow__edgelabel-renderer > *, .react-flow__edge-textwrapper')) {
     const r = el.getBoundingClientRect();
     if (!r.width || !r.height) continue;
     const a = flow.screenToFlowPosition({ x: r.left, y: r.top }, { snapToGrid: false });
