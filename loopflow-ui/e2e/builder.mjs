@@ -78,7 +78,7 @@ export default {
     const box = await canvas.boundingBox();
     const kinds = ['loop', 'llm', 'llm', 'transform', 'exit'];
     for (let i = 0; i < kinds.length; i++) {
-      await page.locator(tid(`palette-${kinds[i]}`)).dragTo(canvas, { targetPosition: { x: box.width / 2, y: 40 + i * 20 } });
+      await page.locator(tid(`palette-${kinds[i]}`)).dragTo(canvas, { targetPosition: { x: box.width / 2, y: 50 + i * 100 } });
       await until(`node ${i + 1} on the canvas`, async () => (await page.locator('[data-testid^="builder-node-"]').count()) === i + 1);
     }
     t.step('Loop, LLM, LLM, Transform and Exit dragged from the palette onto the canvas');

@@ -45,10 +45,28 @@ export function useLocation(): { pathname: string; search: string } {
  * returns false to stay. One guard at a time; setting null removes it.
  */
 let leaveGuard: (() => boolean) | null = null;
+/** the address of the page that set the guard: where the browser's Back (or Forward) is undone to when it stays */
+let guardedAt: string | null = null;
+
+const here = () => window.location.pathname + window.location.search;
 
 export function setLeaveGuard(guard: (() => boolean) | null): void {
   leaveGuard = guard;
+  guardedAt = guard && typeof window !== 'undefined' ? here() : null;
 }
+
+/**
+ * The browser's Back and Forward buttons within the app: the address has already changed when `popstate` arrives, so
+ * a guard that says stay puts the guarded page's address back before the app (listening after this, in the bubble
+ * phase) reads it, and the page stays as it is, its work included. Registered once, in the capture phase.
+ */
+function guardHistory(ev: PopStateEvent): void {
+  if (!leaveGuard || guardedAt === null || here() === guardedAt) return;
+  if (leaveGuard()) return;
+  ev.stopImmediatePropagation();
+  window.history.pushState(null, '', guardedAt);
+}
+if (typeof window !== 'undefined') window.addEventListener('popstate', guardHistory, true);
 
 /** True when the app may go to another page: no guard, or the guard agrees. */
 export function mayLeave(): boolean {

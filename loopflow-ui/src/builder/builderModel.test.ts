@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connection, graphKey, hasUnsavedWork, placeProblems, reachGraph, selectedNode, siblingIds } from './builderModel';
+import { connection, dropIndex, graphKey, loopBound, hasUnsavedWork, placeProblems, reachGraph, selectedNode, siblingIds } from './builderModel';
 import { project } from './doc/project';
 import { WorkflowDoc } from './doc/workflowDoc';
 
@@ -42,14 +42,36 @@ describe('builder model', () => {
     expect(inner?.container).toBe('inner');
   });
 
-  it('makes a connection back to a node upstream a loop edge, and refuses one between two lists', () => {
+  it('never makes a drawn connection a loop edge: one back to a node upstream is a cycle to ask about; one between two lists is refused', () => {
     const doc = new WorkflowDoc(read('examples/loop-coder-reviewer.yaml'));
     const g = project(doc);
-    expect(connection(doc, g, 'coder', 'reviewer')?.loopMax).toBeNull();
+    expect(connection(doc, g, 'coder', 'reviewer')?.cycle).toBe(false);
     const back = connection(doc, g, 'reviewer', 'coder')!;
-    expect(back.loopMax).toBe(3);
+    expect(back).toMatchObject({ from: 'reviewer', to: 'coder', cycle: true });
+    expect(back).not.toHaveProperty('loopMax');
     expect(connection(nested, nestedGraph, 'outer', 'outer/sum')).toBeNull();
-    expect(connection(nested, nestedGraph, 'outer/sum', 'outer/inner')?.loopMax).toBeNull();
+    expect(connection(nested, nestedGraph, 'outer/inner', 'outer/sum')?.cycle).toBe(false);
+    expect(connection(nested, nestedGraph, 'outer/sum', 'outer/inner')?.cycle).toBe(true);
+  });
+
+  it('reads a loop edge bound as typed, inventing none', () => {
+    expect(loopBound('')).toMatchObject({ ok: false });
+    expect(loopBound('2.5')).toMatchObject({ ok: false });
+    expect(loopBound('0')).toMatchObject({ ok: false });
+    expect(loopBound(' 4 ')).toEqual({ ok: true, max: 4 });
+  });
+
+  it('places a dropped node among its siblings top to bottom, then left to right within a row', () => {
+    const sib = (x: number, y: number) => ({ center: { x, y } });
+    // the user's order: LLM dropped low, Loop above it, Exit below both
+    expect(dropIndex([], { x: 0, y: 0 }, 64)).toBe(0);
+    expect(dropIndex([sib(100, 300)], { x: 100, y: 100 }, 64)).toBe(0);
+    expect(dropIndex([sib(100, 100), sib(100, 300)], { x: 100, y: 500 }, 64)).toBe(2);
+    expect(dropIndex([sib(100, 100), sib(100, 300)], { x: 100, y: 200 }, 64)).toBe(1);
+    // one row: left to right
+    expect(dropIndex([sib(100, 100), sib(400, 110)], { x: 250, y: 90 }, 64)).toBe(1);
+    // a sibling with no place on the canvas does not decide
+    expect(dropIndex([{ center: undefined }, sib(100, 300)], { x: 100, y: 400 }, 64)).toBe(2);
   });
 });
 

@@ -78,10 +78,11 @@ export function siblingIds(doc: WorkflowDoc, node: SelectedNode | null): string[
 }
 
 /**
- * What connecting two canvas nodes means: null when they are not in one list; a loop edge (bounded at 3 passes,
- * changeable in the YAML) when the target already leads to the source, since a forward edge would make a cycle.
+ * What connecting two canvas nodes means: null when they are not in one list. An edge drawn on the canvas is always a
+ * forward edge (a dependency); `cycle` says the target already leads to the source, so a forward edge would close a
+ * cycle and is not written: the page asks whether a loop edge is meant, and for its bound (none is made up here).
  */
-export function connection(doc: WorkflowDoc, graph: Projection, fromKey: string, toKey: string): { path: string[]; from: string; to: string; loopMax: number | null } | null {
+export function connection(doc: WorkflowDoc, graph: Projection, fromKey: string, toKey: string): { path: string[]; from: string; to: string; cycle: boolean } | null {
   const a = graph.docNodes.get(fromKey);
   const b = graph.docNodes.get(toKey);
   if (!a || !b || a.path.join('\u0000') !== b.path.join('\u0000')) return null;
@@ -90,12 +91,34 @@ export function connection(doc: WorkflowDoc, graph: Projection, fromKey: string,
   const todo = [b.id];
   while (todo.length) {
     const x = todo.pop()!;
-    if (x === a.id) return { path: a.path, from: a.id, to: b.id, loopMax: a.path.length === 0 ? 3 : null };
+    if (x === a.id) return { path: a.path, from: a.id, to: b.id, cycle: true };
     if (seen.has(x)) continue;
     seen.add(x);
     for (const e of forward) if (e.from === x) todo.push(e.to);
   }
-  return { path: a.path, from: a.id, to: b.id, loopMax: null };
+  return { path: a.path, from: a.id, to: b.id, cycle: false };
+}
+
+/** A loop edge's bound as typed: a whole number of passes from 1 to 100, or why not. */
+export function loopBound(text: string): { ok: true; max: number } | { ok: false; error: string } {
+  const t = text.trim();
+  if (!t) return { ok: false, error: 'give the most passes the loop edge may run' };
+  if (!/^[0-9]+$/.test(t)) return { ok: false, error: 'the bound is a whole number of passes' };
+  const max = Number(t);
+  if (max < 1 || max > 100) return { ok: false, error: 'the bound is from 1 to 100 passes' };
+  return { ok: true, max };
+}
+
+/**
+ * Where a node dropped at `at` goes in its list: before the first sibling that comes after the drop point on the
+ * canvas, reading top to bottom and, within a row (centres less than half a node's height apart), left to right.
+ * `siblings` are the list's nodes in file order with their centres on the canvas; the answer is a list index.
+ */
+export function dropIndex(siblings: { center: { x: number; y: number } | undefined }[], at: { x: number; y: number }, rowHeight: number): number {
+  const before = (p: { x: number; y: number }, q: { x: number; y: number }) => (Math.abs(p.y - q.y) < rowHeight / 2 ? p.x < q.x : p.y < q.y);
+  const placed = siblings.map((s, i) => ({ c: s.center, i })).filter((s): s is { c: { x: number; y: number }; i: number } => !!s.c);
+  const after = placed.filter((s) => before(at, s.c)).map((s) => s.i);
+  return after.length ? Math.min(...after) : siblings.length;
 }
 
 /** The id a graph key names (its last segment). */

@@ -1,4 +1,6 @@
-// The workflow builder at /builder (a new workflow) and /builder/{name} (a file of the server's workflows folder).
+// The workflow builder at /builder (a new workflow), /builder?template=ID (a new workflow made from a bundled template)
+// and /builder/{name} (a file of the server's workflows folder). A template never replaces an open file: choosing one
+// goes to a new, unsaved workflow at its own address (the leave guard asks first when there are unsaved changes).
 // The page owns the document (its text, with undo/redo) and everything derived from it; the palette and canvas, the
 // config panel and the YAML pane show it and report edits, each of which becomes a new text. After every edit the
 // text is checked by the server's loader (POST /api/validate); its problems are shown on their nodes and block Save.
@@ -7,7 +9,7 @@ import { FolderOpen, LayoutGrid, Maximize, Play, Redo2, Save, Undo2 } from 'luci
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { api, ApiError, enc, requestWithStatus } from '../api/client';
 import type { WorkflowInfo, WorkflowInput } from '../api/types';
-import { navigate, setLeaveGuard } from '../app/router';
+import { navigate, setLeaveGuard, useLocation } from '../app/router';
 import { BuilderCanvas } from '../builder/canvas/BuilderCanvas';
 import { Palette } from '../builder/canvas/Palette';
 import { connection, graphKey, hasUnsavedWork, idOfKey, placeProblems, reachGraph, selectedNode, siblingIds } from '../builder/builderModel';
@@ -21,7 +23,8 @@ import { ConfigPanel } from '../builder/panel/ConfigPanel';
 import { problemText } from '../builder/panel/problems';
 import { reachableValues } from '../builder/panel/reachable';
 import { YamlPane } from '../builder/panel/YamlPane';
-import { canvasBadges, runIndex } from '../builder/run/liveRun';
+import { canvasBadges, nodeResults, runIndex } from '../builder/run/liveRun';
+import { EdgePanel, LoopEdgeForm, type ChosenEdge } from '../builder/panel/EdgePanel';
 import { RunStrip, useFollowedRun } from '../builder/run/RunStrip';
 import { ErrorMessage, Loading } from '../components/common';
 import { collectInputs, initialValue, InputFields, type FieldValue } from '../components/StartRun';
@@ -30,18 +33,25 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const VALIDATE_DELAY_MS = 350;
 
 export function BuilderPage({ name }: { name?: string }) {
+  const { search } = useLocation();
+  const template = name ? undefined : (new URLSearchParams(search).get('template') ?? undefined);
   return (
     <ReactFlowProvider>
-      <Builder key={name ?? ''} name={name} />
+      <Builder key={`${name ?? ''}?${template ?? ''}`} name={name} template={template} />
     </ReactFlowProvider>
   );
 }
 
-function Builder({ name }: { name?: string }) {
-  const [hist, setHist] = useState<History | null>(name ? null : startHistory(WorkflowDoc.empty().text));
+function Builder({ name, template }: { name?: string; template?: string }) {
+  const [hist, setHist] = useState<History | null>(name || template ? null : startHistory(WorkflowDoc.empty().text));
   const [saved, setSaved] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<unknown>();
-  const [fileName, setFileName] = useState(name ?? '');
+  const [fileName, setFileName] = useState(name ?? template ?? '');
+  /** the template a new workflow was made from, by its name, for the title */
+  const [templateName, setTemplateName] = useState<string | null>(null);
+  const [chosenEdge, setChosenEdge] = useState<{ list: string[]; from: string; to: string } | null>(null);
+  /** an edge drawn backwards (a forward edge would close a cycle): the page asks whether a loop edge is meant */
+  const [loopAsk, setLoopAsk] = useState<{ path: string[]; from: string; to: string } | null>(null);
   /** the file this builder edits: the address's, or the name a new workflow was first saved under */
   const [savedName, setSavedName] = useState<string | undefined>(name);
   const [notice, setNotice] = useState<string | null>(null);
@@ -79,6 +89,23 @@ function Builder({ name }: { name?: string }) {
     };
   }, [name]);
 
+  // a template: a new workflow, unsaved, at its own address; Save asks for a name (the template's id is offered)
+  useEffect(() => {
+    if (name || !template) return;
+    let live = true;
+    loadTemplate(template)
+      .then((t) => {
+        if (!live) return;
+        if (typeof t?.source !== 'string') throw new ApiError(404, 'not_found', `There is no template ${template}.`);
+        setHist(startHistory(t.source));
+        setTemplateName(typeof t.name === 'string' && t.name ? t.name : template);
+      })
+      .catch((e) => live && setLoadError(e));
+    return () => {
+      live = false;
+    };
+  }, [name, template]);
+
   // what the builder is made from; each may be missing on an older server, and the builder still works without it
   useEffect(() => {
     loadCatalog().then(setCatalog, () => setCatalog(null));
@@ -115,6 +142,13 @@ function Builder({ name }: { name?: string }) {
   }, [following, asking, text]);
   const { live, graph: runGraph } = useFollowedRun(following?.runId ?? null);
   const badges = useMemo(() => (following ? canvasBadges(live, runIndex(graph, runGraph), graph) : null), [following, live, graph, runGraph]);
+  const results = useMemo(() => (following ? nodeResults(live, runIndex(graph, runGraph), graph, following.runId) : undefined), [following, live, graph, runGraph]);
+  // the chosen edge as the text now states it (gone once an edit removed it)
+  const edgeShown = useMemo((): ChosenEdge | null => {
+    if (!chosenEdge) return null;
+    const e = doc.edges(chosenEdge.list).find((d) => d.source !== 'order' && d.from === chosenEdge.from && d.to === chosenEdge.to);
+    return e ? { list: chosenEdge.list, from: e.from, to: e.to, loop: e.loop, max: e.max } : null;
+  }, [chosenEdge, doc]);
 
   const problems = checked?.problems ?? [];
   const placed = useMemo(() => placeProblems(doc, problems), [doc, problems]);
@@ -131,8 +165,8 @@ function Builder({ name }: { name?: string }) {
   const dirty = saved === null || saved !== text;
   const canSave = !!hist && doc.editable && upToDate && problems.length === 0 && NAME.test(fileName) && busy === null;
 
-  // leaving with unsaved changes asks first: closing or reloading the tab (the browser's own question) and the app's
-  // links and Open… (a confirm); the browser's Back button is not asked about
+  // leaving with unsaved changes asks first: closing or reloading the tab (the browser's own question), the app's
+  // links, Open… and New from template, and the browser's Back and Forward within the app (a confirm)
   const unsaved = !!hist && hasUnsavedWork(text, saved, WorkflowDoc.empty().text);
   useEffect(() => {
     if (!unsaved) return;
@@ -141,7 +175,7 @@ function Builder({ name }: { name?: string }) {
       ev.returnValue = '';
     };
     window.addEventListener('beforeunload', onBeforeUnload);
-    setLeaveGuard(() => window.confirm('This workflow has unsaved changes. Leave the builder and lose them?'));
+    setLeaveGuard(() => window.confirm('This workflow has unsaved changes. Leave it and lose them?'));
     return () => {
       window.removeEventListener('beforeunload', onBeforeUnload);
       setLeaveGuard(null);
@@ -164,10 +198,12 @@ function Builder({ name }: { name?: string }) {
   );
 
   const addNode = useCallback(
-    (kind: string, list: string[]) => {
+    (kind: string, list: string[], at?: number): string | null => {
       const entry = paletteEntry(kind, palette);
-      const r = doc.addNode(entry.starter, entry.idBase, list);
-      apply(r, r.ok && r.created ? graphKey(list, r.created) : undefined);
+      const r = doc.addNode(entry.starter, entry.idBase, list, undefined, at);
+      const key = r.ok && r.created ? graphKey(list, r.created) : null;
+      apply(r, key ?? undefined);
+      return key;
     },
     [doc, palette, apply],
   );
@@ -185,14 +221,44 @@ function Builder({ name }: { name?: string }) {
   const onConnect = useCallback(
     (fromKey: string, toKey: string) => {
       const c = connection(doc, graph, fromKey, toKey);
+      setLoopAsk(null);
       if (!c) {
         setNotice('Only nodes of the same list can be connected (a body’s nodes with each other, or top-level nodes).');
         return;
       }
-      apply(doc.connect(c.path, c.from, c.to, c.loopMax));
+      if (c.cycle) {
+        // a drawn edge is a forward edge, and this one would close a cycle: nothing is written unless a loop edge is
+        // asked for, with its bound
+        setNotice(
+          c.path.length
+            ? `${c.to} already leads to ${c.from}: an edge from ${c.from} to ${c.to} would close a cycle, and loop edges join top-level nodes only. Nothing was changed.`
+            : `${c.to} already leads to ${c.from}: an edge drawn from ${c.from} to ${c.to} would close a cycle, so it was not added. To run ${c.to} again after ${c.from}, make it a loop edge below.`,
+        );
+        if (!c.path.length) setLoopAsk({ path: c.path, from: c.from, to: c.to });
+        return;
+      }
+      apply(doc.connect(c.path, c.from, c.to));
     },
     [doc, graph, apply],
   );
+
+  const makeLoopEdge = useCallback(
+    (path: string[], from: string, to: string, max: number) => {
+      // a forward edge between the two goes: the loop edge takes its place
+      const without = doc.disconnect(path, from, to);
+      const base = without.ok ? without.doc : doc;
+      if (apply(base.connect(path, from, to, max))) {
+        setLoopAsk(null);
+        setChosenEdge({ list: path, from, to });
+      }
+    },
+    [doc, apply],
+  );
+
+  const onSelectEdge = useCallback((e: ProjectedEdge | null) => {
+    setLoopAsk(null);
+    setChosenEdge(e && e.list ? { list: e.list, from: idOfKey(e.from), to: idOfKey(e.to) } : null);
+  }, []);
 
   const onDeleteNode = useCallback(
     (key: string) => {
@@ -346,23 +412,10 @@ function Builder({ name }: { name?: string }) {
     [asking, start],
   );
 
-  const fromTemplate = useCallback(
-    async (id: string) => {
-      if (!id) return;
-      try {
-        const t = await loadTemplate(id);
-        if (typeof t?.source !== 'string') return;
-        setHist(startHistory(t.source));
-        setSaved(null);
-        setSelectedKey(null);
-        setLayoutVersion((v) => v + 1);
-        if (!savedName) setFileName(id);
-      } catch (e) {
-        setActionError(e);
-      }
-    },
-    [savedName],
-  );
+  // a template opens as a new workflow at its own address; the open file stays as it is (asked first when unsaved)
+  const fromTemplate = useCallback((id: string) => {
+    if (id) navigate(`/builder?template=${encodeURIComponent(id)}`);
+  }, []);
 
   if (loadError) {
     return (
@@ -372,12 +425,15 @@ function Builder({ name }: { name?: string }) {
       </main>
     );
   }
-  if (!hist) return <Loading what={`the workflow ${name ?? ''}`} />;
+  if (!hist) return <Loading what={name ? `the workflow ${name}` : `the template ${template ?? ''}`} />;
 
   return (
     <main className="builder-page" data-testid="builder-page">
       <div className="builder-toolbar" role="toolbar" aria-label="builder">
-        <h1 className="builder-title" data-testid="builder-title">{savedName ?? 'New workflow'}</h1>
+        <h1 className="builder-title" data-testid="builder-title">
+          {savedName ?? 'New workflow'}
+          {!savedName && templateName ? <span className="builder-from"> from template {templateName}</span> : null}
+        </h1>
         <label className="builder-open">
           <FolderOpen aria-hidden="true" size={14} />
           <span className="sr-only">Open a workflow</span>
@@ -390,7 +446,7 @@ function Builder({ name }: { name?: string }) {
             ))}
           </select>
         </label>
-        <select value="" onChange={(e) => void fromTemplate(e.target.value)} data-testid="builder-template" aria-label="new from a template" disabled={!templates?.length}>
+        <select value="" onChange={(e) => fromTemplate(e.target.value)} data-testid="builder-template" aria-label="new from a template" disabled={!templates?.length}>
           <option value="">{templates === null ? 'Templates…' : templates.length ? 'New from template…' : 'No templates'}</option>
           {(templates ?? []).map((t) => (
             <option key={t.id} value={t.id} title={t.description}>
@@ -434,6 +490,9 @@ function Builder({ name }: { name?: string }) {
         </p>
       ) : null}
       {actionError ? <ErrorMessage error={actionError} testId="builder-error" /> : null}
+      {loopAsk ? (
+        <LoopEdgeForm from={loopAsk.from} to={loopAsk.to} onMake={(max) => makeLoopEdge(loopAsk.path, loopAsk.from, loopAsk.to, max)} onCancel={() => (setLoopAsk(null), setNotice(null))} testId="builder-loop-ask" />
+      ) : null}
       {asking ? (
         <form className="builder-run-inputs start-form" onSubmit={submitInputs} data-testid="builder-run-inputs">
           <InputFields inputs={asking.inputs} values={asking.values} errors={asking.errors} onChange={(n, v) => setAsking((a) => (a ? { ...a, values: { ...a.values, [n]: v } } : a))} />
@@ -471,17 +530,32 @@ function Builder({ name }: { name?: string }) {
           onDeleteEdge={onDeleteEdge}
           onMove={onMove}
           runBadges={badges?.byKey}
+          runResults={results}
+          selectedEdge={edgeShown}
+          onSelectEdge={onSelectEdge}
         />
         <div className="builder-side">
-          <ConfigPanel
-            catalog={catalog}
-            node={selected}
-            reachable={reachable}
-            problems={selected ? placed.byKey.get(graphKey(selected.path, selected.id)) ?? [] : []}
-            onChange={onFieldChange}
-            onRename={onRename}
-            nodeIds={siblingIds(doc, selected)}
-          />
+          {edgeShown ? (
+            <EdgePanel
+              key={`${edgeShown.from}>${edgeShown.to}`}
+              edge={edgeShown}
+              onDelete={() => {
+                apply(doc.disconnect(edgeShown.list, edgeShown.from, edgeShown.to));
+                setChosenEdge(null);
+              }}
+              onMakeLoop={(max) => makeLoopEdge(edgeShown.list, edgeShown.from, edgeShown.to, max)}
+            />
+          ) : (
+            <ConfigPanel
+              catalog={catalog}
+              node={selected}
+              reachable={reachable}
+              problems={selected ? placed.byKey.get(graphKey(selected.path, selected.id)) ?? [] : []}
+              onChange={onFieldChange}
+              onRename={onRename}
+              nodeIds={siblingIds(doc, selected)}
+            />
+          )}
           <YamlPane text={text} onChange={change} problems={problems} schema={schema} />
         </div>
       </div>

@@ -102,7 +102,8 @@ export function RunPage({ id }: { id: string }) {
     asked.current = new Set();
     setLive(emptyRun());
     setSelection({});
-    setSelectedKey(undefined);
+    // `?node=KEY` (a link from the builder's canvas) opens that node's execution
+    setSelectedKey(new URLSearchParams(window.location.search).get('node') ?? undefined);
     setSelectedExec(undefined);
     pinned.current = false;
     lastSeq.current = 0;

@@ -1,8 +1,10 @@
 // The builder's canvas: the document's projection drawn with React Flow, laid out automatically (dagre, the run
 // viewer's layout), with loop bodies as boxes you drop nodes into. It only reports what the user did (select, add,
-// connect, delete, move into or out of a body); the page turns that into a document edit. Positions a user drags
-// nodes to are kept in memory only, never in the file, and "Layout" forgets them.
-import { memo, useCallback, useEffect, useMemo, useState, type DragEvent, type KeyboardEvent } from 'react';
+// connect, delete, move into or out of a body); the page turns that into a document edit. Positions a user drops or
+// drags nodes to are kept in memory only, never in the file; "Layout" forgets them, and so does a loop body box
+// forming or going (its members are laid out with it). A node dropped on the canvas takes its place in its list by
+// where it was dropped among its siblings (top to bottom, left to right), so the file lists nodes as the canvas shows.
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import {
   Background,
   Controls,
@@ -15,6 +17,7 @@ import {
   type Edge,
   type Node,
   type NodeProps,
+  type ReactFlowInstance,
 } from '@xyflow/react';
 import { backEdge } from '../../components/BackEdge';
 import '@xyflow/react/dist/style.css';
@@ -22,6 +25,9 @@ import { AlertCircle, LogOut, RefreshCw, Repeat } from 'lucide-react';
 import { PassBadgeView, type PassBadge } from '../../components/GraphView';
 import { NODE_H, NODE_W, drawnSource, isBackEdge, layoutGraph } from '../../model/graphLayout';
 import type { Projection, ProjectedEdge } from '../doc/project';
+import { dropIndex } from '../builderModel';
+import type { NodeResult } from '../run/liveRun';
+import { Link, StatusBadge } from '../../components/common';
 import { kindIcon } from './icons';
 
 export const PALETTE_MIME = 'application/x-loopflow-kind';
@@ -37,14 +43,20 @@ export interface BuilderCanvasProps {
   layoutVersion: number;
   fitVersion: number;
   onSelect: (key: string | null) => void;
-  /** add a node of a kind to a list: the top level ([]) or a nested body */
-  onAdd: (kind: string, list: string[]) => void;
+  /** add a node of a kind to a list: the top level ([]) or a nested body, before its item `at` (else at the end);
+   *  answers the new node's canvas key, or null when it was not added */
+  onAdd: (kind: string, list: string[], at?: number) => string | null;
   onConnect: (from: string, to: string) => void;
+  /** the edge chosen on the canvas (a stated one: an `edges:` item, a loop edge or a depends_on entry), or null */
+  selectedEdge: { list: string[]; from: string; to: string } | null;
+  onSelectEdge: (edge: ProjectedEdge | null) => void;
   onDeleteNode: (key: string) => void;
   onDeleteEdge: (edge: ProjectedEdge) => void;
   onMove: (key: string, list: string[]) => void;
   /** a run started from the builder: each loop's pass badge by the key of its body box or loop node */
   runBadges?: Map<string, PassBadge>;
+  /** the last run started from the builder: each node's state, duration and output, by canvas key */
+  runResults?: Map<string, NodeResult>;
 }
 
 interface BNodeData extends Record<string, unknown> {
@@ -56,6 +68,7 @@ interface BNodeData extends Record<string, unknown> {
   problems: string[];
   selected: boolean;
   badge?: PassBadge;
+  result?: NodeResult;
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -71,6 +84,22 @@ function Problems({ list, id }: { list: string[]; id: string }) {
         {list[0]}
       </span>
     </>
+  );
+}
+
+/** The node's result in the last run, under the node: state, duration, the start of its output; opens its execution. */
+function RunResult({ result, id }: { result?: NodeResult; id: string }) {
+  if (!result) return null;
+  const title = `${result.status.replace('_', ' ')}${result.duration ? ` in ${result.duration}` : ''}${result.runs > 1 ? `, ran ${result.runs} times (latest shown)` : ''}${result.output ? `: ${result.output}` : ''} — open on the run page`;
+  return (
+    <div className="bnode-result nodrag nopan" data-testid={`builder-result-${id}`} data-status={result.status}>
+      <Link href={result.href} title={title} testId={`builder-result-link-${id}`}>
+        <StatusBadge status={result.status} compact />
+        {result.duration ? <span className="bnode-result-time">{result.duration}</span> : null}
+        {result.runs > 1 ? <span className="bnode-result-time">×{result.runs}</span> : null}
+        {result.output ? <span className="bnode-result-output">{result.output}</span> : null}
+      </Link>
+    </div>
   );
 }
 
@@ -94,6 +123,7 @@ const PlainNode = memo(function PlainNode({ data }: NodeProps<Node<BNodeData, 'p
       </div>
       <div className="bnode-detail">{detailOf(data)}</div>
       <Problems list={data.problems} id={data.id} />
+      <RunResult result={data.result} id={data.id} />
       <Handle type="source" position={Position.Bottom} id="out" />
     </div>
   );
@@ -130,7 +160,11 @@ function detailOf(d: BNodeData): string {
   }
 }
 
-/** The loop node as the palette's design draws it: circular arrows, purple, its settings and its four ports. */
+/**
+ * The loop node as the palette's design draws it: circular arrows, purple, its settings, an input and one output
+ * port. Its results (output, iterations, count) are not ports: an edge carries no value, it only orders nodes, so a
+ * node reads them in its templates (`repeat.iterations`), which the config panel's completion offers.
+ */
 const LoopNode = memo(function LoopNode({ data }: NodeProps<Node<BNodeData, 'loopNode'>>) {
   const v = data.values;
   const max = str(v.maxIterations ?? v.max_iterations) || '5';
@@ -152,14 +186,11 @@ const LoopNode = memo(function LoopNode({ data }: NodeProps<Node<BNodeData, 'loo
         <span title="max iterations">max {max}</span> · <span title="exit condition">{exit}</span> · <span title="feedback mode">{feedback}</span>
       </div>
       <Problems list={data.problems} id={data.id} />
+      <RunResult result={data.result} id={data.id} />
       <div className="loop-ports" aria-hidden="true">
         <span>output</span>
-        <span>iterations</span>
-        <span>count</span>
       </div>
-      <Handle type="source" position={Position.Bottom} id="output" style={{ left: '20%' }} />
-      <Handle type="source" position={Position.Bottom} id="iterations" style={{ left: '50%' }} />
-      <Handle type="source" position={Position.Bottom} id="count" style={{ left: '80%' }} />
+      <Handle type="source" position={Position.Bottom} id="output" />
     </div>
   );
 });
@@ -177,6 +208,7 @@ const ExitNode = memo(function ExitNode({ data }: NodeProps<Node<BNodeData, 'exi
         <span className="bnode-name">{data.id}</span>
       </div>
       <Problems list={data.problems} id={data.id} />
+      <RunResult result={data.result} id={data.id} />
       <div className="loop-ports" aria-hidden="true">
         <span>output</span>
       </div>
@@ -212,8 +244,35 @@ const BodyBox = memo(function BodyBox({ data }: NodeProps<Node<BoxData, 'body'>>
   );
 });
 
-/** room around the graph when fitted: back edges' labels sit right of the drawing */
-const FIT_PADDING = 0.22;
+/** room around the graph when fitted, in screen pixels */
+const FIT_MARGIN = 28;
+
+/**
+ * Fits the view to everything drawn: the nodes and boxes and the edges' labels too (a back edge's label sits right of
+ * the drawing, outside every node, so fitting the nodes alone cut it at the canvas's edge). What is drawn is measured
+ * on the page and turned into flow coordinates, so a label's real width counts. Never zooms in past 1.
+ */
+function fit(flow: ReactFlowInstance, canvas: HTMLElement | null): void {
+  if (!canvas) return;
+  const c = canvas.getBoundingClientRect();
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const el of canvas.querySelectorAll('.react-flow__node, .bnode-result, .bnode-problem-text, .react-flow__edgelabel-renderer > *, .react-flow__edge-textwrapper')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) continue;
+    const a = flow.screenToFlowPosition({ x: r.left, y: r.top }, { snapToGrid: false });
+    const b = flow.screenToFlowPosition({ x: r.right, y: r.bottom }, { snapToGrid: false });
+    x0 = Math.min(x0, a.x);
+    y0 = Math.min(y0, a.y);
+    x1 = Math.max(x1, b.x);
+    y1 = Math.max(y1, b.y);
+  }
+  if (!Number.isFinite(x0) || c.width <= 2 * FIT_MARGIN || c.height <= 2 * FIT_MARGIN) return;
+  const zoom = Math.max(0.2, Math.min(1, (c.width - 2 * FIT_MARGIN) / Math.max(1, x1 - x0), (c.height - 2 * FIT_MARGIN) / Math.max(1, y1 - y0)));
+  void flow.setViewport({ x: c.width / 2 - ((x0 + x1) / 2) * zoom, y: c.height / 2 - ((y0 + y1) / 2) * zoom, zoom });
+}
 
 const nodeTypes = { plain: PlainNode, loopNode: LoopNode, exitNode: ExitNode, body: BodyBox };
 const edgeTypes = { back: backEdge('builder-back-edge-label') };
@@ -221,20 +280,33 @@ const edgeTypes = { back: backEdge('builder-back-edge-label') };
 type Pos = { x: number; y: number };
 
 export function BuilderCanvas(props: BuilderCanvasProps) {
-  const { graph, values, selectedKey, problems, layoutVersion, fitVersion, onSelect, onAdd, onConnect, onDeleteNode, onDeleteEdge, onMove, runBadges } = props;
+  const { graph, values, selectedKey, problems, layoutVersion, fitVersion, onSelect, onAdd, onConnect, onDeleteNode, onDeleteEdge, onMove, runBadges, runResults } = props;
+  const { selectedEdge: chosenEdge, onSelectEdge } = props;
   const flow = useReactFlow();
   const layout = useMemo(() => layoutGraph(graph), [graph]);
   const [moved, setMoved] = useState<Map<string, Pos>>(new Map());
-  const [selectedEdge, setSelectedEdge] = useState<string | null>(null);
   const [dropBody, setDropBody] = useState<string | null>(null);
+  /** set by a drop: the view stays where the user put the node instead of fitting itself again */
+  const keepView = useRef(false);
 
-  useEffect(() => setMoved(new Map()), [layoutVersion]);
-  // fitted again when asked, and when nodes come or go (not when a field changes: the view stays where it is)
+  // a box that forms or goes is laid out with its members: kept places would put them outside it
+  const boxes = graph.containers.map((c) => c.key).join('\u0000');
+  useEffect(() => setMoved(new Map()), [layoutVersion, boxes]);
+  // fitted again when asked, and when nodes come or go (not when a field changes, nor after a drop: the view stays)
   const shape = `${graph.nodes.length}:${graph.containers.length}`;
+  const flowRef = useRef(flow);
+  flowRef.current = flow;
+  const canvasRef = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const t = setTimeout(() => void flow.fitView({ padding: FIT_PADDING, maxZoom: 1 }), 30);
+    if (keepView.current) {
+      keepView.current = false;
+      return;
+    }
+    // an empty canvas has nothing to fit, and a fit asked for now would wait and move the first node dropped
+    if (graph.nodes.length === 0) return;
+    const t = setTimeout(() => fit(flowRef.current, canvasRef.current), 30);
     return () => clearTimeout(t);
-  }, [fitVersion, layoutVersion, shape, flow]);
+  }, [fitVersion, layoutVersion, shape]);
 
   const containerKeys = useMemo(() => new Set(graph.containers.map((c) => c.key)), [graph]);
   const nodeKeys = useMemo(() => new Set(graph.nodes.map((n) => n.key)), [graph]);
@@ -317,6 +389,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
           problems: problems.get(n.key) ?? [],
           selected: n.key === selectedKey,
           badge: runBadges?.get(n.key),
+          result: runResults?.get(n.key),
         } satisfies BNodeData,
         width: NODE_W,
         height: NODE_H,
@@ -329,7 +402,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       });
     }
     return out;
-  }, [graph, layout, values, problems, selectedKey, moved, dropBody, runBadges]);
+  }, [graph, layout, values, problems, selectedKey, moved, dropBody, runBadges, runResults]);
 
   const edges = useMemo(() => {
     const out: Edge[] = [];
@@ -345,6 +418,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       if (back) label = e.kind === 'restart' ? `restart ≤ ${e.max ?? '?'}` : e.max ? `≤ ${e.max}` : label || 'each item';
       if (e.origin === 'order') label = 'listed order';
       const deletable = !!e.origin && e.origin !== 'order';
+      const chosen = !!chosenEdge && deletable && e.from === [...chosenEdge.list, chosenEdge.from].join('/') && e.to === [...chosenEdge.list, chosenEdge.to].join('/');
       out.push({
         id,
         source,
@@ -353,7 +427,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
         targetHandle: back ? 'right-in' : containerKeys.has(e.to) ? 'top' : 'in',
         type: back ? 'back' : 'default',
         label: label || undefined,
-        className: `${back ? `back-edge ${e.kind === 'restart' ? 'restart-edge' : 'loop-edge'}` : 'fwd-edge'}${e.origin === 'order' ? ' order-edge' : ''}${selectedEdge === id ? ' selected-edge' : ''}`,
+        className: `${back ? `back-edge ${e.kind === 'restart' ? 'restart-edge' : 'loop-edge'}` : 'fwd-edge'}${e.origin === 'order' ? ' order-edge' : ''}${chosen ? ' selected-edge' : ''}`,
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         zIndex: back ? 2 : 1,
         selectable: deletable,
@@ -362,7 +436,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       } as Edge);
     });
     return out;
-  }, [graph, nodeKeys, containerKeys, selectedEdge]);
+  }, [graph, nodeKeys, containerKeys, chosenEdge]);
 
   const onDragOver = useCallback(
     (ev: DragEvent) => {
@@ -383,9 +457,27 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       if (!kind) return;
       ev.preventDefault();
       const p = flow.screenToFlowPosition({ x: ev.clientX, y: ev.clientY });
-      onAdd(kind, bodyAt(p).list);
+      const body = bodyAt(p);
+      // its place among its siblings as they stand on the canvas (kept places first, else the layout's)
+      const prefix = body.list.length ? body.list.join('/') + '/' : '';
+      const siblings = graph.nodes.filter((n) => n.role === 'node' && graph.docNodes.get(n.key)?.path.join('/') === body.list.join('/'));
+      const center = (key: string): Pos | undefined => {
+        const own = moved.get(key);
+        const box = layout.nodes.get(key);
+        if (own && !graph.nodes.find((n) => n.key === key)?.parent) return { x: own.x + NODE_W / 2, y: own.y + NODE_H / 2 };
+        return box ? { x: box.x + NODE_W / 2, y: box.y + NODE_H / 2 } : undefined;
+      };
+      const at = dropIndex(siblings.map((n) => ({ center: center(n.key) })), p, NODE_H);
+      keepView.current = true;
+      const key = onAdd(kind, body.list, at);
+      if (!key) {
+        keepView.current = false;
+        return;
+      }
+      // a node dropped at the top level stays where it was dropped (a body's nodes are laid out in their box)
+      if (!prefix) setMoved((m) => new Map(m).set(key, { x: p.x - NODE_W / 2, y: p.y - NODE_H / 2 }));
     },
-    [flow, bodyAt, onAdd],
+    [flow, bodyAt, onAdd, graph, moved, layout],
   );
 
   const onNodeDragStop = useCallback(
@@ -420,22 +512,22 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
       if (ev.key !== 'Delete' && ev.key !== 'Backspace') return;
       const t = ev.target as HTMLElement;
       if (t.closest('input, textarea, select, [contenteditable="true"], .cm-editor')) return;
-      if (selectedEdge) {
-        const e = edges.find((x) => x.id === selectedEdge);
+      if (chosenEdge) {
+        const e = edges.find((x) => (x.className ?? '').includes('selected-edge'));
         const pe = (e?.data as { edge?: ProjectedEdge } | undefined)?.edge;
         if (pe) onDeleteEdge(pe);
-        setSelectedEdge(null);
+        onSelectEdge(null);
         ev.preventDefault();
       } else if (selectedKey && graph.docNodes.has(selectedKey)) {
         onDeleteNode(selectedKey);
         ev.preventDefault();
       }
     },
-    [selectedEdge, selectedKey, edges, graph, onDeleteEdge, onDeleteNode],
+    [chosenEdge, selectedKey, edges, graph, onDeleteEdge, onDeleteNode, onSelectEdge],
   );
 
   return (
-    <div className="builder-canvas" data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
+    <div ref={canvasRef} className="builder-canvas" data-testid="builder-canvas" onDragOver={onDragOver} onDrop={onDrop} onDragLeave={() => setDropBody(null)} onKeyDown={onKeyDown} tabIndex={-1}>
       <ReactFlow
         nodes={nodes}
         edges={edges}
@@ -443,19 +535,20 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
         edgeTypes={edgeTypes}
         minZoom={0.2}
         maxZoom={2}
-        fitView
-        fitViewOptions={{ padding: FIT_PADDING, maxZoom: 1 }}
         deleteKeyCode={null}
         onNodeClick={(_, n) => {
-          setSelectedEdge(null);
+          onSelectEdge(null);
           if (n.type !== 'body') onSelect((n.data as BNodeData).key);
         }}
         onEdgeClick={(_, e) => {
           const pe = (e.data as { edge?: ProjectedEdge } | undefined)?.edge;
-          if (pe?.origin && pe.origin !== 'order') setSelectedEdge(e.id);
+          if (pe?.origin && pe.origin !== 'order') {
+            onSelect(null);
+            onSelectEdge(pe);
+          }
         }}
         onPaneClick={() => {
-          setSelectedEdge(null);
+          onSelectEdge(null);
           onSelect(null);
         }}
         onConnect={onConnectEdge}
@@ -463,7 +556,7 @@ export function BuilderCanvas(props: BuilderCanvasProps) {
         zoomOnDoubleClick={false}
       >
         <Background gap={24} size={1} />
-        <Controls showInteractive={false} />
+        <Controls showInteractive={false} showFitView={false} />
       </ReactFlow>
       {graph.nodes.length === 0 ? (
         <div className="builder-empty" data-testid="builder-empty">

@@ -296,16 +296,40 @@ export class WorkflowDoc {
     for (let i = 2; ; i++) if (!used.has(`${clean}_${i}`)) return `${clean}_${i}`;
   }
 
-  /** Adds a node of a kind at the end of the top level or of a container's body. */
-  addNode(starter: Record<string, unknown>, idBase: string, container: string[] = [], id?: string): Edit {
+  /**
+   * Adds a node of a kind to the top level or to a container's body: at the end, or before the list's item `at` (the
+   * place a node dropped on the canvas takes among its siblings, so the file lists nodes as the canvas shows them).
+   */
+  addNode(starter: Record<string, unknown>, idBase: string, container: string[] = [], id?: string, at?: number): Edit {
     return this.guard(() => {
       const newId = id ?? this.freeId(idBase);
       checkId(newId);
       if (this.allNodes().some((n) => n.id === newId)) refuse(`a node '${newId}' already exists`);
       const item = { id: newId, ...starter };
-      const doc = this.insertItem(container, item, null);
+      const level = this.level(container) ?? [];
+      const before = at !== undefined && at >= 0 && at < level.length ? level[at] : undefined;
+      const doc = before ? this.insertBefore(before, item) : this.insertItem(container, item, null);
       return { ok: true, doc, created: newId };
     });
+  }
+
+  /** Inserts a node item just before another node of the same list, in that list's style. */
+  private insertBefore(next: DocNode, value: Record<string, unknown>): WorkflowDoc {
+    const eol = eolOf(this.text);
+    const list = next.list;
+    const start = next.map.range![0];
+    if (list.flow) return this.with([{ start, end: start, text: flowValue(value) + ', ' }]);
+    const dash = this.text.lastIndexOf('-', start);
+    if (dash < 0 || !onlyIndentBefore(this.text, dash)) return this.insertItem(next.path, value, null);
+    const dashCol = columnOf(this.text, dash);
+    // the comment lines right above a node belong to it: the new node goes above them
+    let at = lineStart(this.text, dash);
+    while (at > 0) {
+      const prev = lineStart(this.text, at - 1);
+      if (!this.text.slice(prev, at).trim().startsWith('#')) break;
+      at = prev;
+    }
+    return this.with([{ start: at, end: at, text: blockItem(value, dashCol, eol) }]);
   }
 
   /** Inserts a node item (a value, or source text of a block item to re-indent) at the end of a list. */

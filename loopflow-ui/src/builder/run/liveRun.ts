@@ -5,7 +5,9 @@
 // keys (projection.pin.test.ts holds it to that), so a key found in the run's graph is a key of the canvas.
 import type { RunGraph } from '../../api/types';
 import { passBadges, placeBadges, type PassBadge } from '../../components/GraphView';
-import { effectivePasses, indexGraph, type GraphIndex } from '../../model/graphMap';
+import { runHref } from '../../app/router';
+import { effectivePasses, indexGraph, nodeViews, type DisplayStatus, type GraphIndex } from '../../model/graphMap';
+import { fmtDuration } from '../../model/format';
 import type { RunLive } from '../../model/runState';
 import type { Projection } from '../doc/project';
 
@@ -57,4 +59,42 @@ export function runPhase(run: RunLive): RunPhase {
 /** True once the run cannot change any more: the builder stops following it. */
 export function runOver(run: RunLive): boolean {
   return run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
+}
+
+/** What a canvas node shows of the last run: its state, how long it took, the start of its output, its page. */
+export interface NodeResult {
+  status: DisplayStatus;
+  duration: string;
+  /** the output preview on one line, cut to OUTPUT_CHARS characters; empty when there is none */
+  output: string;
+  /** the run page with this node's execution open */
+  href: string;
+  /** how many times it ran, when more than once (a loop body's node) */
+  runs: number;
+}
+
+const OUTPUT_CHARS = 48;
+
+/**
+ * Each canvas node's result in the run, by canvas key: the latest pass of every loop (as the pass counters), by the run
+ * page's own rule (`nodeViews`), so the canvas and the run page say the same. Start and end markers are left out.
+ */
+export function nodeResults(run: RunLive, index: GraphIndex, projection: Projection, runId: string): Map<string, NodeResult> {
+  const views = nodeViews(run, index, {});
+  const out = new Map<string, NodeResult>();
+  for (const n of projection.nodes) {
+    if (n.role === 'start' || n.role === 'end' || !projection.docNodes.has(n.key)) continue;
+    const v = views.get(n.key);
+    if (!v) continue;
+    const x = v.exec;
+    const oneLine = (x?.outputPreview ?? '').replace(/\s+/g, ' ').trim();
+    out.set(n.key, {
+      status: v.status,
+      duration: fmtDuration(x?.durationMs),
+      output: oneLine.length > OUTPUT_CHARS ? oneLine.slice(0, OUTPUT_CHARS - 1) + '…' : oneLine,
+      href: `${runHref(runId)}?node=${encodeURIComponent(n.key)}`,
+      runs: v.executions.length,
+    });
+  }
+  return out;
 }
