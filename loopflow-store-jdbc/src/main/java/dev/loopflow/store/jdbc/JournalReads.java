@@ -140,7 +140,9 @@ final class JournalReads {
    */
   List<NodeExecution> nodeExecutions(String runId, JournalSlice slice) {
     completions.caughtUp();
-    String prefix = slice == null ? null : slice.pathPrefix();
+    // a pass's executions all lie inside it; only its loop.iteration event is at the loop's own path
+    String prefix = slice instanceof JournalSlice.Pass p ? p.loopPath() + "[" + p.pass() + "]."
+        : slice == null ? null : slice.pathPrefix();
     String sql = "SELECT run_id, path, node_id, loops_json, kind, status, attempts, started_at, finished_at, "
         + "input_json, result_json, usage_json, error_code, error_message, state_patch_json, sessions_json "
         + "FROM lf_node_executions WHERE run_id = ?" + (prefix == null ? "" : " AND substr(path, 1, ?) = ?")
@@ -212,15 +214,24 @@ final class JournalReads {
   @SuppressWarnings("unchecked")
   private List<Event> events(String runId, long afterSeq, JournalSlice slice) {
     completions.caughtUp();
-    String prefix = slice == null ? null : slice.pathPrefix();
-    String sql = "SELECT body FROM lf_events WHERE run_id = ? AND seq > ?"
-        + (prefix == null ? "" : " AND body LIKE ? ESCAPE '!'") + " ORDER BY seq";
+    // SQL narrows the rows to a superset of the slice's (LIKE may ignore case); the heads decide
+    List<String> needles = new ArrayList<>();
+    String where = "";
+    if (slice instanceof JournalSlice.Pass p) {
+      needles.add(needle(p.loopPath() + "[" + p.pass() + "]."));
+      needles.add(needle(p.loopPath() + "\""));
+      where = " AND (body LIKE ? ESCAPE '!' OR (type = 'loop.iteration' AND body LIKE ? ESCAPE '!'))";
+    } else if (slice != null && slice.pathPrefix() != null) {
+      needles.add(needle(slice.pathPrefix()));
+      where = " AND body LIKE ? ESCAPE '!'";
+    }
+    String sql = "SELECT body FROM lf_events WHERE run_id = ? AND seq > ?" + where + " ORDER BY seq";
     List<String> bodies = tx.read(c -> {
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         ps.setString(1, runId);
         ps.setLong(2, afterSeq);
-        if (prefix != null) {
-          ps.setString(3, "%\"path\":\"" + likeLiteral(prefix) + "%");
+        for (int i = 0; i < needles.size(); i++) {
+          ps.setString(3 + i, needles.get(i));
         }
         try (ResultSet rs = ps.executeQuery()) {
           List<String> out = new ArrayList<>();
@@ -256,9 +267,12 @@ final class JournalReads {
     return out;
   }
 
-  /** {@code text} as a LIKE pattern matching itself, with {@code !} as the escape character. */
-  private static String likeLiteral(String text) {
-    return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
+  /**
+   * A LIKE pattern (escape character {@code !}) matching an event body whose {@code path} starts with {@code text}.
+   * Paths are ids, brackets, digits, dots and {@code ->}: nothing JSON escapes.
+   */
+  private static String needle(String text) {
+    return "%\"path\":\"" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
   }
 
   /**
