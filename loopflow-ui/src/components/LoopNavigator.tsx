@@ -350,6 +350,7 @@ function PassPager(props: {
       </button>
       <form
         className="inline-form"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           jump();

@@ -126,3 +126,16 @@ describe('the timeline of a long loop', () => {
     expect(gaps).toEqual(['6 passes (1–6) not drawn', '273 passes (8–280) not drawn']);
   });
 });
+
+describe('a loaded pass', () => {
+  it('ends when its summary says, as the next pass that would end it was not loaded', () => {
+    const own = windowed();
+    const p = loadedPass('refine', 500, loopEvents(500, 500, 1500), []);
+    expect(p.run.loops['refine']!.passes[0]!.endedAt).toBeUndefined();
+    const merged = withPasses(own, [p], new Map([['refine', summaries(1000)]]));
+    const pass = merged.loops['refine']!.passes.find((x) => x.iteration === 500)!;
+    expect(pass.endedAt).toBe(at(5006));
+    const strip = stripPasses(merged, merged.loops['refine']!, new Set());
+    expect(strip[499]!.durationMs).toBe(6);
+  });
+});

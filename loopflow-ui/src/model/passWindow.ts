@@ -74,13 +74,14 @@ export function withPasses(
     for (const path of p.run.loopOrder) {
       const add = p.run.loops[path]!;
       if (!loops[path]) {
-        loops[path] = add;
+        const list = summaries.get(path);
+        loops[path] = list ? { ...add, passes: add.passes.map((x) => ended(x, list)) } : add;
         loopOrder.push(path);
         continue;
       }
       const have = new Set(loops[path]!.passes.map((x) => x.iteration));
       const missing = add.passes.filter((x) => !have.has(x.iteration));
-      if (missing.length) passesOf(path).push(...missing);
+      if (missing.length) passesOf(path).push(...missing.map((x) => ended(x, summaries.get(path))));
     }
   }
   for (const [path, list] of summaries) {
@@ -103,6 +104,17 @@ export function withPasses(
   }
   for (const path of touched) loops[path]!.passes.sort((a, b) => a.iteration - b.iteration);
   return { ...run, execs, loops, execOrder, loopOrder };
+}
+
+/**
+ * A loaded pass of a sequential loop has no end of its own (the next pass's start ends it, and that was not loaded):
+ * the summary's end is its end.
+ */
+function ended(p: LoopPassLive, list: readonly PassSummary[] | undefined): LoopPassLive {
+  if (p.endedAt !== undefined || !list) return p;
+  const s = list.find((x) => x?.pass === p.iteration);
+  const end = s ? str(s.finished_at) : undefined;
+  return end ? { ...p, endedAt: end } : p;
 }
 
 /**

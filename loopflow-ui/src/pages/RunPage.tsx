@@ -65,6 +65,8 @@ export function RunPage({ id }: { id: string }) {
   const pinned = useRef(false);
   lastSeq.current = own.lastSeq;
   const allRecs = useMemo(() => allRecords(records, loaded), [records, loaded]);
+  // the timeline draws what this run executed (not what a fork reuses), with the passes outside the window
+  const timelineRun = useMemo(() => withPasses(own, loaded, summaries), [own, loaded, summaries]);
   const forkOrigin = detail?.forked_from?.run_id ?? undefined;
   const live = useMemo(
     () => withPasses(withReused(own, allRecs), loaded, summaries, forkOrigin),
@@ -462,7 +464,7 @@ export function RunPage({ id }: { id: string }) {
 
       <section className="panel" aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        <TimelineView run={own} now={now} onShowExecution={showExecution} onChoosePass={choosePass} chosen={chosenPasses} />
+        <TimelineView run={timelineRun} now={now} onShowExecution={showExecution} onChoosePass={choosePass} chosen={chosenPasses} />
       </section>
 
       <section className="panel" aria-labelledby="output-title">
