@@ -201,7 +201,7 @@ final class ShowCommand implements Callable<Integer> {
             sb.append("accepted, iteration ").append(d.get("iteration"));
           } else if (d.get("error") instanceof Map<?, ?> err) {
             sb.append("rejected [").append(err.get("code")).append("] ")
-                .append(firstLine(String.valueOf(err.get("message")), 100));
+                .append(firstLine(err.get("message") == null ? "" : String.valueOf(err.get("message")), 100));
           }
           if (d.get("reason") instanceof String why && !why.isBlank()) {
             sb.append(" (").append(firstLine(why, 80)).append(")");
@@ -229,8 +229,11 @@ final class ShowCommand implements Callable<Integer> {
         sb.append("  [").append(e.errorCode()).append("] ").append(firstLine(e.errorMessage(), 100));
       }
     } else if (e.status() == NodeStatus.PAUSED) {
-      sb.append("  ").append(firstLine(String.valueOf(res.get("message")), 100));
-    } else if (res.containsKey("output") && !(res.get("iterations") instanceof Number)) {
+      if (res.get("message") != null) {
+        sb.append("  ").append(firstLine(String.valueOf(res.get("message")), 100));
+      }
+    } else if (res.get("output") != null && !(res.get("iterations") instanceof Number)) {
+      // a missing output (a loop whose every pass failed) shows as nothing, never as "null"
       Object o = res.get("output");
       sb.append("  ").append(firstLine(o instanceof String s ? s : Json.compact(o), 80));
     }

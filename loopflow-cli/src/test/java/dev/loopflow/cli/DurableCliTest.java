@@ -209,6 +209,26 @@ class DurableCliTest {
   }
 
   @Test
+  void aLoopWithoutAnOutputShowsNothingForIt_bugShowPrintedNull() throws Exception {
+    Path wf = file("all-fail.yaml", """
+        name: all-fail
+        nodes:
+          - id: refine
+            loop_group:
+              max_iterations: 2
+              nodes:
+                - id: check
+                  allow_failure: true
+                  run: |
+                    error("rejected")
+        """);
+    Run run = cli("run", wf.toString(), "--store", store, "--quiet", "--run-id", "run_all_fail");
+    assertThat(run.status()).as(run.err()).isZero();
+    Run shown = cli("show", "run_all_fail", "--store", store);
+    assertThat(shown.out()).contains("refine  completed").doesNotContain("null");
+  }
+
+  @Test
   void runsShowAndEventsReadAStoreReopenedByALaterCommand() throws Exception {
     Path wf = file("counter.yaml", """
         name: counter
