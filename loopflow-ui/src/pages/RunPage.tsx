@@ -34,8 +34,8 @@ import { runHref } from '../app/router';
 import { durationBetween } from '../model/format';
 
 const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 'node.cancelled', 'loop.completed']);
-/** Events arriving within this many ms are folded together: one render per batch, not per network chunk. */
-const FOLD_MS = 80;
+/** Events arriving within this many ms are folded together: a live loop redraws the page at most five times a second. */
+const FOLD_MS = 200;
 /** The most passes loaded one at a time the page keeps (the least recently shown go first). */
 const MAX_LOADED_PASSES = 24;
 const DETAIL_EVENTS = new Set(['run.finished', 'run.paused', 'run.resumed']);
