@@ -26,7 +26,7 @@ if (!BASE || !TOKEN) {
 const N = Number(process.env.BENCH_N || 5);
 const LIVE_N = Number(process.env.BENCH_LIVE_N || 3);
 const LIVE_WINDOW_MS = Number(process.env.BENCH_LIVE_WINDOW_MS || 5000);
-const PACER_MS = Number(process.env.BENCH_PACER_MS || 3);
+const PACER_MS = Number(process.env.BENCH_PACER_MS || 2);
 /** One load may take this long before it is recorded as timed out (an old build may never get there). */
 const LOAD_LIMIT_MS = Number(process.env.BENCH_LOAD_LIMIT_MS || 60_000);
 const CLICK_LIMIT_MS = Number(process.env.BENCH_CLICK_LIMIT_MS || 30_000);
@@ -79,7 +79,7 @@ async function passTotal(runId, loop) {
 // ---- what runs in the page -------------------------------------------------------------------------------------
 
 /** Installed before any script of the page: long tasks as they happen, and the moment the page is "ready". */
-function pageProbe({ navigators }) {
+function pageProbe({ navigators, ended }) {
   const w = window;
   w.__bench = { longtasks: [], ready: undefined };
   try {
@@ -90,8 +90,9 @@ function pageProbe({ navigators }) {
     w.__bench.noLongtasks = true;
   }
   // Ready: as many loop navigators as the run has levels of loops, each visible and saying which pass it shows
-  // ("pass K of N"), and one of them drawing its passes (a strip or pass buttons). Checked once per frame after a
-  // change of the document, so the probe itself costs little while the page builds.
+  // ("pass K of N"), and one of them drawing its passes (a strip or pass buttons); for a run that has ended, each
+  // also says how its loop ended ("ended: ..."), so a page still replaying the run's passes is not ready yet.
+  // Checked once per frame after a change of the document, so the probe itself costs little while the page builds.
   const isReady = () => {
     const navs = [...document.querySelectorAll('[data-testid^="loop-navigator-"]')];
     if (navs.length < navigators) return false;
@@ -101,6 +102,7 @@ function pageProbe({ navigators }) {
       const count = n.querySelector('[data-testid^="loop-pass-count-"]');
       const text = (count ?? n).textContent ?? '';
       if (!/pass \d+/.test(text)) return false;
+      if (ended && !n.querySelector('[data-testid^="loop-exit-"]') && !/\bended\b/.test(n.textContent ?? '')) return false;
     }
     return document.querySelector('[data-testid^="pass-strip-"], [data-testid^="pass-button-"]') !== null;
   };
@@ -169,14 +171,14 @@ async function metrics(cdp) {
   return Object.fromEntries(m.map((x) => [x.name, x.value]));
 }
 
-async function coldLoad(browser, { runId, navigators, clickLoop, clickPass }) {
+async function coldLoad(browser, { runId, navigators, clickLoop, clickPass, idleProbe }) {
   const context = await browser.newContext({ viewport: VIEWPORT, locale: 'en-US', timezoneId: 'UTC' });
   const out = {};
   try {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message.slice(0, 300)));
-    await page.addInitScript(pageProbe, { navigators });
+    await page.addInitScript(pageProbe, { navigators, ended: true });
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
     await page.goto(`${BASE}/runs/${encodeURIComponent(runId)}#token=${encodeURIComponent(TOKEN)}`, { waitUntil: 'commit' });
@@ -186,16 +188,25 @@ async function coldLoad(browser, { runId, navigators, clickLoop, clickPass }) {
     if (out.ready_ms === undefined) out.error = `not ready within ${LOAD_LIMIT_MS} ms`;
     // network idle: Playwright's (no request for 500 ms), then the last response's end as the page timed it; an
     // event stream still open (a live run) never ends and is left out
-    await page.waitForLoadState('networkidle', { timeout: Math.max(1000, end - Date.now()) }).catch(() => { out.network_idle_timeout = true; });
+    await page.waitForLoadState('networkidle', { timeout: Math.max(1000, Math.min(15_000, end - Date.now())) })
+      .catch(() => { out.network_idle_timeout = true; });
     out.network_idle_ms = await page.evaluate(() => {
       const ends = performance.getEntriesByType('resource').map((e) => e.responseEnd);
       const nav = performance.getEntriesByType('navigation')[0];
       return Math.max(nav ? nav.responseEnd : 0, ...ends);
     });
-    await sleep(300); // a long task that ends as the load ends is reported a moment later
+    // Loading is over when the main thread goes quiet: less than 5% of a 500 ms span in tasks (CDP TaskDuration).
+    // A page that shows its navigator and then keeps working (replaying events, drawing) is still loading.
+    for (let quiet = false; !quiet && Date.now() < end;) {
+      const a = await metrics(cdp);
+      await sleep(500);
+      const b = await metrics(cdp);
+      quiet = b.TaskDuration - a.TaskDuration < 0.05 * (b.Timestamp - a.Timestamp);
+      if (!quiet && Date.now() >= end) out.settle_timeout = true;
+    }
     const lt = await page.evaluate(() => window.__bench.longtasks);
-    const until = Math.max(out.ready_ms ?? 0, out.network_idle_ms ?? 0);
-    const during = lt.filter((t) => t.start <= until);
+    const during = lt; // every long task until the page went quiet
+    out.settled_ms = Math.max(out.ready_ms ?? 0, out.network_idle_ms ?? 0, ...lt.map((t) => t.start + t.duration));
     out.longtasks = during.length;
     out.longtask_ms = Math.round(during.reduce((s, t) => s + t.duration, 0));
     out.longest_task_ms = Math.round(during.reduce((m, t) => Math.max(m, t.duration), 0));
@@ -204,6 +215,14 @@ async function coldLoad(browser, { runId, navigators, clickLoop, clickPass }) {
     const m = await metrics(cdp);
     out.heap_mb = +(m.JSHeapUsedSize / 1048576).toFixed(1);
     out.dom_nodes = m.Nodes;
+    if (idleProbe) {
+      // what the busy share reads on a page that has nothing to do (a completed run, loaded): the floor of the
+      // live figure
+      const i0 = await metrics(cdp);
+      await sleep(2000);
+      const i1 = await metrics(cdp);
+      out.idle_busy_pct = +((100 * (i1.TaskDuration - i0.TaskDuration)) / (i1.Timestamp - i0.Timestamp)).toFixed(1);
+    }
     if (out.ready_ms !== undefined && clickLoop) {
       const r = await page.evaluate(pageGoToPass, { loop: clickLoop, k: clickPass, limit: CLICK_LIMIT_MS });
       if (r.error) out.click_error = r.error;
@@ -233,7 +252,7 @@ async function liveOnce(browser, pacerUrl) {
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message.slice(0, 300)));
-    await page.addInitScript(pageProbe, { navigators: 1 });
+    await page.addInitScript(pageProbe, { navigators: 1, ended: false });
     const cdp = await context.newCDPSession(page);
     await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
     const t0 = Date.now();
@@ -264,6 +283,10 @@ async function liveOnce(browser, pacerUrl) {
       out.passes_per_s = +((p1 - p0) / ((w1 - w0) / 1000)).toFixed(1);
       out.run_ended_in_window = p1 >= 1000;
     }
+    // a click while the run goes on: to pass 100, which every run has made by now
+    const r = await page.evaluate(pageGoToPass, { loop: 'ticks', k: 100, limit: CLICK_LIMIT_MS });
+    if (r.error) out.click_error = r.error;
+    else out.click_ms = r.ms;
     const status = await api('GET', `/api/runs/${encodeURIComponent(runId)}`);
     out.run_status_after = status.json?.status;
     if (errors.length) out.page_errors = errors;
@@ -279,7 +302,7 @@ async function liveOnce(browser, pacerUrl) {
 // ---- the passes route --------------------------------------------------------------------------------------------
 
 async function passesRoute(runId) {
-  const path = `/api/runs/${encodeURIComponent(runId)}/loops/passes/passes?offset=900&limit=100`;
+  const path = `/api/runs/${encodeURIComponent(runId)}/loops/steps/passes?offset=900&limit=100`;
   const times = [];
   let r;
   for (let i = 0; i < 5; i++) {
@@ -315,7 +338,7 @@ const fmt = (v, unit = '') => (v === undefined ? '—' : `${Math.round(v).toLoca
 const cell = (xs, unit) => `${fmt(median(xs), unit)} / ${fmt(max(xs), unit)}`;
 
 const PAGES = [
-  { key: 'loop-1000', workflow: 'bench-loop-1000', title: '1,000-pass loop', navigators: 1, clickLoop: 'passes', clickPass: 500 },
+  { key: 'loop-1000', workflow: 'bench-loop-1000', title: '1,000-pass loop', navigators: 1, clickLoop: 'steps', clickPass: 500 },
   { key: 'nested-10x1000', workflow: 'bench-nested-10x1000', title: '10×1,000 nested', navigators: 2, clickLoop: 'outer.inner', clickPass: 500 },
 ];
 
@@ -335,9 +358,14 @@ async function main() {
       if (p.key === 'loop-1000') result.passes_route = await passesRoute(runId);
       const loads = [];
       for (let i = 0; i < N; i++) {
-        const l = await coldLoad(browser, { ...p, runId });
+        const l = await coldLoad(browser, { ...p, runId, idleProbe: i === 0 });
         log(`${p.key} load ${i + 1}/${N}: ${JSON.stringify(l)}`);
         loads.push(l);
+        // a build that never gets there once will not on the next loads either; the session stays short
+        if (l.ready_ms === undefined) {
+          log(`${p.key}: not ready, the remaining ${N - i - 1} loads skipped`);
+          break;
+        }
       }
       result.pages[p.key] = { run_id: runId, title: p.title, loads };
     }
@@ -361,21 +389,23 @@ async function main() {
   const lines = [];
   lines.push(`Run viewer in Chromium — ${LABEL}, ${started}, N=${N} cold loads (median / max)`);
   lines.push('');
-  lines.push('| page | ready | network idle | long tasks (total) | long tasks (count) | longest task | TBT | click → pass 500 | JS heap after load | DOM nodes | failed loads |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('| page | ready | network idle | settled | long tasks (total) | long tasks (count) | longest task | TBT | click → pass 500 | JS heap after load | DOM nodes | failed loads |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [, pg] of Object.entries(result.pages)) {
     const L = pg.loads;
     const col = (k) => L.map((l) => l[k]);
     const failed = L.filter((l) => l.error || l.click_error).length;
-    lines.push(`| ${pg.title} | ${cell(col('ready_ms'), ' ms')} | ${cell(col('network_idle_ms'), ' ms')} | ${cell(col('longtask_ms'), ' ms')} | ${cell(col('longtasks'))} | ${cell(col('longest_task_ms'), ' ms')} | ${cell(col('tbt_ms'), ' ms')} | ${cell(col('click_ms'), ' ms')} | ${cell(col('heap_mb'), ' MB')} | ${cell(col('dom_nodes'))} | ${failed} |`);
+    lines.push(`| ${pg.title} | ${cell(col('ready_ms'), ' ms')} | ${cell(col('network_idle_ms'), ' ms')} | ${cell(col('settled_ms'), ' ms')} | ${cell(col('longtask_ms'), ' ms')} | ${cell(col('longtasks'))} | ${cell(col('longest_task_ms'), ' ms')} | ${cell(col('tbt_ms'), ' ms')} | ${cell(col('click_ms'), ' ms')} | ${cell(col('heap_mb'), ' MB')} | ${cell(col('dom_nodes'))} | ${failed} of ${L.length} |`);
   }
   if (result.live.length) {
     const L = result.live;
     const col = (k) => L.map((l) => l[k]);
     lines.push('');
-    lines.push(`| live run (${L.length} runs, ${LIVE_WINDOW_MS / 1000} s window, median / max) | main thread busy | script | long tasks in window | longest | passes/s measured | ready |`);
-    lines.push('|---|---:|---:|---:|---:|---:|---:|');
-    lines.push(`| bench-live, pacer ${PACER_MS} ms | ${cell(col('busy_pct'), ' %')} | ${cell(col('script_pct'), ' %')} | ${cell(col('window_longtasks'))} | ${cell(col('window_longest_ms'), ' ms')} | ${cell(col('passes_per_s'))} | ${cell(col('ready_ms'), ' ms')} |`);
+    lines.push(`| live run (${L.length} runs, ${LIVE_WINDOW_MS / 1000} s window, median / max) | main thread busy | script | long tasks in window | longest | passes/s measured | ready | click → pass 100 |`);
+    lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push(`| bench-live, pacer ${PACER_MS} ms | ${cell(col('busy_pct'), ' %')} | ${cell(col('script_pct'), ' %')} | ${cell(col('window_longtasks'))} | ${cell(col('window_longest_ms'), ' ms')} | ${cell(col('passes_per_s'))} | ${cell(col('ready_ms'), ' ms')} | ${cell(col('click_ms'), ' ms')} |`);
+    const idle = Object.values(result.pages).map((pg) => pg.loads[0]?.idle_busy_pct).filter((x) => x !== undefined);
+    if (idle.length) lines.push(`\nBusy share of a loaded page with nothing to do (the floor): ${idle.map((x) => x + ' %').join(', ')}.`);
   }
   if (result.passes_route) {
     const r = result.passes_route;
