@@ -166,6 +166,11 @@ function pageGoToPass({ loop, k, limit }) {
 
 // ---- one cold load -----------------------------------------------------------------------------------------------
 
+/** The promise's value, or undefined when it takes longer than `ms`. */
+function bounded(promise, ms) {
+  return Promise.race([promise.catch(() => undefined), sleep(ms).then(() => undefined)]);
+}
+
 async function metrics(cdp) {
   const { metrics: m } = await cdp.send('Performance.getMetrics');
   return Object.fromEntries(m.map((x) => [x.name, x.value]));
@@ -185,7 +190,20 @@ async function coldLoad(browser, { runId, navigators, clickLoop, clickPass, idle
     const end = Date.now() + LOAD_LIMIT_MS;
     while (Date.now() < end && (await page.evaluate(() => window.__bench?.ready)) === undefined) await sleep(50);
     out.ready_ms = await page.evaluate(() => window.__bench?.ready);
-    if (out.ready_ms === undefined) out.error = `not ready within ${LOAD_LIMIT_MS} ms`;
+    if (out.ready_ms === undefined) {
+      // a page that never got there is closed, not waited for (its main thread may be busy for minutes); what it
+      // reported so far is kept when it answers within a few seconds
+      out.error = `not ready within ${LOAD_LIMIT_MS} ms`;
+      const lt = await bounded(page.evaluate(() => window.__bench.longtasks), 3000);
+      if (lt) {
+        out.longtasks = lt.length;
+        out.longtask_ms = Math.round(lt.reduce((s, t) => s + t.duration, 0));
+        out.longest_task_ms = Math.round(lt.reduce((m, t) => Math.max(m, t.duration), 0));
+      } else out.unresponsive = true;
+      const m = await bounded(metrics(cdp), 3000);
+      if (m) out.heap_mb = +(m.JSHeapUsedSize / 1048576).toFixed(1);
+      return out;
+    }
     // network idle: Playwright's (no request for 500 ms), then the last response's end as the page timed it; an
     // event stream still open (a live run) never ends and is left out
     await page.waitForLoadState('networkidle', { timeout: Math.max(1000, Math.min(15_000, end - Date.now())) })
@@ -230,7 +248,7 @@ async function coldLoad(browser, { runId, navigators, clickLoop, clickPass, idle
     }
     if (errors.length) out.page_errors = errors;
   } finally {
-    await context.close();
+    await bounded(context.close(), 10_000);
   }
   return out;
 }
@@ -263,14 +281,19 @@ async function liveOnce(browser, pacerUrl) {
     out.opened_after_ms = Date.now() - t0;
     // the window: main-thread task time (CDP TaskDuration, seconds of work of the page's renderer main thread)
     // against wall time, and how many passes the run made meanwhile (the passes route, when the build has it)
-    const p0 = await passTotal(runId, 'ticks');
+    const passes = async () => {
+      const [a, b] = [await passTotal(runId, 'ticks'), await passTotal(runId, 'more')];
+      return a === undefined ? undefined : a + (b ?? 0);
+    };
+    const p0 = await passes();
     const m0 = await metrics(cdp);
     const w0 = Date.now();
     const lt0 = await page.evaluate(() => window.__bench.longtasks.length);
     await sleep(LIVE_WINDOW_MS);
     const m1 = await metrics(cdp);
     const w1 = Date.now();
-    const p1 = await passTotal(runId, 'ticks');
+    const p1 = await passes();
+    const after = await api('GET', `/api/runs/${encodeURIComponent(runId)}`);
     const lt = (await page.evaluate(() => window.__bench.longtasks)).slice(lt0);
     const wall = (m1.Timestamp - m0.Timestamp) || (w1 - w0) / 1000;
     out.busy_pct = +((100 * (m1.TaskDuration - m0.TaskDuration)) / wall).toFixed(1);
@@ -281,7 +304,7 @@ async function liveOnce(browser, pacerUrl) {
     if (p0 !== undefined && p1 !== undefined) {
       out.passes_in_window = p1 - p0;
       out.passes_per_s = +((p1 - p0) / ((w1 - w0) / 1000)).toFixed(1);
-      out.run_ended_in_window = p1 >= 1000;
+      out.run_ended_in_window = after.json?.status !== 'running';
     }
     // a click while the run goes on: to pass 100, which every run has made by now
     const r = await page.evaluate(pageGoToPass, { loop: 'ticks', k: 100, limit: CLICK_LIMIT_MS });
