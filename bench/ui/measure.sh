@@ -6,7 +6,7 @@
 #
 #   bench/ui/measure.sh                          # ./loopflow-cli/target/loopflow.jar of this checkout
 #   bench/ui/measure.sh --jar /work/main/loopflow-cli/target/loopflow.jar --label main
-#   BENCH_N=5 BENCH_LIVE_N=3 BENCH_PACER_MS=2 BENCH_ONLY=loop-1000,live bench/ui/measure.sh
+#   BENCH_N=5 BENCH_LIVE_N=3 BENCH_PACER_MS=3 BENCH_ONLY=loop-1000,live bench/ui/measure.sh
 #
 # Prints a Markdown table (median / max) and writes it with the raw figures as JSON to bench/ui/results/ (or
 # BENCH_RESULTS). Takes about 2-4 minutes on 2 cores for a fast build; a slow one is cut at BENCH_LOAD_LIMIT_MS
