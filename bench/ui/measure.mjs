@@ -413,9 +413,8 @@ async function main() {
 
   const lines = [];
   lines.push(`Run viewer in Chromium — ${LABEL}, ${started}, N=${N} cold loads (median / max)`);
-  lines.push('');
-  lines.push('| page | ready | network idle | settled | long tasks (total) | long tasks (count) | longest task | TBT | click → pass 500 | JS heap after load | DOM nodes | failed loads |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  if (Object.keys(result.pages).length) lines.push('', '| page | ready | network idle | settled | long tasks (total) | long tasks (count) | longest task | TBT | click → pass 500 | JS heap after load | DOM nodes | failed loads |');
+  if (Object.keys(result.pages).length) lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [, pg] of Object.entries(result.pages)) {
     const L = pg.loads;
     const col = (k) => L.map((l) => l[k]);
