@@ -139,3 +139,29 @@ describe('a loaded pass', () => {
     expect(strip[499]!.durationMs).toBe(6);
   });
 });
+
+describe('a live loop watched for long', () => {
+  it('lets go of the details of its older passes, keeping a summary of each and the chosen one', async () => {
+    const { pruned } = await import('./passWindow');
+    const run = applyEvents(emptyRun(), [
+      { type: 'run.started', seq: 1, at: at(0) },
+      { type: 'loop.started', seq: 2, at: at(1), node: 'refine', path: 'refine', construct: 'loop_group' },
+      ...loopEvents(1, 100, 3),
+    ]);
+    expect(pruned(run, 20, 100)).toBe(run);
+    const p = pruned(run, 20, 40, new Set(['refine[7]']));
+    const passes = p.loops['refine']!.passes;
+    expect(passes).toHaveLength(100);
+    expect(passes.filter((x) => !x.summary).map((x) => x.iteration)).toEqual([7, ...Array.from({ length: 20 }, (_, i) => 81 + i)]);
+    expect(passes[0]!.summary).toMatchObject({ status: 'completed', executions: 1, costUsd: 0.01 });
+    expect(p.execs['refine[1].draft']).toBeUndefined();
+    expect(p.execs['refine[7].draft']).toBeDefined();
+    expect(p.execOrder).toHaveLength(21);
+    // the running pass is never let go, and pruning again lets go of nothing more
+    expect(pruned(p, 20, 40, new Set(['refine[7]']))).toBe(p);
+    expect(isSummaryOnly(p, 'refine', 3)).toBe(true);
+    const strip = stripPasses(p, p.loops['refine']!, new Set());
+    expect(strip.slice(0, 99).every((x) => x.status === 'completed')).toBe(true);
+    expect(strip[99]!.status).toBe('running');
+  });
+});

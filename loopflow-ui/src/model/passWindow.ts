@@ -149,3 +149,67 @@ export function allRecords(window: readonly Execution[], loaded: readonly Loaded
   }
   return out;
 }
+
+/**
+ * The run with the details of each loop's older passes let go: when a loop instance holds the details of more than
+ * `keep + slack` passes (a live loop, watched for long), the ended passes before its last `keep` keep only a summary
+ * (status, cost, executions), their executions and nested loops dropped, to be loaded again if shown. A chosen pass
+ * (`pinned`, as `loop[k]`) keeps its details. The same object comes back when nothing is let go, so a live page's
+ * work per batch stays bounded by the window, not by how long it has watched.
+ */
+export function pruned(run: RunLive, keep: number, slack: number, pinned: ReadonlySet<string> = new Set()): RunLive {
+  const drop = new Set<string>();
+  for (const path of run.loopOrder) {
+    const l = run.loops[path]!;
+    const detailed = l.passes.filter((p) => !p.summary);
+    if (detailed.length <= keep + slack) continue;
+    for (const p of detailed.slice(0, detailed.length - keep)) {
+      const key = passKey(l.path, p.iteration);
+      if (p.endedAt !== undefined && !pinned.has(key)) drop.add(key);
+    }
+  }
+  if (drop.size === 0) return run;
+  const inDropped = (chain: readonly { loopPath: string; iteration: number }[]) => chain.find((r) => drop.has(passKey(r.loopPath, r.iteration)));
+  const summary = new Map<string, PassSummaryLive>();
+  const execs: RunLive['execs'] = {};
+  const execOrder: string[] = [];
+  for (const path of run.execOrder) {
+    const x = run.execs[path]!;
+    const ref = inDropped(x.passes);
+    if (!ref) {
+      execs[path] = x;
+      execOrder.push(path);
+      continue;
+    }
+    const key = passKey(ref.loopPath, ref.iteration);
+    const s = summary.get(key) ?? { status: 'completed', executions: 0 };
+    s.executions = (s.executions ?? 0) + 1;
+    // a pass holds a failure when a node in it failed, allowed or not (as the server's summary counts it)
+    if (x.status === 'failed') s.status = 'failed';
+    if (typeof x.costUsd === 'number') s.costUsd = (s.costUsd ?? 0) + x.costUsd;
+    summary.set(key, s);
+  }
+  const loops: RunLive['loops'] = {};
+  const loopOrder: string[] = [];
+  for (const path of run.loopOrder) {
+    const l = run.loops[path]!;
+    if (inDropped(l.enclosing)) continue;
+    const passes = l.passes.some((p) => drop.has(passKey(l.path, p.iteration)))
+      ? l.passes.map((p) => {
+          const key = passKey(l.path, p.iteration);
+          if (!drop.has(key)) return p;
+          const s = summary.get(key) ?? { status: 'completed', executions: 0 };
+          return { ...p, summary: { ...s, durationMs: durationOf(p.startedAt, p.endedAt) } };
+        })
+      : l.passes;
+    loops[path] = passes === l.passes ? l : { ...l, passes };
+    loopOrder.push(path);
+  }
+  return { ...run, execs, execOrder, loops, loopOrder };
+}
+
+function durationOf(from?: string, to?: string): number | undefined {
+  const a = from ? Date.parse(from) : NaN;
+  const b = to ? Date.parse(to) : NaN;
+  return Number.isFinite(a) && Number.isFinite(b) && b >= a ? b - a : undefined;
+}

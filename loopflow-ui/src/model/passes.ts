@@ -93,12 +93,16 @@ export function passView(run: RunLive, records: Map<string, Execution[]>, loop: 
   };
 }
 
-/** The passes of a loop that hold a failure (a failed body node, not allowed to fail), to mark them. */
+/**
+ * The passes of a loop that hold a failure, to mark them and move between them: a body node that failed, allowed to
+ * or not (an allowed failure let the run go on, but the node did fail). The server's pass summaries count the same
+ * way, so a pass known from its summary and the same pass loaded are marked alike.
+ */
 export function failedPasses(run: RunLive, loop: LoopLive): Set<number> {
   const s = new Set<number>();
   for (const p of run.execOrder) {
     const x = run.execs[p]!;
-    if (x.status !== 'failed' || x.error?.allowed) continue;
+    if (x.status !== 'failed') continue;
     const ref = x.passes.find((r) => r.loopPath === loop.path);
     if (ref) s.add(ref.iteration);
   }

@@ -29,7 +29,7 @@ import {
 import { recordsByPath } from '../model/passes';
 import { applyEvents, emptyRun, type RunLive } from '../model/runState';
 import { withReused } from '../model/reused';
-import { allRecords, isSummaryOnly, loadedPass, missingPasses, passKey, withPasses, type LoadedPass } from '../model/passWindow';
+import { allRecords, isSummaryOnly, loadedPass, missingPasses, passKey, pruned, withPasses, type LoadedPass } from '../model/passWindow';
 import { runHref } from '../app/router';
 import { durationBetween } from '../model/format';
 
@@ -38,6 +38,8 @@ const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 
 const FOLD_MS = 200;
 /** The most passes loaded one at a time the page keeps (the least recently shown go first). */
 const MAX_LOADED_PASSES = 24;
+/** A live loop's passes held in detail beyond the window before the older ones are let go (see passWindow.pruned). */
+const PRUNE_SLACK = 40;
 const DETAIL_EVENTS = new Set(['run.finished', 'run.paused', 'run.resumed']);
 
 export function RunPage({ id }: { id: string }) {
@@ -52,6 +54,8 @@ export function RunPage({ id }: { id: string }) {
   const [summaries, setSummaries] = useState<Map<string, PassSummary[]>>(() => new Map());
   const [passErrors, setPassErrors] = useState<Record<string, string>>({});
   const asked = useRef(new Set<string>());
+  // the passes chosen in the navigators, which keep their details when a live loop's older passes are let go
+  const pinnedPasses = useRef<Set<string>>(new Set());
   // what this run's own events say; `live` below adds what a fork reuses from its origin (see reused.ts) and the
   // passes outside the window (see passWindow.ts)
   const [own, setLive] = useState<RunLive>(emptyRun);
@@ -127,7 +131,7 @@ export function RunPage({ id }: { id: string }) {
       foldTimer = undefined;
       const batch = pending;
       pending = [];
-      if (batch.length) setLive((prev) => applyEvents(prev, batch));
+      if (batch.length) setLive((prev) => pruned(applyEvents(prev, batch), RECENT_PASSES, PRUNE_SLACK, pinnedPasses.current));
     };
     const stop = followEvents(
       id,
@@ -198,6 +202,7 @@ export function RunPage({ id }: { id: string }) {
   const index = useMemo(() => (drawn ? indexGraph(drawn) : undefined), [drawn]);
   const effective = useMemo(() => effectivePasses(live, selection), [live, selection]);
   const chosenPasses = useMemo(() => chosenPassKeys(effective, selection), [effective, selection]);
+  pinnedPasses.current = new Set([...effective.values()].flatMap((e) => (e.iteration !== undefined && selection[e.loopStatic] !== undefined ? [passKey(e.instance.path, e.iteration)] : [])));
   const views = useMemo(() => (index ? nodeViews(live, index, selection) : new Map<string, NodeView>()), [live, index, selection]);
   const recordMap = useMemo(() => recordsByPath(allRecs), [allRecs]);
 
