@@ -88,6 +88,7 @@ public final class HttpApi implements AutoCloseable {
     CatalogRoutes catalogRoutes = new CatalogRoutes(engine);
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, frames, Redactor.ofEnvironment(env),
         settings.heartbeat(), () -> stopping, settings.log());
+    ExecutionSteps executionSteps = new ExecutionSteps(engine.store(), Redactor.ofEnvironment(env));
     String version = version();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -146,6 +147,7 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));
       config.routes.get("/api/runs/{id}/diff", api(Accepts.NOTHING, runRoutes::diff));
       config.routes.get("/api/runs/{id}/loops/{loop}/passes", api(Accepts.NOTHING, runRoutes::passes));
+      config.routes.get("/api/runs/{id}/steps", api(Accepts.NOTHING, executionSteps::steps));
       config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
       config.routes.post("/api/runs/{id}/fork", api(Accepts.JSON, runRoutes::fork));
