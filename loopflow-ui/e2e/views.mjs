@@ -41,6 +41,7 @@ export default scenario('views', async (t) => {
     `the write call's messages have roles ${JSON.stringify(roles)}`,
   );
   await expectText(page, msgs, 'Write a note on bounded loops.', 'the rendered prompt as the last user message');
+  await t.screenshot(page, 'llm-messages', { at: msgs });
 
   await page.locator(`${tid('graph-node-analyst')} button`).click();
   await expectText(page, msgs, 'Store a finding, read it back, then answer.', "the agent's user message");
@@ -52,14 +53,14 @@ export default scenario('views', async (t) => {
   await expectText(page, msgs, 'shared_memory_write', 'the tool the agent asked for');
   await expectText(page, msgs, 'The finding is stored and read back.', "the agent's answer");
   await expectNoInjection(page, "the agent's transcript");
-  await t.screenshot(page, 'llm-messages', { at: msgs });
   t.step("the LLM call's and the agent's messages show as a transcript: system, user, assistant, tool, in order");
 
   // JSON tree
   await page.locator(`${tid('graph-node-data')} button`).click();
   await page.locator(`${out} ${tid('view-tree')}`).click();
   const tree = `${out} ${tid('json-tree')}`;
-  await expectText(page, tree, '{2 keys}', 'the folded children of the output');
+  await expectText(page, tree, 'summary: {3 keys}', 'the folded summary object of the output');
+  await expectText(page, tree, 'items: [250 items]', 'the folded items array of the output');
   const toggle = (key) => page.locator(`${tree} li.json-row:has(> span.json-key:text-is("${key}:")) > ${tid('json-toggle')}`).first();
   await toggle('items').click();
   await expectText(page, tree, 'Showing 100 of 250: show 100 more', 'the first page of the big array');

@@ -25,17 +25,21 @@ export function LlmMessages({
   const [error, setError] = useState<unknown>();
   const [all, setAll] = useState(false);
   useEffect(() => {
-    const ctl = new AbortController();
+    // a stale answer is dropped, not aborted: the request is small and an aborted one reads as a failure
+    let current = true;
     api
-      .get<ExecutionSteps>(`/api/runs/${enc(runId)}/steps?path=${enc(path)}`, ctl.signal)
+      .get<ExecutionSteps>(`/api/runs/${enc(runId)}/steps?path=${enc(path)}`)
       .then((s) => {
+        if (!current) return;
         setSteps(s);
         setError(undefined);
       })
       .catch((e: unknown) => {
-        if (!ctl.signal.aborted) setError(e);
+        if (current) setError(e);
       });
-    return () => ctl.abort();
+    return () => {
+      current = false;
+    };
   }, [runId, path, version]);
   if (error) return <ErrorMessage error={error} testId="llm-messages-error" />;
   if (!steps) return <p className="muted">Loading the messages…</p>;

@@ -46,7 +46,11 @@ function blocks(items: Block[]): ReactNode[] {
       case 'quote':
         return <blockquote key={i}>{blocks(b.children)}</blockquote>;
       case 'list': {
-        const lis = b.items.map((item, j) => <li key={j}>{blocks(item)}</li>);
+        // an item of one paragraph is drawn as its text (a tight list); longer items keep their blocks
+        const lis = b.items.map((item, j) => {
+          const only = item.length === 1 ? item[0] : undefined;
+          return <li key={j}>{only?.t === 'p' ? spans(only.children) : blocks(item)}</li>;
+        });
         return b.ordered ? (
           <ol key={i} start={b.start !== 1 ? b.start : undefined}>
             {lis}
