@@ -18,6 +18,7 @@ import { ApiError } from '../api/client';
 import { navigate } from '../app/router';
 import { valueText, words } from '../model/format';
 import { asTree } from '../model/jsonTree';
+import { mayBeMarkdown } from '../model/markdown';
 import { JsonTree } from './JsonTree';
 import { Markdown } from './Markdown';
 
@@ -89,8 +90,9 @@ function preferredView(): ValueView {
 }
 
 /**
- * A value as text in a block: strings as written, other values as JSON; long values folded. A toggle shows a string as
- * Markdown and an object, an array or a string holding one as a JSON tree; both render text only.
+ * A value as text in a block: strings as written, other values as JSON; long values folded. A toggle shows a string
+ * with Markdown in it as Markdown and an object, an array or a string holding one as a JSON tree; both render text
+ * only. Plain words get no toggle: every view of them would read the same.
  */
 export function ValueBlock({ value, label, testId }: { value: unknown; label?: string; testId?: string }) {
   const [all, setAll] = useState(false);
@@ -98,7 +100,7 @@ export function ValueBlock({ value, label, testId }: { value: unknown; label?: s
   const text = valueText(value);
   if (!text) return <div className="value empty" data-testid={testId} aria-label={label} />;
   const tree = asTree(value);
-  const canMarkdown = typeof value === 'string' && tree === undefined;
+  const canMarkdown = typeof value === 'string' && tree === undefined && mayBeMarkdown(value);
   const view: ValueView = chosen === 'tree' && tree !== undefined ? 'tree' : chosen === 'markdown' && canMarkdown ? 'markdown' : 'raw';
   const choose = (v: ValueView) => {
     setChosen(v);
@@ -111,21 +113,23 @@ export function ValueBlock({ value, label, testId }: { value: unknown; label?: s
   const long = text.length > LIMIT;
   return (
     <div className="value" data-testid={testId} data-view={view}>
-      <div className="value-views" role="group" aria-label="show as">
-        <button type="button" aria-pressed={view === 'raw'} onClick={() => choose('raw')} data-testid="view-raw">
-          Raw text
-        </button>
-        {canMarkdown ? (
-          <button type="button" aria-pressed={view === 'markdown'} onClick={() => choose('markdown')} data-testid="view-markdown">
-            Markdown
+      {canMarkdown || tree !== undefined ? (
+        <div className="value-views" role="group" aria-label="show as">
+          <button type="button" aria-pressed={view === 'raw'} onClick={() => choose('raw')} data-testid="view-raw">
+            Raw text
           </button>
-        ) : null}
-        {tree !== undefined ? (
-          <button type="button" aria-pressed={view === 'tree'} onClick={() => choose('tree')} data-testid="view-tree">
-            JSON tree
-          </button>
-        ) : null}
-      </div>
+          {canMarkdown ? (
+            <button type="button" aria-pressed={view === 'markdown'} onClick={() => choose('markdown')} data-testid="view-markdown">
+              Markdown
+            </button>
+          ) : null}
+          {tree !== undefined ? (
+            <button type="button" aria-pressed={view === 'tree'} onClick={() => choose('tree')} data-testid="view-tree">
+              JSON tree
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       {view === 'markdown' ? (
         <Markdown text={text} testId="markdown" />
       ) : view === 'tree' ? (

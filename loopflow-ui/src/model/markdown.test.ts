@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MD_MAX_CHARS, inlineText, parseInline, parseMarkdown, safeHref, type Block, type Inline } from './markdown';
+import { MD_MAX_CHARS, inlineText, mayBeMarkdown, parseInline, parseMarkdown, safeHref, type Block, type Inline } from './markdown';
 
 function links(blocks: Block[]): string[] {
   const out: string[] = [];
@@ -150,5 +150,22 @@ describe('markdown bombs', () => {
       xs = inner.children;
     }
     expect(depth).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('markdown offered', () => {
+  it.each([
+    ['outer 2 inner 2', false],
+    ['batch 1 migrated', false],
+    ['3.5 apples, -2 pears', false],
+    ['**bold**', true],
+    ['# title', true],
+    ['- item', true],
+    ['1. first', true],
+    ['two\nlines', true],
+    ['see [x](https://a.example)', true],
+    ['<img src=x>', true],
+  ])('%j: %s', (text, expected) => {
+    expect(mayBeMarkdown(text)).toBe(expected);
   });
 });

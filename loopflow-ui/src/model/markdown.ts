@@ -43,6 +43,15 @@ export function safeHref(raw: string): string | undefined {
   }
 }
 
+/**
+ * Whether rendering `text` as Markdown could differ from the text itself: it has a character Markdown reads (emphasis,
+ * code, headings, quotes, links, tables, escapes) or a line that starts a list or a rule. Plain words are not offered
+ * a Markdown view.
+ */
+export function mayBeMarkdown(text: string): boolean {
+  return /[*_`#>[|\\<~]/.test(text) || /^\s{0,3}([-+]|\d{1,9}[.)])(\s|$)/m.test(text) || /\n/.test(text);
+}
+
 export function parseMarkdown(text: string | null | undefined): MarkdownDoc {
   const s = text ?? '';
   const read = s.length > MD_MAX_CHARS ? s.slice(0, MD_MAX_CHARS) : s;
