@@ -4,6 +4,12 @@
 // transcript with their roles. Every view is text: window.__xss stays undefined.
 import { awaitRunStatus, check, expectNoInjection, expectText, scenario, tid } from './lib.mjs';
 
+/** The side panel scrolls on its own: its section is brought to the panel's top before the window's screenshot. */
+async function shoot(t, page, name, selector) {
+  await page.locator(selector).first().evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await t.screenshot(page, name);
+}
+
 export default scenario('views', async (t) => {
   const runId = await t.api.startRun('views', {});
   await t.api.awaitStatus(runId, 'completed');
@@ -29,7 +35,7 @@ export default scenario('views', async (t) => {
   await expectText(page, `${md} blockquote`, 'quoted <img src=x onerror=window.__xss=1>', 'the quote with its HTML as text');
   await expectText(page, `${md} pre code`, 'max_iterations: 3', 'the fenced code block');
   await expectNoInjection(page, 'the Markdown reply');
-  await t.screenshot(page, 'markdown-output', { at: md });
+  await shoot(t, page, 'markdown-output', `${tid('execution-details')} h4:has-text("Reply")`);
   t.step('the reply renders as Markdown: heading, emphasis, list, quote, code, one https link; javascript: and HTML stay text');
 
   // the LLM call's messages
@@ -41,7 +47,7 @@ export default scenario('views', async (t) => {
     `the write call's messages have roles ${JSON.stringify(roles)}`,
   );
   await expectText(page, msgs, 'Write a note on bounded loops.', 'the rendered prompt as the last user message');
-  await t.screenshot(page, 'llm-messages', { at: msgs });
+  await shoot(t, page, 'llm-messages', `${tid('execution-details')} .llm-messages`);
 
   await page.locator(`${tid('graph-node-analyst')} button`).click();
   await expectText(page, msgs, 'Store a finding, read it back, then answer.', "the agent's user message");
@@ -71,6 +77,6 @@ export default scenario('views', async (t) => {
   await page.locator(`${tree} ${tid('json-show-all')}`).click();
   await expectText(page, tree, 'show less', 'the long string shown whole');
   await expectNoInjection(page, 'the JSON tree');
-  await t.screenshot(page, 'json-tree', { at: tree });
+  await shoot(t, page, 'json-tree', tree);
   t.step('the JSON output is a tree: folded nodes, a 250-item array paged by 100, a long string clipped then shown whole');
 });
