@@ -278,3 +278,11 @@ export interface PassDetail {
   executions: Execution[];
   events: RunEvent[];
 }
+
+/** `GET /api/runs/{id}/steps?path=`: the journaled steps of the last execution at a position (an LLM call's messages). */
+export interface ExecutionSteps {
+  path?: string | null;
+  steps?: Record<string, unknown>[] | null;
+  /** steps past the answer's bound */
+  more?: number | null;
+}

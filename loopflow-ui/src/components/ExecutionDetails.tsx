@@ -5,7 +5,9 @@ import type { Execution } from '../api/types';
 import { fmtCost, fmtDuration, fmtInt, fmtTime, fmtTokens, valueText } from '../model/format';
 import { approvalAnswer } from '../model/approval';
 import type { ExecLive, StepRecord } from '../model/runState';
+import { parseRoute, useLocation } from '../app/router';
 import { Field, StatusBadge, ValueBlock } from './common';
+import { LlmMessages } from './LlmMessages';
 
 /** A node's rendered templates: one entry per template, or the whole input when it is not such a map. */
 function InputView({ input }: { input: unknown }) {
@@ -126,6 +128,10 @@ export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; re
   const result = record?.result;
   const usage = record?.usage;
   const duration = live?.durationMs ?? record?.duration_ms ?? undefined;
+  const route = parseRoute(useLocation().pathname);
+  // a fork's reused execution was journaled in the run it ran in
+  const stepsRun = record?.reused_from || live?.reusedFrom || (route.page === 'run' ? route.id : '');
+  const path = live?.path ?? record?.path ?? '';
   return (
     <div className="exec-details" data-testid={testId}>
       <dl className="facts">
@@ -200,6 +206,18 @@ export function ExecutionDetails({ live, record, testId }: { live?: ExecLive; re
           )}
         </section>
       )}
+
+      {isModel && stepsRun && path ? (
+        <section className="llm-messages">
+          <h4>Messages</h4>
+          <LlmMessages
+            runId={stepsRun}
+            path={path}
+            result={result}
+            version={`${status ?? ''}:${live?.steps.length ?? 0}:${calls.length}:${record ? 'r' : ''}`}
+          />
+        </section>
+      ) : null}
 
       {record && (record.kind ?? live?.kind) === 'approval' ? <ApprovalView record={record} /> : null}
 

@@ -17,6 +17,10 @@ import {
 import { ApiError } from '../api/client';
 import { navigate } from '../app/router';
 import { valueText, words } from '../model/format';
+import { asTree } from '../model/jsonTree';
+import { mayBeMarkdown } from '../model/markdown';
+import { JsonTree } from './JsonTree';
+import { Markdown } from './Markdown';
 
 export function Link(props: { href: string; children: ReactNode; className?: string; testId?: string; title?: string }) {
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
@@ -70,19 +74,75 @@ export function cssToken(s: string): string {
 
 const LIMIT = 4000;
 
-/** A value as text in a block: strings as written, other values as JSON; long values folded. */
+/** How a value block shows its value: as written, as rendered Markdown (text), or as a JSON tree (objects, arrays). */
+export type ValueView = 'raw' | 'markdown' | 'tree';
+
+const VIEW_KEY = 'loopflow.valueView';
+
+/** The view a person chose last (kept in the browser), so the next value opens the same way; raw text by default. */
+function preferredView(): ValueView {
+  try {
+    const v = globalThis.localStorage?.getItem(VIEW_KEY);
+    return v === 'markdown' || v === 'tree' ? v : 'raw';
+  } catch {
+    return 'raw';
+  }
+}
+
+/**
+ * A value as text in a block: strings as written, other values as JSON; long values folded. A toggle shows a string
+ * with Markdown in it as Markdown and an object, an array or a string holding one as a JSON tree; both render text
+ * only. Plain words get no toggle: every view of them would read the same.
+ */
 export function ValueBlock({ value, label, testId }: { value: unknown; label?: string; testId?: string }) {
   const [all, setAll] = useState(false);
+  const [chosen, setChosen] = useState<ValueView>(preferredView);
   const text = valueText(value);
   if (!text) return <div className="value empty" data-testid={testId} aria-label={label} />;
+  const tree = asTree(value);
+  const canMarkdown = typeof value === 'string' && tree === undefined && mayBeMarkdown(value);
+  const view: ValueView = chosen === 'tree' && tree !== undefined ? 'tree' : chosen === 'markdown' && canMarkdown ? 'markdown' : 'raw';
+  const choose = (v: ValueView) => {
+    setChosen(v);
+    try {
+      globalThis.localStorage?.setItem(VIEW_KEY, v);
+    } catch {
+      // a browser that keeps nothing still switches this block
+    }
+  };
   const long = text.length > LIMIT;
   return (
-    <div className="value" data-testid={testId}>
-      <pre aria-label={label}>{long && !all ? text.slice(0, LIMIT) + '…' : text}</pre>
-      {long && (
-        <button type="button" className="link-button" onClick={() => setAll(!all)}>
-          {all ? 'Show less' : `Show all ${text.length.toLocaleString('en-US')} characters`}
-        </button>
+    <div className="value" data-testid={testId} data-view={view}>
+      {canMarkdown || tree !== undefined ? (
+        <div className="value-views" role="group" aria-label="show as">
+          <button type="button" aria-pressed={view === 'raw'} onClick={() => choose('raw')} data-testid="view-raw">
+            Raw text
+          </button>
+          {canMarkdown ? (
+            <button type="button" aria-pressed={view === 'markdown'} onClick={() => choose('markdown')} data-testid="view-markdown">
+              Markdown
+            </button>
+          ) : null}
+          {tree !== undefined ? (
+            <button type="button" aria-pressed={view === 'tree'} onClick={() => choose('tree')} data-testid="view-tree">
+              JSON tree
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      {view === 'markdown' ? (
+        <Markdown text={text} testId="markdown" />
+      ) : view === 'tree' ? (
+        <JsonTree value={tree} label={label} testId="json-tree" />
+      ) : (
+        <>
+          <pre aria-label={label}>{long && !all ? text.slice(0, LIMIT) + '…' : text}</pre>
+          {long && (
+            <button type="button" className="link-button" onClick={() => setAll(!all)}>
+              {all ? 'Show less' : `Show all ${text.length.toLocaleString('en-US')} characters`}
+            </button>
+          )}
+        </>
       )}
     </div>
   );

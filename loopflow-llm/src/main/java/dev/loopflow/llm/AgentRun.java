@@ -59,6 +59,9 @@ final class AgentRun {
   NodeOutcome run() throws InterruptedException {
     LlmSettings.Opening o = settings.open(ctx);
     AgentSteps steps = AgentSteps.open(ctx);
+    if (steps.model(1) == null) {
+      RequestStep.record(ctx, o); // a resumed execution's request is among the steps it continues
+    }
     // The mock's script position moves past the answers earlier executions took (rejected ones included): it was
     // lost with them. What their calls cost is the engine's to count (their rows, or their journaled calls).
     MockLlm.skip(ctx, ctx.position().nodeId(), settings.mock(), steps.mockAnswersTaken());

@@ -61,6 +61,7 @@ public final class LlmHandler implements NodeHandler {
 
   private static NodeOutcome execute(NodeContext ctx, LlmSettings s) {
     LlmSettings.Opening o = s.open(ctx);
+    RequestStep.record(ctx, o);
     LlmCalls.Result r = LlmCalls.call(ctx, o.spec(), s.pricing(), s.request(ctx, o, o.conversation(), List.of()),
         o.fresh(), s.mock());
     return s.outcome(ctx, o, r.text(), r.provider(), r.model(), r.mock(),

@@ -45,7 +45,7 @@ class RunViewerBrowserTest {
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
       "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
       "regressions.mjs", "builder.mjs", "fork-and-compare.mjs",
-      "builder-bugs.mjs", "long-loops.mjs");
+      "builder-bugs.mjs", "long-loops.mjs", "views.mjs");
   /** The helpers, the runner, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
   private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "run.mjs", "smoke.mjs");
   /** Longer than a scenario's own limit (lib.mjs), so a scenario normally reports its own timeout first. */
@@ -274,6 +274,11 @@ class RunViewerBrowserTest {
   @Test
   void anInnerPassOfAnEarlierOuterPassIsLoadedWhenShown() {
     runScenario("long-loops:nested-counter");
+  }
+
+  @Test
+  void markdownJsonTreesAndLlmMessagesRenderAsTextViews() {
+    runScenario("views");
   }
 
   @Test

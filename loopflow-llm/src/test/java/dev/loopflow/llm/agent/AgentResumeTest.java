@@ -71,10 +71,13 @@ class AgentResumeTest {
     return copy;
   }
 
-  /** A step the agent recorded (the engine records the LLM calls it accounts as steps of their own). */
+  /**
+   * A step the agent recorded to resume from (the engine records the LLM calls it accounts as steps of their own, and
+   * the request an execution opens with is journaled for readers, not as a point to resume from).
+   */
   static boolean agentStep(Event.NodeStep s) {
     Object type = s.step().get("type");
-    return !(type instanceof String t && (t.startsWith("llm.") || t.equals("execution.ended")));
+    return !(type instanceof String t && (t.startsWith("llm.") || t.equals("execution.ended") || t.equals("request")));
   }
 
   private long lines() throws Exception {

@@ -90,6 +90,7 @@ public final class HttpApi implements AutoCloseable {
     RunRoutes runRoutes = new RunRoutes(engine, workflows, runs, redactor, () -> stopping, settings.log());
     JournalRoutes journalRoutes = new JournalRoutes(engine, runs, frames, redactor, settings.heartbeat(),
         () -> stopping, settings.log());
+    ExecutionSteps executionSteps = new ExecutionSteps(engine.store(), redactor);
     String version = version();
     this.app = Javalin.create(config -> {
       config.startup.showJavalinBanner = false;
@@ -149,6 +150,7 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs/{id}/diff", api(Accepts.NOTHING, runRoutes::diff));
       config.routes.get("/api/runs/{id}/loops/{loop}/passes", api(Accepts.NOTHING, journalRoutes::passes));
       config.routes.get("/api/runs/{id}/loops/{loop}/passes/{pass}", api(Accepts.NOTHING, journalRoutes::pass));
+      config.routes.get("/api/runs/{id}/steps", api(Accepts.NOTHING, executionSteps::steps));
       config.routes.post("/api/graph", api(Accepts.JSON, workflowRoutes::graph));
       config.routes.post("/api/runs/{id}/resume", api(Accepts.JSON, runRoutes::resume));
       config.routes.post("/api/runs/{id}/fork", api(Accepts.JSON, runRoutes::fork));
