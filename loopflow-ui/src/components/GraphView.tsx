@@ -358,8 +358,11 @@ export function GraphView(props: GraphViewProps) {
         targetHandle: back ? 'right-in' : 'top',
         type: back ? 'back' : 'default',
         label: label || undefined,
-        animated: back && run.status === 'running',
-        className: back ? `back-edge ${e.kind === 'restart' ? 'restart-edge' : 'loop-edge'}` : 'fwd-edge',
+        // a running loop's back edge is marked by its class, not animated: the library's dash animation is repainted
+        // by the main thread at every frame for as long as the run goes on
+        className: back
+          ? `back-edge ${e.kind === 'restart' ? 'restart-edge' : 'loop-edge'}${run.status === 'running' ? ' edge-running' : ''}`
+          : 'fwd-edge',
         markerEnd: { type: MarkerType.ArrowClosed, width: 16, height: 16 },
         zIndex: back ? 2 : 1,
         focusable: false,
