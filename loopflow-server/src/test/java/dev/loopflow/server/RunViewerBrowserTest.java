@@ -44,7 +44,8 @@ class RunViewerBrowserTest {
   /** Every scenario file; a file added to the folder without a test here fails everyScenarioFileIsRun. */
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
       "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
-      "regressions.mjs", "builder.mjs", "fork-and-compare.mjs");
+      "regressions.mjs", "builder.mjs", "fork-and-compare.mjs",
+      "run-list.mjs");
   /** The helpers, the runner, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
   private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "run.mjs", "smoke.mjs");
   /** Longer than a scenario's own limit (lib.mjs), so a scenario normally reports its own timeout first. */
@@ -223,6 +224,11 @@ class RunViewerBrowserTest {
   @Test
   void aFileWithCommentsSavedUnchangedFromTheBuilderIsByteIdentical() {
     runScenario("builder:unchanged");
+  }
+
+  @Test
+  void theRunListSearchesAndDeletesAndShowsTheRunPageDurationAndAPlainPrompt() {
+    runScenario("run-list");
   }
 
   @Test
