@@ -56,6 +56,8 @@ export default scenario('run-list', async (t) => {
   await page.locator(tid('run-search')).fill(stamp);
   await until('both runs listed again', async () => (await rows()).length === 2);
   await page.locator(tid(`run-delete-${ids[0]}`)).click();
+  await page.locator(tid(`run-delete-yes-${ids[0]}`)).waitFor();
+  await t.screenshot(page, 'run-list-delete');
   await page.locator(tid(`run-delete-yes-${ids[0]}`)).click();
   await until('the deleted run to leave the list', async () => {
     const r = await rows();
@@ -69,11 +71,14 @@ export default scenario('run-list', async (t) => {
   // the run page: the same duration as the list, and the plain prompt shown
   await t.open(page, `/runs/${encodeURIComponent(ids[1])}`);
   await awaitRunStatus(page, 'completed');
-  await until('the run page duration to be the list one', async () => {
+  let seen;
+  await until(`the run page duration to be the list one (${listDuration})`, async () => {
     const facts = await page.locator(`${tid('run-facts')} .fact`).evaluateAll((els) =>
       els.map((e) => [e.querySelector('dt')?.textContent, e.querySelector('dd')?.textContent]));
     const d = facts.find(([k]) => k === 'duration')?.[1]?.trim();
-    return d === listDuration || (console.log(`  (run page duration ${d}, list ${listDuration})`), false);
+    if (d !== seen) console.log(`  (run page duration ${d ?? 'none'}, list ${listDuration})`);
+    seen = d;
+    return d === listDuration;
   });
   t.step(`the run page shows the list's duration (${listDuration})`);
   await page.locator(`${tid('graph-node-greet')} button`).click();

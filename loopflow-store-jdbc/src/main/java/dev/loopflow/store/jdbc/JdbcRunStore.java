@@ -243,6 +243,7 @@ final class JdbcRunStore implements RunStore, Transactions {
         existed.set(ps.executeUpdate() == 1);
       }
     });
+    leases.forget(runId);
     return existed.get();
   }
 
