@@ -314,3 +314,8 @@ export function followEvents(runId: string, handlers: StreamHandlers, afterSeq =
     controller.abort();
   };
 }
+
+/** `DELETE /api/runs/{id}`: the run and everything kept of it; refused (409) while it executes or has forks. */
+export function deleteRun(runId: string): Promise<{ run_id?: string; deleted?: boolean }> {
+  return request<{ run_id?: string; deleted?: boolean }>('DELETE', `/api/runs/${enc(runId)}`);
+}

@@ -78,6 +78,10 @@ export interface RunDetail {
   forked_from?: ForkedFrom | null;
   /** the runs forked from this one, oldest first */
   forks?: ForkInfo[] | null;
+  /** the run record's times and duration, the ones the run list shows (see model/runRow.ts runDuration) */
+  started_at?: string | null;
+  finished_at?: string | null;
+  duration_ms?: number | null;
 }
 
 export interface ForkedFrom {

@@ -20,9 +20,10 @@ function InputView({ input }: { input: unknown }) {
         {entries.map(([template, rendered], i) => (
           <details key={i} open={i === 0 || entries.length <= 3}>
             <summary>
-              <span className="muted">template</span> <code className="clip">{template}</code>
+              {/* text without {{ }} (a plain prompt) is journaled as sent: it is labelled text, not a template */}
+              <span className="muted">{rendered === template ? 'text' : 'template'}</span> <code className="clip">{template}</code>
             </summary>
-            <ValueBlock value={rendered} label={`rendered ${template}`} />
+            <ValueBlock value={rendered} label={rendered === template ? `text ${template}` : `rendered ${template}`} />
           </details>
         ))}
       </div>

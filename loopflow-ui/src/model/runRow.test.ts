@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rowDuration, rowError } from './runRow';
+import { rowDuration, rowError, runDuration } from './runRow';
 
 const started = '2026-11-24T02:00:00Z';
 const t0 = Date.parse(started);
@@ -37,5 +37,21 @@ describe('run list row', () => {
     expect(rowError({ run_id: 'r', error: 'TIMEOUT' }, undefined)).toEqual({ code: 'TIMEOUT', at: '', message: '' });
     expect(rowError({ run_id: 'r', error: null }, null)).toEqual({ code: '', at: '', message: '' });
     expect(rowError({ run_id: 'r', error: 'X' }, { path: null, node: 7 as never, message: { m: 1 } as never })).toEqual({ code: 'X', at: '', message: '' });
+  });
+});
+
+describe('run duration, one rule for the list and the run page', () => {
+  it('durationsDifferBetweenListAndRunPage_bug524vs257: a finished run shows the record duration, whatever the events say', () => {
+    // the run page used run.started/run.finished event times; the list the record's: one rule now, the record's
+    const record = { status: 'completed', started_at: started, duration_ms: 524 };
+    expect(runDuration(record, t0 + 99_999)).toEqual({ ms: 524, soFar: false });
+    expect(rowDuration({ run_id: 'r', ...record }, t0).text).toBe('524 ms');
+  });
+
+  it('a running run counts from the record start; anything else without a duration is empty', () => {
+    expect(runDuration({ status: 'running', started_at: started, duration_ms: null }, t0 + 300)).toEqual({ ms: 300, soFar: true });
+    expect(runDuration({ status: 'paused', started_at: started }, t0 + 300)).toEqual({ ms: undefined, soFar: false });
+    expect(runDuration({ status: 'completed', started_at: undefined, duration_ms: undefined }, t0)).toEqual({ ms: undefined, soFar: false });
+    expect(runDuration({ status: 'completed', duration_ms: Number.NaN }, t0).ms).toBeUndefined();
   });
 });

@@ -4,12 +4,26 @@ import type { ErrorInfo, RunSummary } from '../api/types';
 import { fmtDuration } from './format';
 import { parseTime } from './time';
 
+/**
+ * A run's duration, the one rule of the run list and the run page: the server's `duration_ms` (the run record's
+ * finished_at minus its started_at) once the run has finished; while it is running, the time since the record's
+ * started_at. Never a duration from the events' times: run.started is journaled a moment after the record's start,
+ * so the two disagreed (the list and the run page showed 524 and 257 ms for one run).
+ */
+export function runDuration(
+  r: { status?: string | null; started_at?: string | null; duration_ms?: number | null },
+  nowMs: number,
+): { ms: number | undefined; soFar: boolean } {
+  if (typeof r.duration_ms === 'number' && Number.isFinite(r.duration_ms)) return { ms: Math.max(0, r.duration_ms), soFar: false };
+  const started = parseTime(r.started_at);
+  if (r.status !== 'running' || started === undefined) return { ms: undefined, soFar: false };
+  return { ms: Math.max(0, nowMs - started), soFar: true };
+}
+
 /** The duration cell: the finished run's duration, or for a run still going the time since it started. */
 export function rowDuration(r: RunSummary, nowMs: number): { text: string; soFar: boolean } {
-  if (r.duration_ms !== null && r.duration_ms !== undefined) return { text: fmtDuration(r.duration_ms), soFar: false };
-  const started = parseTime(r.started_at);
-  if (r.status !== 'running' || started === undefined) return { text: '', soFar: false };
-  return { text: fmtDuration(Math.max(0, nowMs - started)), soFar: true };
+  const d = runDuration(r, nowMs);
+  return { text: d.ms === undefined ? '' : fmtDuration(d.ms), soFar: d.soFar };
 }
 
 /** The error cell: the code, then the failing node (its path when known), and the message for a second line. */

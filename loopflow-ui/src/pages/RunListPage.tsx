@@ -1,8 +1,9 @@
-// The runs: filters kept in the address (so a filtered list can be bookmarked and reloaded), refreshed every two
-// seconds without blanking what is shown, with a link to each run's page.
+// The runs: filters and the search kept in the address (so a filtered list can be bookmarked, shared and reloaded),
+// searched by the server (GET /api/runs?q=&id=&status=&workflow=, a page at a time), refreshed every two seconds
+// without blanking what is shown, with a link to each run's page and a delete that asks first.
 import { useEffect, useRef, useState } from 'react';
-import { Plus, RefreshCw } from 'lucide-react';
-import { api } from '../api/client';
+import { Plus, RefreshCw, Trash2 } from 'lucide-react';
+import { ApiError, api, deleteRun } from '../api/client';
 import type { ErrorInfo, RunDetail, RunSummary } from '../api/types';
 import { navigate, runHref, useLocation } from '../app/router';
 import { Empty, ErrorMessage, Link, Loading, StatusBadge } from '../components/common';
@@ -12,6 +13,10 @@ import { rowDuration, rowError } from '../model/runRow';
 
 const STATUSES = ['running', 'interrupted', 'paused', 'completed', 'failed', 'cancelled'];
 const POLL_MS = 2000;
+/** runs one list shows (the newest that match); a search narrows it */
+const PAGE = 200;
+/** the server refuses longer search terms */
+const MAX_SEARCH = 200;
 /** failed runs whose error details are asked for per refresh, so a long list of failures never floods the server */
 const DETAILS_PER_REFRESH = 10;
 
@@ -20,10 +25,15 @@ export function RunListPage() {
   const params = new URLSearchParams(search);
   const status = params.get('status') ?? '';
   const workflow = params.get('workflow') ?? '';
+  const query = params.get('q') ?? '';
+  const idPrefix = params.get('id') ?? '';
   const [runs, setRuns] = useState<RunSummary[]>();
   const [error, setError] = useState<unknown>();
   const [starting, setStarting] = useState(params.get('start') === '1');
   const [workflowText, setWorkflowText] = useState(workflow);
+  const [searchText, setSearchText] = useState(query);
+  const [deleting, setDeleting] = useState<{ runId: string; busy?: boolean; error?: unknown }>();
+  const [reload, setReload] = useState(0);
   const known = useRef(new Set<string>());
   const runsLoaded = useRef(false);
   // a failed run's error never changes, so its details are asked for once and kept (null: asked, none given)
@@ -44,7 +54,9 @@ export function RunListPage() {
     const q = new URLSearchParams();
     if (status) q.set('status', status);
     if (workflow) q.set('workflow', workflow);
-    q.set('limit', '200');
+    if (query) q.set('q', query);
+    if (idPrefix) q.set('id', idPrefix);
+    q.set('limit', String(PAGE));
     const load = async () => {
       // a hidden tab asks nothing; it catches up on its next turn once shown
       if (document.hidden && runsLoaded.current) {
@@ -81,7 +93,7 @@ export function RunListPage() {
       stopped = true;
       window.clearTimeout(timer);
     };
-  }, [status, workflow]);
+  }, [status, workflow, query, idPrefix, reload]);
 
   // typing in the workflow filter applies after a short pause, not at every key
   useEffect(() => {
@@ -89,6 +101,30 @@ export function RunListPage() {
     const t = window.setTimeout(() => setFilter('workflow', workflowText.trim()), 400);
     return () => window.clearTimeout(t);
   }, [workflowText]); // the filter in the address is read on every render; only the typed text starts the timer
+
+  // the search too: the address changes (and the server is asked) once typing pauses
+  useEffect(() => {
+    if (searchText.trim().slice(0, MAX_SEARCH) === query) return;
+    const t = window.setTimeout(() => setFilter('q', searchText.trim().slice(0, MAX_SEARCH)), 400);
+    return () => window.clearTimeout(t);
+  }, [searchText]);
+
+  // Back and Forward change the address: the box shows the search the list is filtered by (a space being typed at the
+  // end is kept)
+  useEffect(() => setSearchText((t) => (t.trim().slice(0, MAX_SEARCH) === query ? t : query)), [query]);
+
+  const confirmDelete = async (runId: string) => {
+    setDeleting({ runId, busy: true });
+    try {
+      await deleteRun(runId);
+      setDeleting(undefined);
+      setRuns((rs) => rs?.filter((r) => r.run_id !== runId));
+      setReload((n) => n + 1);
+    } catch (e) {
+      setDeleting({ runId, error: e });
+    }
+  };
+  const filtered = Boolean(status || workflow || query || idPrefix);
 
   return (
     <main className="page">
@@ -100,6 +136,17 @@ export function RunListPage() {
       </header>
       {starting ? <StartRun onClose={() => setStarting(false)} /> : null}
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()} aria-label="filter runs">
+        <label htmlFor="filter-search">Search</label>
+        <input
+          id="filter-search"
+          type="search"
+          value={searchText}
+          maxLength={MAX_SEARCH}
+          onChange={(e) => setSearchText(e.target.value)}
+          placeholder="run id, workflow, error…"
+          title="Matches run id, workflow name and file, error code and message, and where a paused run waits (case-insensitive text)"
+          data-testid="run-search"
+        />
         <label htmlFor="filter-status">Status</label>
         <select id="filter-status" value={status} onChange={(e) => setFilter('status', e.target.value)} data-testid="filter-status">
           <option value="">any</option>
@@ -123,11 +170,12 @@ export function RunListPage() {
             <option key={w} value={w} />
           ))}
         </datalist>
-        {status || workflow ? (
+        {filtered ? (
           <button
             type="button"
             onClick={() => {
               setWorkflowText('');
+              setSearchText('');
               navigate('/', true);
             }}
           >
@@ -143,7 +191,7 @@ export function RunListPage() {
         error ? null : <Loading what="runs" />
       ) : runs.length === 0 ? (
         <Empty>
-          {status || workflow ? 'No run matches these filters.' : 'No run yet. Start one here, or with `loopflow run FILE` using the same store.'}
+          {filtered ? 'No run matches these filters.' : 'No run yet. Start one here, or with `loopflow run FILE` using the same store.'}
         </Empty>
       ) : (
         <div className="table-wrap">
@@ -159,6 +207,9 @@ export function RunListPage() {
                 <th scope="col" className="num">LLM calls</th>
                 <th scope="col" className="num">cost</th>
                 <th scope="col">error / waiting at</th>
+                <th scope="col">
+                  <span className="sr-only">actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -211,6 +262,15 @@ export function RunListPage() {
                         </span>
                       ) : null}
                     </td>
+                    <td className="run-actions">
+                      <DeleteCell
+                        runId={r.run_id}
+                        state={deleting?.runId === r.run_id ? deleting : undefined}
+                        onAsk={() => setDeleting({ runId: r.run_id })}
+                        onConfirm={() => void confirmDelete(r.run_id)}
+                        onCancel={() => setDeleting(undefined)}
+                      />
+                    </td>
                   </tr>
                 );
               })}
@@ -219,5 +279,48 @@ export function RunListPage() {
         </div>
       )}
     </main>
+  );
+}
+
+/** Delete, then an inline confirm naming the run (nothing is deleted on one click); a refusal is shown by its code. */
+function DeleteCell({
+  runId,
+  state,
+  onAsk,
+  onConfirm,
+  onCancel,
+}: {
+  runId: string;
+  state?: { busy?: boolean; error?: unknown };
+  onAsk: () => void;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  if (!state) {
+    return (
+      <button type="button" className="small" onClick={onAsk} data-testid={`run-delete-${runId}`} aria-label={`delete run ${runId}`}>
+        <Trash2 aria-hidden="true" size={12} /> Delete
+      </button>
+    );
+  }
+  const refused = state.error instanceof ApiError ? state.error : undefined;
+  return (
+    <div className="delete-confirm" role="group" aria-label={`delete run ${runId}?`} data-testid={`run-delete-confirm-${runId}`}>
+      {state.error ? (
+        <div className="error-text small" role="alert" data-testid={`run-delete-error-${runId}`}>
+          {refused?.code ? <code className="code">{refused.code}</code> : null} {state.error instanceof Error ? state.error.message : ''}
+        </div>
+      ) : (
+        <span className="small">Delete this run, its journal and its memory?</span>
+      )}{' '}
+      {state.error ? null : (
+        <button type="button" className="danger small" disabled={state.busy} onClick={onConfirm} data-testid={`run-delete-yes-${runId}`}>
+          Delete
+        </button>
+      )}{' '}
+      <button type="button" className="small" onClick={onCancel} data-testid={`run-delete-no-${runId}`}>
+        {state.error ? 'Close' : 'Keep'}
+      </button>
+    </div>
   );
 }

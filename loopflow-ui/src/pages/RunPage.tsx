@@ -14,6 +14,7 @@ import { TimelineView } from '../components/TimelineView';
 import { chosenPassKeys } from '../model/timeline';
 import { ExecutionDetails } from '../components/ExecutionDetails';
 import { Actions } from '../components/Actions';
+import { runDuration } from '../model/runRow';
 import { fmtCost, fmtDuration, fmtTime, fmtTimeShort, fmtTokens, words } from '../model/format';
 import { graphFromRun } from '../model/graphFallback';
 import {
@@ -31,7 +32,6 @@ import { applyEvents, emptyRun, type RunLive } from '../model/runState';
 import { withReused } from '../model/reused';
 import { allRecords, isSummaryOnly, loadedPass, missingPasses, passKey, pruned, withPasses, type LoadedPass } from '../model/passWindow';
 import { runHref } from '../app/router';
-import { durationBetween } from '../model/format';
 
 const RECORD_EVENTS = new Set(['node.completed', 'node.failed', 'node.skipped', 'node.cancelled', 'loop.completed']);
 /** Events arriving within this many ms are folded together: a live loop redraws the page at most five times a second. */
@@ -321,7 +321,7 @@ export function RunPage({ id }: { id: string }) {
           <Fact label="workflow">{live.workflow ?? detail?.workflow ?? ''}</Fact>
           <Fact label="started" title={fmtTime(live.startedAt)}>{fmtTimeShort(live.startedAt, now)}</Fact>
           <Fact label="duration">
-            {fmtDuration(durationBetween(live.startedAt, live.finishedAt ?? (status === 'running' ? new Date(now).toISOString() : live.lastAt)))}
+            {fmtDuration(runDuration({ status, started_at: detail?.started_at ?? live.startedAt, duration_ms: detail?.duration_ms }, now).ms)}
           </Fact>
           <Fact label="LLM calls">{usage?.llm_calls ?? live.usage.llmCalls ? String(usage?.llm_calls ?? live.usage.llmCalls) : ''}</Fact>
           <Fact label="tokens">

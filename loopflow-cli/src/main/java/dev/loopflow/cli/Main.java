@@ -31,7 +31,7 @@ public final class Main implements Runnable {
    * (see {@link #commandLine(String...)}).
    */
   static final List<Class<?>> COMMANDS = List.of(RunCommand.class, ResumeCommand.class, ForkCommand.class, DiffCommand.class, CancelCommand.class,
-      SignalCommand.class, RunsCommand.class, ShowCommand.class, EventsCommand.class, ValidateCommand.class,
+      SignalCommand.class, RunsCommand.class, ShowCommand.class, DeleteCommand.class, EventsCommand.class, ValidateCommand.class,
       GraphCommand.class, ServerCommand.class, WorkerCommand.class, CommandLine.HelpCommand.class);
 
   public static void main(String[] args) {

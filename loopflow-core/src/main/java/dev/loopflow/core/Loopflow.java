@@ -33,10 +33,12 @@ import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.schema.WorkflowSchema;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.store.JournalSlice;
+import dev.loopflow.core.store.LeaseOwners;
 import dev.loopflow.core.store.NodeExecution;
 import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.core.store.RunSummary;
 import dev.loopflow.core.yaml.YamlReader;
 import java.io.IOException;
 import java.nio.charset.MalformedInputException;
@@ -371,6 +373,36 @@ public final class Loopflow {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
         });
     return info.record();
+  }
+
+  /**
+   * Deletes a run and everything the store keeps of it (see {@link RunStore#deleteRun}); false when the store has no
+   * such run. Refused with {@link ErrorCode#RUN_BUSY} while something executes the run or will (journaled running
+   * and not {@linkplain RunSummary#interrupted interrupted}, which includes a run queued for workers, or holding a
+   * lease that has not expired), and with {@link ErrorCode#RUN_HAS_FORKS} while forks reuse its node executions: a
+   * fork reads its origin's rows, so deleting the origin would take part of every fork's journal with it.
+   */
+  public boolean delete(String runId) {
+    RunStore store = store();
+    Optional<RunRecord> found = store.findRun(runId);
+    if (found.isEmpty()) {
+      return false;
+    }
+    RunRecord run = found.get();
+    Instant now = Instant.now();
+    boolean leased = store.lease(runId).map(l -> !LeaseOwners.abandoned(l, now)).orElse(false);
+    if (leased || (run.status() == RunStatus.RUNNING && !RunSummary.interrupted(store, run, now))) {
+      throw new LoopflowException(ErrorCode.RUN_BUSY, "run '" + runId + "' is " + (leased ? "being executed"
+          : "running or queued") + "; cancel it (or let it end) before deleting it");
+    }
+    List<RunRecord> forks = engine.forksOf(runId);
+    if (!forks.isEmpty()) {
+      List<String> ids = forks.stream().limit(10).map(RunRecord::runId).toList();
+      throw new LoopflowException(ErrorCode.RUN_HAS_FORKS, "run '" + runId + "' has " + forks.size() + " fork"
+          + (forks.size() == 1 ? "" : "s") + " reusing its node executions (" + String.join(", ", ids)
+          + (forks.size() > ids.size() ? ", ..." : "") + "); delete the forks first");
+    }
+    return store.deleteRun(runId);
   }
 
   /**

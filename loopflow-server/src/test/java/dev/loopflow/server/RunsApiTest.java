@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.secrets.Redactor;
+import dev.loopflow.core.store.RunInfo;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.core.store.RunSummary;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -79,8 +81,13 @@ class RunsApiTest {
     JsonNode shown = h.awaitStatus(id, "completed");
     assertThat(shown.path("output").asText()).isEqualTo("hello world");
     // What `loopflow show --json` prints: the engine's result object, masked with this environment.
-    Object expected = Redactor.ofEnvironment(System.getenv()).map(Loopflow.builder().store(other).build()
-        .inspect(id).orElseThrow().result().toJson());
+    RunInfo info = Loopflow.builder().store(other).build().inspect(id).orElseThrow();
+    Map<String, Object> expected = new LinkedHashMap<>(Redactor.ofEnvironment(System.getenv()).map(info.result()
+        .toJson()));
+    // Plus the record's times and duration, the ones the run list gives (one duration rule for both views).
+    expected.put("started_at", info.record().startedAt().toString());
+    expected.put("finished_at", info.record().finishedAt().toString());
+    expected.put("duration_ms", RunSummary.durationMillis(info.record()));
     assertThat(shown).isEqualTo(tree(expected));
   }
 

@@ -36,9 +36,9 @@ import org.junit.jupiter.api.Test;
  * What every {@link RunStore} must do, as one suite: an implementation's test extends this class and says how to
  * open a store (and, for durable stores, how to open the same store again as a new process would). The engine
  * relies on nothing a store does that is not pinned here. The command bus and shared memory parts are in
- * {@link RunCommandsContract} and {@link SharedMemoryContract}, which this suite runs too.
+ * {@link RunCommandsContract}, {@link SharedMemoryContract} and {@link RunDeleteContract}, which this suite runs too.
  */
-public abstract class RunStoreContract implements RunCommandsContract, SharedMemoryContract {
+public abstract class RunStoreContract implements RunCommandsContract, SharedMemoryContract, RunDeleteContract {
   protected RunStore store;
   private static final Instant T0 = Instant.parse("2026-11-22T10:15:30.123456Z");
 

@@ -22,6 +22,11 @@ public enum ErrorCode {
    * edit names a node that did not run before the point, or an edited workflow changes a node that ran before it.
    */
   FORK_REFUSED,
+  /**
+   * A run cannot be deleted because forks reuse its node executions (a fork reads its origin's rows for everything
+   * before its point); the message names the forks, which must be deleted first.
+   */
+  RUN_HAS_FORKS,
   /** The workflow file changed since the run started; resuming needs the original or an explicit force. */
   WORKFLOW_CHANGED,
   /**

@@ -119,6 +119,24 @@ final class InMemoryRunStore implements RunStore {
   }
 
   @Override
+  public boolean deleteRun(String runId) {
+    boolean existed = runs.remove(runId) != null;
+    executions.remove(runId);
+    events.remove(runId);
+    leases.remove(runId);
+    cancels.remove(runId);
+    if (commands.remove(runId) != null) {
+      commandsVersion.incrementAndGet();
+    }
+    // A run's own memory: its id is the scope, or the prefix of its sessions' scopes (ids hold no '/').
+    memory.keySet().removeIf(place -> {
+      String scope = place.substring(0, place.indexOf('\0'));
+      return scope.equals(runId) || scope.startsWith(runId + "/session/");
+    });
+    return existed;
+  }
+
+  @Override
   public List<NodeExecution> nodeExecutions(String runId) {
     Rows rows = executions.get(runId);
     return rows == null ? List.of() : rows.copy();

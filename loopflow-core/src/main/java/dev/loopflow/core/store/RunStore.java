@@ -33,6 +33,15 @@ public interface RunStore extends RunJournal, RunLeases, RunCommands, MemoryStor
   List<RunRecord> listRuns();
 
   /**
+   * Removes a run and everything kept for it: its record, node executions, events, the large values and pending
+   * events they refer to, its lease, cancel request and commands, and the shared memory it owns (the scope that is
+   * its id, the WORKFLOW namespace, and the scopes {@code <run>/session/...}). Shared memory other runs read too
+   * (AGENT and GLOBAL) stays. Returns whether the run existed. Deciding whether a run may be deleted (one executing,
+   * one whose forks reuse its rows) is the caller's job; this only removes.
+   */
+  boolean deleteRun(String runId);
+
+  /**
    * A run's final record and its {@code run.finished}, durable when this returns. A durable store writes both in
    * one transaction, so that a process killed meanwhile leaves both or neither; this default writes the record, then
    * the event. A store wrapping another must pass this on.

@@ -128,6 +128,21 @@ public final class RunSummary {
     return List.copyOf(rows);
   }
 
+  /**
+   * A run's duration as every view shows it: from the record's {@code started_at} (set before anything of the run
+   * is journaled) to its {@code finished_at}, in milliseconds; null while it has not finished. A resumed run counts
+   * from its first start, the time it waited included. Events carry their own times, a little later than the
+   * record's start, so a duration from the events is not this one.
+   */
+  public static Long durationMillis(RunRecord r) {
+    return r.finishedAt() == null ? null : Duration.between(r.startedAt(), r.finishedAt()).toMillis();
+  }
+
+  /** The row of a listed run whose interruption was just read ({@link RunQuery}); counts its passes. */
+  static RunSummary shown(RunStore store, RunRecord record, boolean interrupted) {
+    return new RunSummary(record, store.loopPasses(record.runId()), interrupted);
+  }
+
   /** Loop passes that journaled anything: each distinct (loop path, iteration) counts once, nested ones too. */
   public static int iterations(List<NodeExecution> executions) {
     return loopPasses(() -> executions.stream().map(NodeExecution::position).iterator());
@@ -183,7 +198,7 @@ public final class RunSummary {
     m.put("status", status());
     m.put("started_at", r.startedAt().toString());
     m.put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString());
-    m.put("duration_ms", r.finishedAt() == null ? null : Duration.between(r.startedAt(), r.finishedAt()).toMillis());
+    m.put("duration_ms", durationMillis(r));
     m.put("iterations", iterations);
     m.put("llm_calls", r.usage() == null ? 0 : r.usage().llmCalls());
     m.put("cost_usd", r.usage() == null ? null : r.usage().costUsd());

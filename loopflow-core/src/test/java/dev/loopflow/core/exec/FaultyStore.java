@@ -81,6 +81,11 @@ final class FaultyStore implements RunStore {
   }
 
   @Override
+  public boolean deleteRun(String runId) {
+    return journal.deleteRun(runId);
+  }
+
+  @Override
   public List<NodeExecution> nodeExecutions(String runId) {
     return journal.nodeExecutions(runId);
   }

@@ -50,6 +50,7 @@ final class ErrorTable {
     put(ErrorCode.RUN_NOT_RESUMABLE, 409);
     put(ErrorCode.WORKFLOW_CHANGED, 409);
     put(ErrorCode.FORK_REFUSED, 409);
+    put(ErrorCode.RUN_HAS_FORKS, 409);
     // Restart responses, with the statuses the iterative pipeline's API gives them.
     put(ErrorCode.RESTART_VALIDATION_FAILED, 400);
     put(ErrorCode.STAGE_NOT_RESTARTABLE, 403);

@@ -144,6 +144,7 @@ public final class HttpApi implements AutoCloseable {
       config.routes.get("/api/runs", api(Accepts.NOTHING, runRoutes::list));
       config.routes.post("/api/runs", api(Accepts.JSON, runRoutes::start));
       config.routes.get("/api/runs/{id}", api(Accepts.NOTHING, runRoutes::show));
+      config.routes.delete("/api/runs/{id}", api(Accepts.NOTHING, runRoutes::delete));
       config.routes.get("/api/runs/{id}/executions", api(Accepts.NOTHING, journalRoutes::executions));
       config.routes.get("/api/runs/{id}/events", api(Accepts.NOTHING, journalRoutes::events));
       config.routes.get("/api/runs/{id}/graph", api(Accepts.NOTHING, runRoutes::graph));

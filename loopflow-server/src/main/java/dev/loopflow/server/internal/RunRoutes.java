@@ -29,7 +29,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -76,28 +75,26 @@ final class RunRoutes {
   // ---------------------------------------------------------------------------------------------------------------
   // Reading
 
-  /** {@code GET /api/runs?status=&workflow=&limit=} → the array {@code loopflow runs --json} prints. */
+  /** {@code GET /api/runs}: see {@link RunSearch}. */
   void list(Context ctx) {
-    Set<String> statuses = new HashSet<>();
-    String status = ctx.queryParam("status");
-    if (status != null && !status.isBlank()) {
-      for (String s : status.split(",")) {
-        String wanted = s.strip().toLowerCase(Locale.ROOT);
-        if (!RunSummary.SHOWN_STATUSES.contains(wanted)) {
-          throw ApiError.badField("status", "status '" + JsonBody.printable(s) + "' is not one of "
-              + String.join(", ", RunSummary.SHOWN_STATUSES));
-        }
-        statuses.add(wanted);
-      }
+    RunSearch.list(ctx, store, MAX_LIMIT);
+  }
+
+  /**
+   * {@code DELETE /api/runs/{id}} → {@code {"run_id", "deleted": true}}: the run and everything kept of it (see
+   * {@link Loopflow#delete}); 404 for an unknown run, 409 {@code run_busy} while it executes, 409
+   * {@code run_has_forks} while forks reuse its executions.
+   */
+  void delete(Context ctx) {
+    String id = runId(ctx);
+    if (runs.isExecuting(id)) { // started here and not yet ended, whatever its journal says so far
+      throw ApiError.of(new LoopflowException(ErrorCode.RUN_BUSY, "run '" + id + "' is executing; cancel it (or "
+          + "let it end) before deleting it"));
     }
-    int limit = intParam(ctx, "limit", 50, 1, MAX_LIMIT);
-    String workflow = ctx.queryParam("workflow");
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (RunSummary r : RunSummary.listShown(store, statuses, workflow == null || workflow.isEmpty() ? null
-        : workflow, limit)) {
-      rows.add(r.toJson());
+    if (!engine.delete(id)) {
+      throw ApiError.runNotFound(id);
     }
-    HttpApi.json(ctx, 200, rows);
+    HttpApi.json(ctx, 200, Map.of("run_id", id, "deleted", true));
   }
 
   /** {@code GET /api/runs/{id}} → the object {@code loopflow show --json} prints ({@code running} while it runs). */
@@ -110,6 +107,10 @@ final class RunRoutes {
     if (RunSummary.interrupted(store, info.record(), Instant.now())) {
       shown.put("status", "interrupted");
     }
+    // The times and duration the run list shows for this run, by the same rule (the record's, not the events').
+    shown.put("started_at", info.record().startedAt().toString());
+    shown.put("finished_at", info.record().finishedAt() == null ? null : info.record().finishedAt().toString());
+    shown.put("duration_ms", RunSummary.durationMillis(info.record()));
     List<Map<String, Object>> forks = new ArrayList<>();
     for (RunRecord f : engine.forks(id)) {
       Map<String, Object> one = new LinkedHashMap<>();

@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /*
  * Design notes.
@@ -212,6 +213,40 @@ final class JdbcRunStore implements RunStore, Transactions {
       pending.remove(finished);
       throw e;
     }
+  }
+
+  /**
+   * One transaction over every table that keeps something of the run. Buffered events and logged completions are
+   * written first (flush), so that none of them is inserted after the delete and brings part of the run back.
+   */
+  @Override
+  public boolean deleteRun(String runId) {
+    flush();
+    AtomicBoolean existed = new AtomicBoolean();
+    write(c -> {
+      for (String table : List.of("lf_node_executions", "lf_events", "lf_values", "lf_run_commands")) {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table + " WHERE run_id = ?")) {
+          ps.setString(1, runId);
+          ps.executeUpdate();
+        }
+      }
+      // The run's own shared memory: its id as the scope, or its sessions' scopes under "<run>/session/" (compared
+      // as text, never as a LIKE pattern, so no character of an id acts as a wildcard).
+      String sessions = runId + "/session/";
+      try (PreparedStatement ps = c.prepareStatement(
+          "DELETE FROM lf_shared_memory WHERE scope = ? OR substr(scope, 1, ?) = ?")) {
+        ps.setString(1, runId);
+        ps.setInt(2, sessions.length());
+        ps.setString(3, sessions);
+        ps.executeUpdate();
+      }
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM lf_runs WHERE run_id = ?")) {
+        ps.setString(1, runId);
+        existed.set(ps.executeUpdate() == 1);
+      }
+    });
+    leases.forget(runId);
+    return existed.get();
   }
 
   /** The columns from finished_at on, in the order both statements list them. */

@@ -61,6 +61,16 @@ final class Leases implements RunLeases {
     return fenced.containsKey(runId);
   }
 
+  /**
+   * Forgets what this store holds of {@code runId}, once the run was deleted: its lease went with its row, and a new
+   * run created under the same id starts unclaimed, unfenced, and numbers its executions from the tables again.
+   */
+  void forget(String runId) {
+    claims.remove(runId);
+    fenced.remove(runId);
+    completions.forget(runId);
+  }
+
   /** Fences {@code runId}, whose claimed lease a transaction found moved. */
   void fence(String runId) {
     Claim gone = claims.remove(runId);

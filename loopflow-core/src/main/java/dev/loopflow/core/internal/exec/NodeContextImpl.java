@@ -66,20 +66,24 @@ final class NodeContextImpl implements NodeContext {
   @Override
   public String render(Template template) {
     String s = template.render(scope);
-    remember(template, s);
+    remember(template, s, true);
     return s;
   }
 
   @Override
   public Object evaluate(Template template) {
     Object v = template.evaluate(scope);
-    remember(template, v);
+    remember(template, v, false);
     return v;
   }
 
-  /** What this execution's templates rendered to, for the journal ("inputs as rendered"); literals are left out. */
-  private synchronized void remember(Template template, Object value) {
-    if (!template.isLiteral()) {
+  /**
+   * What this execution's templates rendered to, for the journal ("inputs as rendered"). Text a node sends out (a
+   * prompt, a message, a command) is kept even when it is a literal, so that the user sees what was sent; a literal
+   * evaluated to a value (a number, a list written in the file) is left out.
+   */
+  private synchronized void remember(Template template, Object value, boolean text) {
+    if (text || !template.isLiteral()) {
       if (rendered == null) {
         rendered = new LinkedHashMap<>();
       }
