@@ -165,3 +165,20 @@ describe('a live loop watched for long', () => {
     expect(strip[99]!.status).toBe('running');
   });
 });
+
+describe('a pass let go and shown again', () => {
+  it('is no longer summary-only once loaded, so its details show (regression: it stayed "loading" for ever)', async () => {
+    const { pruned } = await import('./passWindow');
+    const run = applyEvents(emptyRun(), [
+      { type: 'run.started', seq: 1, at: at(0) },
+      { type: 'loop.started', seq: 2, at: at(1), node: 'refine', path: 'refine', construct: 'loop_group' },
+      ...loopEvents(1, 100, 3),
+    ]);
+    const p = pruned(run, 20, 40);
+    expect(isSummaryOnly(p, 'refine', 10)).toBe(true);
+    const merged = withPasses(p, [loadedPass('refine', 10, loopEvents(10, 10, 5000), [])], new Map());
+    expect(isSummaryOnly(merged, 'refine', 10)).toBe(false);
+    expect(merged.execs['refine[10].draft']?.status).toBe('completed');
+    expect(merged.loops['refine']!.passes.find((x) => x.iteration === 10)!.endedAt).toBeDefined();
+  });
+});

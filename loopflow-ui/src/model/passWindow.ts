@@ -79,9 +79,17 @@ export function withPasses(
         loopOrder.push(path);
         continue;
       }
-      const have = new Set(loops[path]!.passes.map((x) => x.iteration));
-      const missing = add.passes.filter((x) => !have.has(x.iteration));
-      if (missing.length) passesOf(path).push(...missing.map((x) => ended(x, summaries.get(path))));
+      // a pass the run knows from a summary alone (a live loop's older pass, let go) takes the loaded one's place
+      const have = new Map(loops[path]!.passes.map((x, i) => [x.iteration, i]));
+      for (const x of add.passes) {
+        const i = have.get(x.iteration);
+        if (i === undefined) {
+          passesOf(path).push(ended(x, summaries.get(path)));
+        } else {
+          const known = loops[path]!.passes[i]!;
+          if (known.summary) passesOf(path)[i] = { ...x, endedAt: x.endedAt ?? known.endedAt };
+        }
+      }
     }
   }
   for (const [path, list] of summaries) {

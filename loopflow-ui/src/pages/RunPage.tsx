@@ -215,7 +215,14 @@ export function RunPage({ id }: { id: string }) {
       passDetail(id, loopPath, iteration)
         .then((d) => {
           const p = loadedPass(loopPath, iteration, d?.events ?? [], d?.executions ?? []);
-          setLoaded((prev) => [...prev.filter((x) => passKey(x.loopPath, x.iteration) !== key), p].slice(-MAX_LOADED_PASSES));
+          setLoaded((prev) => {
+            const next = [...prev.filter((x) => passKey(x.loopPath, x.iteration) !== key), p];
+            // a pass let go is asked for again when shown again
+            for (const gone of next.slice(0, Math.max(0, next.length - MAX_LOADED_PASSES))) {
+              asked.current.delete(passKey(gone.loopPath, gone.iteration));
+            }
+            return next.slice(-MAX_LOADED_PASSES);
+          });
         })
         .catch((e: unknown) => {
           asked.current.delete(key);
