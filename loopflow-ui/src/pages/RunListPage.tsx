@@ -207,9 +207,7 @@ export function RunListPage() {
                 <th scope="col" className="num">LLM calls</th>
                 <th scope="col" className="num">cost</th>
                 <th scope="col">error / waiting at</th>
-                <th scope="col">
-                  <span className="sr-only">actions</span>
-                </th>
+                <th scope="col">actions</th>
               </tr>
             </thead>
             <tbody>
