@@ -7,6 +7,11 @@ import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
 import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.store.jdbc.workers.RunQueue;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,7 +28,13 @@ import java.util.List;
  *       second from the first run a worker took to the last run's end;
  *   <li>{@code rate URL WORKFLOW N R}: queues N runs at R per second while workers run, waits for them, and prints
  *       the queue latency (a run's run.started, journaled when it is queued, to its first run.resumed, when a worker
- *       took it), p50 and p95.
+ *       took it), p50 and p95;
+ *   <li>{@code post URL SERVER TOKEN WORKFLOW N}: queues N runs through a server's {@code POST /api/runs} (a server
+ *       started with {@code --dispatch workers} on the store), one request at a time, and exits;
+ *   <li>{@code drain-since URL MILLIS}: as drain, counting only the runs queued after MILLIS (epoch milliseconds);
+ *   <li>{@code latency URL SERVER TOKEN WORKFLOW N}: N times, with the workers idle, posts one run and waits for it
+ *       to complete; prints POST-to-completed (the client's clock before the request to the run's recorded end, one
+ *       machine, one clock) p50, p90 and max.
  * </ul>
  *
  * Usage: java -cp loopflow.jar WorkerBench.java MODE ARGS...
@@ -35,6 +46,12 @@ public class WorkerBench {
       switch (args[0]) {
         case "enqueue" -> enqueue(engine, Path.of(args[2]), Integer.parseInt(args[3]), 0);
         case "drain" -> report(store, waitAll(store), false);
+        case "drain-since" -> {
+          Instant since = Instant.ofEpochMilli(Long.parseLong(args[2]));
+          report(store, waitAll(store).stream().filter(r -> r.startedAt().isAfter(since)).toList(), false);
+        }
+        case "post" -> post(args[2], args[3], Path.of(args[4]), Integer.parseInt(args[5]));
+        case "latency" -> latency(store, args[2], args[3], Path.of(args[4]), Integer.parseInt(args[5]));
         case "rate" -> {
           enqueue(engine, Path.of(args[2]), Integer.parseInt(args[3]), Double.parseDouble(args[4]));
           report(store, waitAll(store), true);
@@ -58,6 +75,71 @@ public class WorkerBench {
       }
       queue.enqueue(wf, RunOptions.builder().input("topic", "t" + i).option("llm.mock", true).build());
     }
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  /** POSTs one run of {@code source}; returns its id. */
+  private static String postRun(String server, String token, String source, int i) throws Exception {
+    String body = "{\"source\": " + quote(source) + ", \"inputs\": {\"topic\": \"t" + i + "\"}}";
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(server + "/api/runs"))
+        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 201) {
+      throw new IllegalStateException("POST /api/runs answered " + r.statusCode() + ": " + r.body());
+    }
+    int at = r.body().indexOf("\"run_id\"");
+    int from = r.body().indexOf('"', r.body().indexOf(':', at) + 1) + 1;
+    return r.body().substring(from, r.body().indexOf('"', from));
+  }
+
+  private static void post(String server, String token, Path file, int n) throws Exception {
+    String source = Files.readString(file);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      postRun(server, token, source, i);
+    }
+    System.out.printf("%d runs posted in %.2f s%n", n, (System.nanoTime() - t0) / 1e9);
+  }
+
+  private static void latency(RunStore store, String server, String token, Path file, int n) throws Exception {
+    String source = Files.readString(file);
+    List<Double> ms = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Thread.sleep(150); // the worker is idle again
+      Instant before = Instant.now();
+      String id = postRun(server, token, source, i);
+      RunRecord rec;
+      while ((rec = store.findRun(id).orElseThrow()).status() == RunStatus.RUNNING) {
+        Thread.sleep(1);
+      }
+      if (rec.status() != RunStatus.COMPLETED) {
+        throw new IllegalStateException("run " + id + " ended " + rec.status());
+      }
+      ms.add(Duration.between(before, rec.finishedAt()).toNanos() / 1e6);
+    }
+    Collections.sort(ms);
+    System.out.printf("POST to completed, %d one-node runs one at a time: p50 %.1f ms, p90 %.1f ms, max %.1f ms%n",
+        n, ms.get(n / 2), ms.get((int) Math.ceil(n * 0.9) - 1), ms.get(n - 1));
+  }
+
+  private static String quote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        default -> {
+          if (c < 0x20) {
+            b.append(String.format("\\u%04x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
   }
 
   private static List<RunRecord> waitAll(RunStore store) throws InterruptedException {

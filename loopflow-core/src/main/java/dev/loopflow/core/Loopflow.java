@@ -363,16 +363,20 @@ public final class Loopflow {
     return resume(runId, ResumeInput.text(input), RunOptions.builder().build());
   }
 
-  /** The run's record; whether it can be resumed, and with what answer, the engine decides under the run's lease. */
+  /**
+   * The run's record; whether it can be resumed, and with what answer, the engine decides under the run's lease.
+   * Only the record is read: whether a run can be resumed at all depends on its status alone, and building its
+   * report (its workflow parsed, its executions read) here would double the cost of every resume a worker does.
+   */
   private RunRecord resumable(String runId) {
-    RunInfo info = inspect(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
+    RunRecord rec = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
         "no run '" + runId + "' in this store"));
-    info.refusal(null, Instant.MAX)
+    ResumeRefusal.check(runId, rec.status(), rec.waiting(), null, Instant.MAX)
         .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
         .ifPresent(r -> {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
         });
-    return info.record();
+    return rec;
   }
 
   /**

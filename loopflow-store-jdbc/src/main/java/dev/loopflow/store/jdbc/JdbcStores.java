@@ -188,7 +188,7 @@ public final class JdbcStores {
       throw e;
     }
     return new JdbcRunStore(ds, JdbcRunStore.Dialect.POSTGRESQL, new Codec(), pg.display,
-        new PostgresCommandsWatch(() -> listenerConnection(pg), pg.display));
+        new PostgresCommandsWatch(app -> listenerConnection(pg, app), pg.display));
   }
 
   /**
@@ -204,10 +204,25 @@ public final class JdbcStores {
   }
 
   /**
-   * The commands listener's own connection: bounded connect and socket timeouts and TCP keep-alive, so that a
+   * Listens on a PostgreSQL store's database for notifications on {@code channel} (a lower-case SQL identifier),
+   * with a connection of its own, until closed: {@code wake} runs once per batch of notifications and once each time
+   * the listener (re)starts listening (what was notified while nobody listened is lost, so the caller looks for
+   * itself then). Notifications are a shortcut, never the only way: callers keep polling, more slowly. Throws
+   * {@link IllegalArgumentException} for any other store.
+   */
+  public static AutoCloseable listen(RunStore store, String channel, String name, Runnable wake) {
+    if (store instanceof JdbcRunStore j && j.commandsWatch() instanceof PostgresCommandsWatch w) {
+      return w.listener(channel, name, wake, wake).start();
+    }
+    throw new IllegalArgumentException("notifications need a PostgreSQL store (--store postgresql://...), not "
+        + store);
+  }
+
+  /**
+   * A listener's own connection: bounded connect and socket timeouts and TCP keep-alive, so that a
    * database that went away is noticed and the listener reconnects (see PostgresCommandsWatch).
    */
-  private static Connection listenerConnection(Pg pg) throws SQLException {
+  private static Connection listenerConnection(Pg pg, String applicationName) throws SQLException {
     org.postgresql.ds.PGSimpleDataSource source = new org.postgresql.ds.PGSimpleDataSource();
     source.setURL(pg.jdbcUrl);
     if (pg.user != null) {
@@ -219,7 +234,7 @@ public final class JdbcStores {
     source.setConnectTimeout(10);
     source.setSocketTimeout(30);
     source.setTcpKeepAlive(true);
-    source.setApplicationName("loopflow commands listener");
+    source.setApplicationName(applicationName);
     return source.getConnection();
   }
 

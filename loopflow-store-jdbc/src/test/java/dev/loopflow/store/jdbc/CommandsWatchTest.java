@@ -117,7 +117,7 @@ class CommandsWatchTest {
 
   @Test
   void whileNoListenerCanConnectEveryReadReportsAChange() {
-    PostgresCommandsWatch watch = new PostgresCommandsWatch(() -> {
+    PostgresCommandsWatch watch = new PostgresCommandsWatch(app -> {
       throw new SQLException("refused");
     }, "unreachable");
     try {

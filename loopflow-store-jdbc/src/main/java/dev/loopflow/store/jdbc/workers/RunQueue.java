@@ -11,6 +11,7 @@ import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.run.RunResult;
 import dev.loopflow.store.jdbc.JdbcStores;
 import java.time.Instant;
+import javax.sql.DataSource;
 
 /**
  * Queues runs for worker processes in a PostgreSQL store. A queued run is journaled at once (its record, status
@@ -21,13 +22,15 @@ public final class RunQueue {
   private final Loopflow engine;
   private final SchedulerClient client;
   private final CustomTask<String> task;
+  private final DataSource queue;
 
   private RunQueue(Loopflow engine) {
     this.engine = engine;
     this.task = RunTasks.task((instance, ctx) -> {
       throw new IllegalStateException("a queue only schedules runs; workers execute them");
     });
-    this.client = SchedulerClient.Builder.create(JdbcStores.queueDataSource(engine.store()), task)
+    this.queue = JdbcStores.queueDataSource(engine.store());
+    this.client = SchedulerClient.Builder.create(queue, task)
         .tableName(RunTasks.TABLE).serializer(RunTasks.TEXT).build();
   }
 
@@ -70,7 +73,11 @@ public final class RunQueue {
   /** Adds the run's queue row; a database failure is the store's error ({@code store_unavailable}). */
   private boolean schedule(String runId, ResumeInput answer) {
     try {
-      return client.scheduleIfNotExists(task.instance(runId, RunTasks.data(answer)), Instant.now());
+      boolean added = client.scheduleIfNotExists(task.instance(runId, RunTasks.data(answer)), Instant.now());
+      if (added) {
+        RunTasks.announce(queue);
+      }
+      return added;
     } catch (RuntimeException e) {
       Throwable root = e;
       while (root.getCause() != null && root.getCause() != root) {

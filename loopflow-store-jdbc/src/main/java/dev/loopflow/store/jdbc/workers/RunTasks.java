@@ -8,6 +8,10 @@ import com.github.kagkarlsson.scheduler.task.helper.CustomTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import dev.loopflow.core.run.ResumeInput;
 import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import javax.sql.DataSource;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -22,6 +26,11 @@ import java.util.Map;
 final class RunTasks {
   static final String TABLE = "lf_scheduled_tasks";
   static final String TASK = "loopflow-run";
+  /**
+   * The channel a queued run is announced on, once its queue row is committed, so that idle workers take it at
+   * once instead of at their next poll.
+   */
+  static final String CHANNEL = "loopflow_run_queue";
   private static final ObjectMapper JSON = JsonMapper.builder().build();
 
   private RunTasks() {}
@@ -34,6 +43,19 @@ final class RunTasks {
         .onFailure(new com.github.kagkarlsson.scheduler.task.FailureHandler.OnFailureRetryLater<>(
             Duration.ofSeconds(5)))
         .execute(handler);
+  }
+
+  /**
+   * Tells listening workers that a run may be waiting (its row committed before this is called). Best effort: a
+   * notification that cannot be sent is only a missed shortcut, since workers also poll.
+   */
+  static void announce(DataSource queue) {
+    try (Connection c = queue.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT pg_notify(?, '')")) {
+      ps.setString(1, CHANNEL);
+      ps.execute();
+    } catch (SQLException | RuntimeException e) {
+      // Workers find the run at their next poll.
+    }
   }
 
   /** Task data as UTF-8 JSON text: never Java serialization, whose reading of stored bytes could run code. */

@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import javax.sql.DataSource;
 
 /*
  * Design notes.
@@ -51,7 +52,10 @@ public final class Worker implements AutoCloseable {
   private final Function<RunRecord, RunOptions> options;
   private final Consumer<String> log;
   private final Scheduler scheduler;
+  private final DataSource queue;
+  private volatile AutoCloseable listener;
   private final Map<String, RunHandle> executing = new ConcurrentHashMap<>();
+  private final ParsedWorkflows parsed;
   private volatile boolean draining;
 
   private Worker(Loopflow engine, WorkerSettings settings, Function<RunRecord, RunOptions> options,
@@ -60,7 +64,9 @@ public final class Worker implements AutoCloseable {
     this.settings = settings;
     this.options = options;
     this.log = log;
-    this.scheduler = Scheduler.create(JdbcStores.queueDataSource(engine.store()), RunTasks.task(this::execute))
+    this.parsed = new ParsedWorkflows(engine);
+    this.queue = JdbcStores.queueDataSource(engine.store());
+    this.scheduler = Scheduler.create(queue, RunTasks.task(this::execute))
         .tableName(RunTasks.TABLE)
         .serializer(RunTasks.TEXT)
         .threads(settings.concurrency())
@@ -81,6 +87,9 @@ public final class Worker implements AutoCloseable {
       Consumer<String> log) {
     Worker w = new Worker(engine, settings, options, log);
     w.scheduler.start();
+    // Runs are announced when queued: look for them then, not only at the next poll.
+    w.listener = JdbcStores.listen(engine.store(), RunTasks.CHANNEL, "loopflow queue listener",
+        w.scheduler::triggerCheckForDueExecutions);
     return w;
   }
 
@@ -96,6 +105,11 @@ public final class Worker implements AutoCloseable {
   @Override
   public void close() {
     draining = true;
+    try {
+      listener.close();
+    } catch (Exception e) {
+      // It is a daemon thread on a connection of its own: nothing is lost if it lingers.
+    }
     scheduler.stop();
   }
 
@@ -164,7 +178,7 @@ public final class Worker implements AutoCloseable {
    */
   private Workflow workflow(RunRecord rec) {
     if (rec.source() != null && rec.sourceIsExact()) {
-      return engine.parse(rec.source(), rec.file());
+      return parsed.parse(rec.source(), rec.file());
     }
     if (rec.file() != null) {
       Path f = Path.of(rec.file());
@@ -206,7 +220,11 @@ public final class Worker implements AutoCloseable {
     return new CompletionHandler.OnCompleteRemove<>();
   }
 
-  private static CompletionHandler<String> handBack() {
-    return (complete, ops) -> ops.reschedule(complete, Instant.now());
+  /** Puts the run back in the queue, due now, and tells the other workers (the update is committed when it returns). */
+  private CompletionHandler<String> handBack() {
+    return (complete, ops) -> {
+      ops.reschedule(complete, Instant.now());
+      RunTasks.announce(queue);
+    };
   }
 }

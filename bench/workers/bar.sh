@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The worker bar, through the real server and one worker on a throwaway PostgreSQL cluster:
+#   bench/workers/bar.sh [RUNS] [CONCURRENCY] [LATENCY_RUNS]   (defaults: 400 runs, --concurrency 16, 50)
+# 1. backlog, cold: RUNS drafts runs posted to `loopflow server --dispatch workers`, then one worker started; runs
+#    ended per second from the first run taken to the last run's end (the worker's JVM start and JIT included).
+# 2. backlog, warm: the same worker stopped (SIGSTOP), RUNS more posted, the worker continued (SIGCONT).
+# 3. latency: with the worker idle, one-node runs posted one at a time, POST to completed.
+# Needs initdb/pg_ctl on PATH and the CLI built: mvn -B -q -pl loopflow-cli -am package -DskipTests
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+runs="${1:-400}"
+concurrency="${2:-16}"
+latency_runs="${3:-50}"
+jar="$root/loopflow-cli/target/loopflow.jar"
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"  # a JDK >= 21
+tmp="$(mktemp -d)"
+chmod 755 "$tmp"
+pg() { if [ "$(id -u)" = 0 ]; then runuser -u "${PG_USER:-postgres}" -- "$@"; else "$@"; fi; }
+port=$((20000 + RANDOM % 20000))
+trap 'jobs -p | xargs -r kill -CONT 2>/dev/null; jobs -p | xargs -r kill 2>/dev/null; pg pg_ctl -D "$tmp/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+mkdir "$tmp/pg" && { [ "$(id -u)" != 0 ] || chown "${PG_USER:-postgres}" "$tmp/pg"; }
+pg initdb -D "$tmp/pg" -U bench -A trust >/dev/null
+pg pg_ctl -D "$tmp/pg" -o "-p $port -k $tmp/pg -c listen_addresses=127.0.0.1 -c max_connections=200" -l "$tmp/pg/server.log" -w start >/dev/null
+cpu() { for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done | awk '{s += $14 + $15} END {printf "%.1f", s / 100}'; }
+pgcpu() { local pm; pm="$(head -1 "$tmp/pg/postmaster.pid")"; cpu "$pm" $(ps -o pid= --ppid "$pm"); }
+bench() { "$java" -cp "$jar" "$here/WorkerBench.java" "$@"; }
+pg createdb -h 127.0.0.1 -p "$port" -U bench bar
+url="postgresql://bench@127.0.0.1:$port/bar"
+token=bench-token-0123456789
+export LOOPFLOW_HOME="$tmp/home"
+env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$java" -jar "$jar" server --store "$url" --dispatch workers --port 0 \
+  --token "$token" >"$tmp/server.out" 2>"$tmp/server.err" &
+server_pid=$!
+for _ in $(seq 1 300); do grep -q '^http' "$tmp/server.out" 2>/dev/null && break; sleep 0.1; done
+base="$(head -1 "$tmp/server.out" | sed 's|/#token=.*||; s|/$||')"
+echo "server $base, PostgreSQL on port $port, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench post "$url" "$base" "$token" "$here/drafts.yaml" "$runs"
+pg0=$(pgcpu)
+env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$java" ${WORKER_JAVA_OPTS:-} -jar "$jar" worker --store "$url" --name w1 \
+  --concurrency "$concurrency" ${WORKER_FLAGS:-} >/dev/null 2>"$tmp/w1.log" &
+worker=$!
+printf 'cold worker x %d, %d drafts runs queued before it starts: ' "$concurrency" "$runs"
+bench drain "$url"
+echo "  CPU s: worker $(cpu "$worker") (start-up included), PostgreSQL $(awk "BEGIN {print $(pgcpu) - $pg0}")"
+kill -STOP "$worker"
+since=$(date +%s%3N)
+bench post "$url" "$base" "$token" "$here/drafts.yaml" "$runs"
+w0=$(cpu "$worker"); pg0=$(pgcpu)
+kill -CONT "$worker"
+printf 'warm worker x %d, %d drafts runs queued while it was stopped: ' "$concurrency" "$runs"
+bench drain-since "$url" "$since"
+echo "  CPU s: worker $(awk "BEGIN {print $(cpu "$worker") - $w0}"), PostgreSQL $(awk "BEGIN {print $(pgcpu) - $pg0}")"
+bench latency "$url" "$base" "$token" "$here/one-node.yaml" "$latency_runs"
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
