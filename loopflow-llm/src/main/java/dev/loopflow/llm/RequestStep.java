@@ -9,11 +9,13 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The messages an llm or agent execution opens with, journaled as one durable step of type {@code request}:
+ * The messages an llm or agent execution opens with, journaled as one step of type {@code request}:
  * {@code {"type": "request", "system", "messages": [{"role", "content", "cut"?}], "omitted"?}}. It is what a run
  * viewer shows as the call's transcript (the reply and an agent's turns are journaled already: the result, the
  * {@code model} and {@code tool} steps). It is written for the reader only: no resume reads it back, and the agent's
- * replay skips steps of other types, so a run journaled before it existed resumes the same way.
+ * replay skips steps of other types, so a run journaled before it existed resumes the same way. So it is noted, not
+ * recorded: it goes to the store with the execution's next durable write (a real call's reservation, or its journal
+ * row), never in a write of its own.
  *
  * <p>Bounded like the other values the journal keeps per step: each text is cut to {@link #MAX_CHARS} characters
  * ({@code cut} says how many were left out) and only the last {@link #MAX_MESSAGES} messages are kept
@@ -59,7 +61,7 @@ final class RequestStep {
 
   /** Journals the request of an execution that opens now (an agent resumed past its first turn does not). */
   static void record(NodeContext ctx, LlmSettings.Opening o) {
-    ctx.steps().record(of(o));
+    ctx.steps().note(of(o));
   }
 
   private static String clip(String s) {

@@ -120,7 +120,17 @@ public interface NodeContext {
     /** The steps an interrupted earlier execution of this node recorded; empty on a first execution. */
     List<Map<String, Object>> replayed();
 
+    /** Journals a step durably: it is in the store when this returns (a resume replays it). */
     void record(Map<String, Object> step);
+
+    /**
+     * Journals a step that only a reader needs (a resume never relies on it): it is written with the run's next
+     * durable write, which saves a write of its own. A crash before then loses it, along with the execution it
+     * belongs to, which runs again and notes it again.
+     */
+    default void note(Map<String, Object> step) {
+      record(step);
+    }
   }
 
   /** A service registered with the engine (e.g. the LLM router's chooser), if any. */

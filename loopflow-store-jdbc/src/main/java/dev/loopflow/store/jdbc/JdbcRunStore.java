@@ -479,6 +479,20 @@ final class JdbcRunStore implements RunStore, Transactions {
   }
 
   @Override
+  public <T> T statement(Read<T> work) {
+    if (dialect != Dialect.POSTGRESQL) {
+      List<T> out = new ArrayList<>(1);
+      write(c -> out.add(work.read(c)));
+      return out.get(0);
+    }
+    try (Connection c = ds.getConnection()) {
+      return work.read(c);
+    } catch (SQLException ex) {
+      throw StoreFailures.of("cannot write to the run store " + description + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  @Override
   public <T> T read(Read<T> read) {
     completions.caughtUp();
     try (Connection c = ds.getConnection()) {

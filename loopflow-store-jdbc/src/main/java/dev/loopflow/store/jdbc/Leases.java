@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /*
  * Design notes.
  *
- * Leases and cancel requests are single statements on lf_runs, atomic on both databases.
+ * Leases and cancel requests are single statements on lf_runs, atomic on both databases. On PostgreSQL they commit
+ * beside the writer thread (Transactions.statement), so a run's claim and release never wait behind other runs'
+ * journal writes; a claim reads its new epoch in its own statement (RETURNING).
  *
  * Lease fencing (PostgreSQL): a lease claim raises the run's lease_epoch; this store remembers, per run, the owner
  * and epoch its engine claimed. Every later write of that run (its record, node executions, events, command answers)
@@ -93,18 +96,17 @@ final class Leases implements RunLeases {
     }
     Claim held = claims.get(runId);
     if (held != null && held.owner().equals(owner)) {
-      int[] n = {0};
-      tx.write(c -> {
+      int renewed = tx.statement(c -> {
         try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_until_ms = ? "
             + "WHERE run_id = ? AND lease_owner = ? AND lease_epoch = ?")) {
           ps.setLong(1, until.toEpochMilli());
           ps.setString(2, runId);
           ps.setString(3, owner);
           ps.setLong(4, held.epoch());
-          n[0] = ps.executeUpdate();
+          return ps.executeUpdate();
         }
       });
-      if (n[0] != 1) {
+      if (renewed != 1) {
         claims.remove(runId, held);
         if (dialect == JdbcRunStore.Dialect.POSTGRESQL) {
           fenced.put(runId, owner);
@@ -116,21 +118,39 @@ final class Leases implements RunLeases {
     // A process that ended may have left completions of this run in its log: they go in before anyone continues it.
     completions.recoverLogs();
     completions.forget(runId);
+    long epoch = claim(runId, owner, now, until, replacing);
+    if (epoch < 0) {
+      return false;
+    }
+    fenced.remove(runId);
+    claims.put(runId, new Claim(owner, epoch));
+    return true;
+  }
+
+  private static final String CLAIM = "UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ?, "
+      + "lease_epoch = lease_epoch + 1 WHERE run_id = ? "
+      + "AND (lease_owner IS NULL OR lease_until_ms < ? OR lease_owner = ? OR lease_owner = ?)";
+
+  /**
+   * Claims the lease; the new epoch, or -1 when someone else holds it. The epoch must be the one this claim set, so
+   * it is read in the claim's own statement on PostgreSQL (a claim there commits beside the writer, and a later
+   * claim by another engine could commit between two statements) and in the claim's transaction on SQLite.
+   */
+  private long claim(String runId, String owner, Instant now, Instant until, String replacing) {
+    if (dialect == JdbcRunStore.Dialect.POSTGRESQL) {
+      return tx.statement(c -> {
+        try (PreparedStatement ps = c.prepareStatement(CLAIM + " RETURNING lease_epoch")) {
+          bindClaim(ps, runId, owner, now, until, replacing);
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : -1L;
+          }
+        }
+      });
+    }
     long[] epoch = {-1};
     tx.write(c -> {
-      try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = ?, lease_until_ms = ?, "
-          + "lease_epoch = lease_epoch + 1 WHERE run_id = ? "
-          + "AND (lease_owner IS NULL OR lease_until_ms < ? OR lease_owner = ? OR lease_owner = ?)")) {
-        ps.setString(1, owner);
-        ps.setLong(2, until.toEpochMilli());
-        ps.setString(3, runId);
-        ps.setLong(4, now.toEpochMilli());
-        ps.setString(5, owner);
-        if (replacing == null) {
-          ps.setNull(6, Types.VARCHAR);
-        } else {
-          ps.setString(6, replacing);
-        }
+      try (PreparedStatement ps = c.prepareStatement(CLAIM)) {
+        bindClaim(ps, runId, owner, now, until, replacing);
         if (ps.executeUpdate() != 1) {
           return;
         }
@@ -143,12 +163,21 @@ final class Leases implements RunLeases {
         }
       }
     });
-    if (epoch[0] < 0) {
-      return false;
+    return epoch[0];
+  }
+
+  private static void bindClaim(PreparedStatement ps, String runId, String owner, Instant now, Instant until,
+      String replacing) throws SQLException {
+    ps.setString(1, owner);
+    ps.setLong(2, until.toEpochMilli());
+    ps.setString(3, runId);
+    ps.setLong(4, now.toEpochMilli());
+    ps.setString(5, owner);
+    if (replacing == null) {
+      ps.setNull(6, Types.VARCHAR);
+    } else {
+      ps.setString(6, replacing);
     }
-    fenced.remove(runId);
-    claims.put(runId, new Claim(owner, epoch[0]));
-    return true;
   }
 
   /** Gives the lease up only when {@code owner}'s claim is still the current one; a fenced run's is gone already. */
@@ -167,7 +196,7 @@ final class Leases implements RunLeases {
     }
     completions.forget(runId);
     Claim claim = held;
-    tx.write(c -> {
+    tx.statement(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET lease_owner = NULL, lease_until_ms = NULL "
           + "WHERE run_id = ? AND lease_owner = ?" + (claim == null ? "" : " AND lease_epoch = ?"))) {
         ps.setString(1, runId);
@@ -175,7 +204,7 @@ final class Leases implements RunLeases {
         if (claim != null) {
           ps.setLong(3, claim.epoch());
         }
-        ps.executeUpdate();
+        return ps.executeUpdate();
       }
     });
   }
@@ -197,13 +226,13 @@ final class Leases implements RunLeases {
 
   @Override
   public void requestCancel(String runId, String reason) {
-    tx.write(c -> {
+    tx.statement(c -> {
       try (PreparedStatement ps = c.prepareStatement("UPDATE lf_runs SET cancel_requested = ?, cancel_reason = ? "
           + "WHERE run_id = ?")) {
         ps.setInt(1, reason != null ? 1 : 0);
         ps.setString(2, reason);
         ps.setString(3, runId);
-        ps.executeUpdate();
+        return ps.executeUpdate();
       }
     });
   }
@@ -234,18 +263,29 @@ final class Leases implements RunLeases {
         runs.add(e.runId());
       }
     }
+    if (runs.isEmpty()) {
+      return null;
+    }
+    // One round trip for the whole batch: the writer is shared by every run of this store, so a statement per run
+    // per transaction would make the batch's cost grow with the runs in it. Rows are locked in run id order.
+    Map<String, Long> current = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT run_id, lease_epoch FROM lf_runs WHERE run_id = ANY(?) "
+        + "ORDER BY run_id FOR SHARE")) {
+      ps.setArray(1, c.createArrayOf("varchar", runs.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          current.put(rs.getString(1), rs.getLong(2));
+        }
+      }
+    }
     for (String run : runs) {
       Claim claim = claims.get(run);
       if (claim == null) {
         continue;
       }
-      try (PreparedStatement ps = c.prepareStatement("SELECT lease_epoch FROM lf_runs WHERE run_id = ? FOR SHARE")) {
-        ps.setString(1, run);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next() || rs.getLong(1) != claim.epoch()) {
-            return run;
-          }
-        }
+      Long epoch = current.get(run);
+      if (epoch == null || epoch != claim.epoch()) {
+        return run;
       }
     }
     return null;

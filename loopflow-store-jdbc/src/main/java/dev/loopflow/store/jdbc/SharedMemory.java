@@ -71,15 +71,13 @@ final class SharedMemory {
 
   int delete(String scope, String namespace, String keyPrefix) {
     checkPrefix(scope, namespace, keyPrefix);
-    int[] n = {0};
-    tx.write(c -> {
+    return tx.statement(c -> {
       try (PreparedStatement ps = c.prepareStatement("DELETE FROM lf_shared_memory WHERE scope = ? AND namespace = ? "
           + "AND " + prefixMatch())) {
         bindPrefix(ps, scope, namespace, keyPrefix);
-        n[0] = ps.executeUpdate();
+        return ps.executeUpdate();
       }
     });
-    return n[0];
   }
 
   /**

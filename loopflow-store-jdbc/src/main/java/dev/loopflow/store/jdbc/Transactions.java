@@ -21,6 +21,15 @@ interface Transactions {
   void write(String runId, Work work);
 
   /**
+   * One statement that commits on its own and needs no journal write with it (a lease claim, renewal or release, a
+   * cancel request, a memory delete). On PostgreSQL it runs at once on a pool connection in auto-commit, beside the
+   * writer thread: queued behind the journal writes of every run of the store, each such statement would add a
+   * batch's latency to every run it is part of. On SQLite it goes through {@link #write(Work)}: SQLite admits one
+   * writer. What must stay true: {@code work} executes exactly one statement, which is atomic by itself.
+   */
+  <T> T statement(Read<T> work);
+
+  /**
    * Reads on one connection; driver errors, and rows that do not read back (what {@code read} throws), become the
    * store's own error.
    */

@@ -136,7 +136,11 @@ public final class Engine {
       throw new LoopflowException(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE ? ErrorCode.RUN_NOT_RESUMABLE
           : ErrorCode.USAGE, r.message());
     }
-    store.requestCancel(run.runId(), null);
+    // A cancel request left from before (answered by a process that died, say) must not stop the resumed run. It is
+    // read first: a write goes through the store's one writer, which every run of the store shares.
+    if (store.cancelRequest(run.runId()).isPresent()) {
+      store.requestCancel(run.runId(), null);
+    }
     List<NodeExecution> rows = store.nodeExecutions(run.runId());
     long lastSeq = 0;
     List<Event> events = store.events(run.runId());

@@ -339,10 +339,15 @@ final class NodeContextImpl implements NodeContext {
 
       @Override
       public void record(Map<String, Object> step) {
+        note(step);
+        ctx.store.flush();
+      }
+
+      @Override
+      public void note(Map<String, Object> step) {
         Map<String, Object> plain = Values.plain(step) instanceof Map<?, ?> m ? castMap(m) : Map.of();
         String id = execution();
         ctx.bus.publish((seq, at) -> new Event.NodeStep(ctx.runId, seq, at, position, id, plain));
-        ctx.store.flush();
       }
     };
   }

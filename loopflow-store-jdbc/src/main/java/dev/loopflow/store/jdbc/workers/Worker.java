@@ -74,7 +74,10 @@ public final class Worker implements AutoCloseable {
         .heartbeatInterval(settings.heartbeatInterval())
         .missedHeartbeatsLimit(settings.missedHeartbeats())
         .schedulerName(new SchedulerName.Fixed(settings.name()))
-        .pollUsingLockAndFetch(0.5, 1.0)
+        // Fetch again as soon as one thread is free (lower limit: all threads but one busy), never more than the
+        // free threads: a worker keeps all its threads busy from a backlog, and holds no run it cannot start now
+        // (another worker can take it). The default, half the threads, left a worker half idle between fetches.
+        .pollUsingLockAndFetch((settings.concurrency() - 0.5) / settings.concurrency(), 1.0)
         .shutdownMaxWait(settings.drainTimeout())
         .build();
   }
