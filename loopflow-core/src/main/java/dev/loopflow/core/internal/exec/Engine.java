@@ -134,7 +134,8 @@ public final class Engine {
       lease.stop();
       ResumeRefusal r = refused.get();
       throw new LoopflowException(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE ? ErrorCode.RUN_NOT_RESUMABLE
-          : ErrorCode.USAGE, r.message());
+          : r.reason() == ResumeRefusal.Reason.INVALID_VALUES ? ErrorCode.ANSWER_INVALID : ErrorCode.USAGE,
+          r.message());
     }
     store.requestCancel(run.runId(), null);
     List<NodeExecution> rows = store.nodeExecutions(run.runId());
