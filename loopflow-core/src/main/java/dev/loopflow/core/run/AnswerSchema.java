@@ -203,6 +203,34 @@ public final class AnswerSchema {
   }
 
   /**
+   * The fields in one bounded line for a terminal: {@code NAME (TYPE[, required])}, an enum's first choices, the
+   * first ten fields. Names are checked at load; types and choices are cut, so a hostile form stays one short line.
+   */
+  public String fieldsLine() {
+    List<String> parts = new ArrayList<>();
+    for (Map.Entry<String, Map<String, Object>> e : fields.entrySet()) {
+      if (parts.size() == 10) {
+        parts.add("and " + (fields.size() - 10) + " more");
+        break;
+      }
+      Map<String, Object> f = e.getValue();
+      String type;
+      if (f.get("enum") instanceof List<?> choices) {
+        List<String> shown = new ArrayList<>();
+        for (Object c : choices.subList(0, Math.min(5, choices.size()))) {
+          String t = printable(String.valueOf(c));
+          shown.add(t.length() > 20 ? t.substring(0, 20) + "…" : t);
+        }
+        type = "one of " + String.join("|", shown) + (choices.size() > 5 ? "|…" : "");
+      } else {
+        type = String.valueOf(f.get("type"));
+      }
+      parts.add(e.getKey() + " (" + type + (required.contains(e.getKey()) ? ", required" : "") + ")");
+    }
+    return String.join(", ", parts);
+  }
+
+  /**
    * Why {@code values} does not answer the form, in one line; null when it does. Missing values, unknown fields,
    * oversized or deep answers and schema mismatches are all refused.
    */
