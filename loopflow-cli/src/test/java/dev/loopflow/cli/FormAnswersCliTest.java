@@ -102,4 +102,25 @@ class FormAnswersCliTest {
     assertThat(JSON.readTree(cli("show", id, "--store", store, "--json").out()).get("status").asText())
         .isEqualTo("paused");
   }
+
+  @Test
+  void theExampleAsksForItsFormAndTakesAJsonAnswer() throws Exception {
+    Run asked = cli("run", "../examples/approval-form.yaml", "--store", store, "--quiet");
+    assertThat(asked.status()).as(asked.err()).isEqualTo(3);
+    assertThat(asked.err()).contains("--values JSON");
+    Run json = cli("run", "../examples/approval-form.yaml", "--store", store, "--quiet", "--json");
+    String id = JSON.readTree(json.out()).get("run_id").asText();
+    assertThat(cli("show", id, "--store", store).out()).contains("form: version (string, required), channel "
+        + "(one of stable|beta, required), replicas (integer)");
+
+    Run answered = cli("run", "../examples/approval-form.yaml", "--store", store, "--quiet", "--answer",
+        "{\"version\": \"v2.1.0\", \"channel\": \"stable\"}");
+    assertThat(answered.status()).as(answered.err()).isZero();
+    assertThat(answered.out()).contains("releasing checkout v2.1.0 to stable with 3 replicas");
+
+    Run wrong = cli("run", "../examples/approval-form.yaml", "--store", store, "--quiet", "--answer",
+        "{\"version\": \"2.1\", \"channel\": \"stable\"}");
+    assertThat(wrong.status()).as(wrong.err()).isEqualTo(2);
+    assertThat(wrong.err()).contains("--answer").contains("/version").contains("does not match");
+  }
 }
