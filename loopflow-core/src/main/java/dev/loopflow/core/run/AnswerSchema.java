@@ -279,8 +279,14 @@ public final class AnswerSchema {
         case "integer" -> new BigDecimal(raw.trim()).toBigIntegerExact().longValueExact();
         case "number" -> {
           BigDecimal d = new BigDecimal(raw.trim());
-          yield d.stripTrailingZeros().scale() <= 0 && d.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) < 0
-              ? (Object) d.longValue() : (Object) d.doubleValue();
+          if (d.stripTrailingZeros().scale() <= 0 && d.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) < 0) {
+            yield d.longValue();
+          }
+          double x = d.doubleValue();
+          if (Double.isInfinite(x)) {
+            throw new IllegalArgumentException("out of range");
+          }
+          yield x;
         }
         case "boolean" -> switch (raw.trim().toLowerCase(Locale.ROOT)) {
           case "true" -> true;

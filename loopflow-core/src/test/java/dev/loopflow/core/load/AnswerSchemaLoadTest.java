@@ -144,4 +144,18 @@ class AnswerSchemaLoadTest {
             template: "{{ ask.values.why }}"
         """, "w.yaml");
   }
+
+  /** The JSON Schema checker's own message may span lines (a regex, a caret under it); a load error is one line. */
+  @Test
+  void aSchemaTheCheckerRefusesIsOneLine_bugValidatorRegexErrorSpannedLines() {
+    assertThat(problems("""
+        name: x
+        nodes:
+          - id: v
+            type: validator
+            value: "a"
+            schema: {type: string, pattern: "(["}
+        """)).singleElement().satisfies(p -> assertThat(p).startsWith("w.yaml:6:").contains("nodes.v.schema: not a "
+            + "valid JSON Schema").doesNotContain("\n"));
+  }
 }
