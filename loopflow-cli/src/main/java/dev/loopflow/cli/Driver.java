@@ -237,6 +237,11 @@ final class Driver {
     err.println("loopflow: " + question(r.waiting()));
     err.flush();
     askedOnTerminal = true;
+    String form = FormAnswers.fields(r.waiting());
+    if (form != null) {
+      err.println(Errors.oneLine("loopflow: the form: " + form));
+      return console.readLine("values as a JSON object> ");
+    }
     return console.readLine(r.waiting() != null && r.waiting().kind() == Waiting.Kind.APPROVAL
         ? "approve or reject> " : "answer> ");
   }
@@ -275,9 +280,16 @@ final class Driver {
         + (asked ? "" : ": " + question(w))));
     boolean approval = w != null && w.kind() == Waiting.Kind.APPROVAL;
     err.println("loopflow: continue with: loopflow resume " + r.runId()
-        + (approval ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
-        + (w != null && w.schema() != null ? " with --values JSON | --value NAME=VALUE" : "")
-        + " (or answer in one go: run with --answer TEXT)");
+        + (w != null && w.schema() != null
+            ? (approval ? " --values JSON | --value NAME=VALUE (approves), or --reject [--comment TEXT]"
+                : " --values JSON | --value NAME=VALUE [--input TEXT]")
+            : approval ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
+        + (w != null && w.schema() != null ? " (or answer in one go: run with --answer JSON)"
+            : " (or answer in one go: run with --answer TEXT)"));
+    String form = FormAnswers.fields(w);
+    if (form != null) {
+      err.println(Errors.oneLine("loopflow: the form: " + form));
+    }
   }
 
   private void printResumeHint(RunResult r) {
