@@ -43,7 +43,9 @@ export default scenario('human-form', async (t) => {
   check(shown.output === 'released v2.1.0 to beta x5 (notify: true)', `the release got ${JSON.stringify(shown.output)}`);
   check(JSON.stringify(shown.nodes?.gate?.values) === '{"version":"v2.1.0","replicas":5,"channel":"beta","notify":true}',
     `the approval's values are ${JSON.stringify(shown.nodes?.gate?.values)}`);
-  t.step('good values approve the run; the release reads them as gate.values');
+  await page.locator(`${tid('graph-node-gate')} button`).click({ timeout: 5000 });
+  await expectText(page, tid('approval-values-shown'), '"version":"v2.1.0"', 'the values in the approval\'s details');
+  t.step('good values approve the run; the release reads them as gate.values, and the approval\'s details show them');
 
   const gated = await t.api.startRun('tune-gate');
   await t.api.awaitStatus(gated, 'paused');
