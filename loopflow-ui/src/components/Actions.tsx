@@ -44,8 +44,12 @@ export function Actions(props: Props) {
   return (
     <div className="actions">
       {status === 'paused' ? (
-        // a new pause (the next gate) is a new question: the answer box and its outcome start empty
-        <WaitingPanel key={props.detail?.waiting?.path ?? props.live.paused?.path ?? ''} {...props} />
+        // a new pause (the next gate) is a new question: the answer box and its outcome start empty; so does the form
+        // when its schema arrives after the pause was first shown (from the live events, before the run's details)
+        <WaitingPanel
+          key={(props.detail?.waiting?.path ?? props.live.paused?.path ?? '') + (props.detail?.waiting?.schema ? ' form' : '')}
+          {...props}
+        />
       ) : null}
       {status === 'running' ? <CancelAction {...props} /> : null}
       {status === 'failed' ? <ResumeAction {...props} /> : null}
