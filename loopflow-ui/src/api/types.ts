@@ -46,6 +46,8 @@ export interface Waiting {
   message?: string | null;
   deadline?: string | null;
   default?: string | null;
+  /** the form the answer fills (an approval's schema, a gate's gate_schema); null when it asks for no values */
+  schema?: unknown;
 }
 
 export interface RestartRequestRecord {

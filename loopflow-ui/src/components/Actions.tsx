@@ -1,12 +1,14 @@
 // What a person can do with a run: answer what a paused run waits for (approve or reject with a comment, or answer an
-// interactive loop's gate), cancel a running run, resume a failed one, and ask a run with a restart policy to restart
+// interactive loop's gate, filling the step's form when it has one), cancel a running run, resume a failed one, and ask a run with a restart policy to restart
 // at a stage. Every outcome is said in words.
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { Check, PauseCircle, Play, RotateCcw, Send, Square, X } from 'lucide-react';
 import { ApiError, api, enc, requestWithStatus } from '../api/client';
 import type { RestartResponse, RunDetail, RunGraph } from '../api/types';
+import { answerForm, checkDraft, initialDraft, type Draft } from '../model/answerForm';
 import { fmtTime, words } from '../model/format';
 import type { RunLive } from '../model/runState';
+import { AnswerFormFields } from './AnswerFormFields';
 import { ErrorMessage } from './common';
 
 interface Props {
@@ -42,8 +44,12 @@ export function Actions(props: Props) {
   return (
     <div className="actions">
       {status === 'paused' ? (
-        // a new pause (the next gate) is a new question: the answer box and its outcome start empty
-        <WaitingPanel key={props.detail?.waiting?.path ?? props.live.paused?.path ?? ''} {...props} />
+        // a new pause (the next gate) is a new question: the answer box and its outcome start empty; so does the form
+        // when its schema arrives after the pause was first shown (from the live events, before the run's details)
+        <WaitingPanel
+          key={(props.detail?.waiting?.path ?? props.live.paused?.path ?? '') + (props.detail?.waiting?.schema ? ' form' : '')}
+          {...props}
+        />
       ) : null}
       {status === 'running' ? <CancelAction {...props} /> : null}
       {status === 'failed' ? <ResumeAction {...props} /> : null}
@@ -57,6 +63,9 @@ function WaitingPanel({ runId, detail, live, onChanged }: Props) {
   const kind = w?.kind ?? (live.paused?.path?.endsWith('.gate') ? 'input' : 'approval');
   const message = w?.message ?? live.paused?.message ?? '';
   const [text, setText] = useState('');
+  const form = useMemo(() => answerForm(w?.schema), [w?.schema]);
+  const [draft, setDraft] = useState<Draft>(() => (form ? initialDraft(form) : {}));
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const a = useAction();
   const submit = (body: Record<string, unknown>, said: string) =>
     a.run(async () => {
@@ -64,6 +73,15 @@ function WaitingPanel({ runId, detail, live, onChanged }: Props) {
       onChanged();
       return said;
     });
+  // With a form, answering (or approving) sends its values; the courtesy check stops an obviously incomplete form
+  // before the round trip, and the server's refusal, when it has one, is shown as any other error.
+  const submitForm = (body: Record<string, unknown>, said: string) => {
+    if (!form) return void submit(body, said);
+    const checked = checkDraft(form, draft);
+    setProblems(checked.problems);
+    if (Object.keys(checked.problems).length > 0) return;
+    void submit({ ...body, values: checked.values }, said);
+  };
   const where = w?.path ?? live.paused?.path ?? '';
   return (
     <section className="panel waiting" data-testid="waiting-panel" aria-labelledby="waiting-title">
@@ -86,10 +104,18 @@ function WaitingPanel({ runId, detail, live, onChanged }: Props) {
       <form
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (kind === 'input') void submit({ input: text }, 'Answer sent; the run continues.');
+          if (kind === 'input') submitForm(form && !text ? {} : { input: text }, 'Answer sent; the run continues.');
         }}
       >
-        <label htmlFor="answer-text">{kind === 'input' ? 'Your answer' : 'Comment (optional)'}</label>
+        {form ? (
+          <AnswerFormFields
+            form={form}
+            draft={draft}
+            problems={problems}
+            onChange={(name, v) => setDraft((d) => ({ ...d, [name]: v }))}
+          />
+        ) : null}
+        <label htmlFor="answer-text">{kind === 'input' ? (form ? 'Your answer (optional text)' : 'Your answer') : 'Comment (optional)'}</label>
         <textarea
           id="answer-text"
           value={text}
@@ -103,14 +129,16 @@ function WaitingPanel({ runId, detail, live, onChanged }: Props) {
               <button type="submit" className="primary" disabled={a.busy} data-testid="action-answer">
                 <Send aria-hidden="true" size={14} /> Send answer
               </button>
-              <button
-                type="button"
-                disabled={a.busy}
-                data-testid="action-answer-approve"
-                onClick={() => void submit({ input: 'approve' }, 'Answered “approve”; the run continues.')}
-              >
-                <Check aria-hidden="true" size={14} /> Answer “approve”
-              </button>
+              {form ? null : (
+                <button
+                  type="button"
+                  disabled={a.busy}
+                  data-testid="action-answer-approve"
+                  onClick={() => void submit({ input: 'approve' }, 'Answered “approve”; the run continues.')}
+                >
+                  <Check aria-hidden="true" size={14} /> Answer “approve”
+                </button>
+              )}
             </>
           ) : (
             <>
@@ -119,7 +147,7 @@ function WaitingPanel({ runId, detail, live, onChanged }: Props) {
                 className="primary"
                 disabled={a.busy}
                 data-testid="action-approve"
-                onClick={() => void submit({ approve: true, comment: text || undefined }, 'Approved; the run continues.')}
+                onClick={() => submitForm({ approve: true, comment: text || undefined }, 'Approved; the run continues.')}
               >
                 <Check aria-hidden="true" size={14} /> Approve
               </button>

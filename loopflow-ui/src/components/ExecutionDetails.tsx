@@ -114,6 +114,7 @@ function ApprovalView({ record }: { record: Execution }) {
           )}
         </Field>
         <Field label="comment">{a.comment ? <span data-testid="approval-comment-shown">{a.comment}</span> : ''}</Field>
+        <Field label="values">{a.values ? <code data-testid="approval-values-shown">{a.values}</code> : ''}</Field>
         <Field label="answered by">{a.by}</Field>
         <Field label="answered at">{fmtTime(a.at)}</Field>
       </dl>

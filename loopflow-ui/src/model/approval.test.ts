@@ -13,6 +13,7 @@ describe('approvalAnswer', () => {
       comment: 'Ship it after the smoke test.',
       message: 'Deploy?',
       timedOut: false,
+      values: '',
       by: '',
       at: '2026-11-24T02:51:48.161Z',
     });
@@ -39,5 +40,11 @@ describe('approvalAnswer', () => {
   it('who answered is shown only when the result carries it', () => {
     expect(approvalAnswer({ decision: 'approved', by: 'ana' }, null, null)?.by).toBe('ana');
     expect(approvalAnswer({ decision: 'approved', comment: null }, null, null)?.comment).toBe('');
+  });
+
+  it('the values of an approval with a form are shown as JSON; an empty object is nothing', () => {
+    expect(approvalAnswer({ decision: 'approved', values: { version: 'v2', n: 3 } }, null, 'x')?.values).toBe('{"version":"v2","n":3}');
+    expect(approvalAnswer({ decision: 'approved', values: {} }, null, 'x')?.values).toBe('');
+    expect(approvalAnswer({ decision: 'approved', values: ['x'] }, null, 'x')?.values).toBe('');
   });
 });

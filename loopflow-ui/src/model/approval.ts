@@ -10,6 +10,8 @@ export interface ApprovalAnswer {
   /** the question the person was asked */
   message: string;
   timedOut: boolean;
+  /** the form's values (an approval with a schema), as compact JSON; empty when none were given */
+  values: string;
   /** who answered, when the result carries it */
   by: string;
   /** when the answer was journaled (the execution's end), when it was answered */
@@ -34,6 +36,7 @@ export function approvalAnswer(
     comment: text(r.comment),
     message: text(r.message),
     timedOut: r.timed_out === true,
+    values: asRecord(r.values) && Object.keys(r.values as object).length > 0 ? JSON.stringify(r.values) : '',
     by: text(r.by ?? r.answered_by ?? r.user),
     at: decision ? text(finishedAt) : '',
   };

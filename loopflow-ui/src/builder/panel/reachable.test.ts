@@ -72,8 +72,9 @@ describe('reachable values', () => {
     expect(inc).toContain('loop.prev.inc.output');
     expect(inc).not.toContain('loop.input');
     expect(inc).not.toContain('loop.user_input');
+    expect(inc).not.toContain('loop.user_values');
     const test = exprs(reachableValues(g, 'test', c));
-    expect(test).toEqual(expect.arrayContaining(['impl.text', 'loop.user_input', 'loop.prev.test.output', 'loop.prev.impl.output', 'w.output', 'w.count']));
+    expect(test).toEqual(expect.arrayContaining(['impl.text', 'loop.user_input', 'loop.user_values', 'loop.prev.test.output', 'loop.prev.impl.output', 'w.output', 'w.count']));
     expect(test.some((e) => e.startsWith('grp.'))).toBe(false);
     expect(test.some((e) => e.startsWith('inc.'))).toBe(false); // inside another body
   });

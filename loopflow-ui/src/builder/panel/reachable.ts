@@ -17,8 +17,8 @@
 // upstream of the node (transitively, through containers: a body node reads what its container could read), with
 // the fields of N's kind's result (the catalog's `results`; `output` when the kind declares none), except the
 // containers the node is inside (their results exist only once they finish); inside a loop, `loop.*` with the
-// fields that construct gives (loops.md: `input` for loop and iterator, `item` for an iterator, `user_input` for a
-// loop_group, `parent` when nested, `prev.<body node>.output` for the body's nodes); and `run.*`.
+// fields that construct gives (loops.md: `input` for loop and iterator, `item` for an iterator, `user_input` and
+// `user_values` for a loop_group, `parent` when nested, `prev.<body node>.output` for the body's nodes); and `run.*`.
 import type { NodeKindCatalog, ReachableValue } from '../contract';
 import { resolveKind } from './fields';
 
@@ -37,7 +37,7 @@ export interface ReachGraph {
 /** The loop variable's fields every construct gives; the others depend on the construct (see below). */
 const ALWAYS = ['iteration', 'index', 'max', 'id', 'prev'];
 /** The fields of `loop` the loader knows, when the catalog does not say (docs/loops.md). */
-const DEFAULT_LOOP_VARIABLES = ['id', 'index', 'input', 'item', 'iteration', 'max', 'parent', 'prev', 'user_input'];
+const DEFAULT_LOOP_VARIABLES = ['id', 'index', 'input', 'item', 'iteration', 'max', 'parent', 'prev', 'user_input', 'user_values'];
 const DEFAULT_RUN_VARIABLES = ['file', 'id', 'started_at', 'workflow'];
 
 /** Which of `loop`'s fields hold something in a body of `kind`, `depth` loops deep (1: not nested). */
@@ -50,6 +50,7 @@ function loopFields(kind: string, depth: number, known: readonly string[]): stri
       case 'item':
         return kind === 'iterator';
       case 'user_input':
+      case 'user_values':
         return kind === 'loop_group';
       case 'parent':
         return depth > 1;

@@ -24,7 +24,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -138,7 +140,8 @@ final class Driver {
         break;
       }
       try {
-        RunHandle resumed = engine.resume(wf, result.runId(), ResumeInput.text(answer), opts.build(), true);
+        RunHandle resumed = engine.resume(wf, result.runId(), answerFor(result.waiting(), answer), opts.build(),
+            true);
         synchronized (current) {
           current[0] = resumed;
         }
@@ -234,8 +237,32 @@ final class Driver {
     err.println("loopflow: " + question(r.waiting()));
     err.flush();
     askedOnTerminal = true;
+    String form = FormAnswers.fields(r.waiting());
+    if (form != null) {
+      err.println(Errors.oneLine("loopflow: the form: " + form));
+      return console.readLine("values as a JSON object> ");
+    }
     return console.readLine(r.waiting() != null && r.waiting().kind() == Waiting.Kind.APPROVAL
         ? "approve or reject> " : "answer> ");
+  }
+
+  /**
+   * The answer typed (or given with --answer): at a step with a form, a JSON object is the form's values (which
+   * alone approve an approval); anything else is text, as at a step without one.
+   */
+  static ResumeInput answerFor(Waiting w, String answer) {
+    if (w != null && w.schema() != null && answer.strip().startsWith("{")) {
+      try {
+        if (Json.parse(answer) instanceof Map<?, ?> m) {
+          Map<String, Object> values = new LinkedHashMap<>();
+          m.forEach((k, v) -> values.put(String.valueOf(k), v));
+          return ResumeInput.none().withValues(values);
+        }
+      } catch (IllegalArgumentException notJson) {
+        // text, refused by the engine as an answer without the form's values
+      }
+    }
+    return ResumeInput.text(answer);
   }
 
   /** What the person is asked, with an approval's deadline and the decision taken after it. */
@@ -253,8 +280,16 @@ final class Driver {
         + (asked ? "" : ": " + question(w))));
     boolean approval = w != null && w.kind() == Waiting.Kind.APPROVAL;
     err.println("loopflow: continue with: loopflow resume " + r.runId()
-        + (approval ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
-        + " (or answer in one go: run with --answer TEXT)");
+        + (w != null && w.schema() != null
+            ? (approval ? " --values JSON | --value NAME=VALUE (approves), or --reject [--comment TEXT]"
+                : " --values JSON | --value NAME=VALUE [--input TEXT]")
+            : approval ? " --approve | --reject [--comment TEXT]" : " --input TEXT")
+        + (w != null && w.schema() != null ? " (or answer in one go: run with --answer JSON)"
+            : " (or answer in one go: run with --answer TEXT)"));
+    String form = FormAnswers.fields(w);
+    if (form != null) {
+      err.println(Errors.oneLine("loopflow: the form: " + form));
+    }
   }
 
   private void printResumeHint(RunResult r) {

@@ -89,7 +89,7 @@ final class Errors {
   static boolean usage(ErrorCode code) {
     return code == ErrorCode.USAGE || code == ErrorCode.WORKFLOW_INVALID || code == ErrorCode.RUN_NOT_RESUMABLE
         || code == ErrorCode.WORKFLOW_CHANGED || code == ErrorCode.RUN_BUSY || code == ErrorCode.FORK_REFUSED
-        || code == ErrorCode.RUN_HAS_FORKS;
+        || code == ErrorCode.RUN_HAS_FORKS || code == ErrorCode.ANSWER_INVALID;
   }
 
   /**

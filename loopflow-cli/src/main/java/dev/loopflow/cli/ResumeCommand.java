@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -34,7 +35,9 @@ import picocli.CommandLine.Spec;
         + "restored, not repeated; the node that was running runs again.",
     footer = {"", "Examples:", "  loopflow resume run_1a2b3c4d5e6f7a8b",
         "  loopflow resume run_1a2b3c4d5e6f7a8b --approve --comment 'ship it'",
-        "  loopflow resume run_1a2b3c4d5e6f7a8b --input 'use the second draft'", "",
+        "  loopflow resume run_1a2b3c4d5e6f7a8b --input 'use the second draft'",
+        "  loopflow resume run_1a2b3c4d5e6f7a8b --values '{\"version\": \"1.2\", \"replicas\": 3}'",
+        "  loopflow resume run_1a2b3c4d5e6f7a8b --value version=1.2 --value replicas=3", "",
         "Exit status: as for run; 2 when the run cannot be resumed."})
 final class ResumeCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "RUN_ID")
@@ -56,6 +59,14 @@ final class ResumeCommand implements Callable<Integer> {
 
   @Option(names = "--comment", paramLabel = "TEXT", description = "A comment with --approve or --reject.")
   String comment;
+
+  @Option(names = "--values", paramLabel = "JSON", description = "The form's values, a JSON object, for a step "
+      + "with a form (an approval's schema, a loop gate's gate_schema); alone, they approve an approval.")
+  String valuesJson;
+
+  @Option(names = "--value", paramLabel = "NAME=VALUE", description = "One form value, typed by the form (integer, "
+      + "number, boolean, enum choice or text); repeatable, after --values.")
+  List<String> valuePairs = new ArrayList<>();
 
   @Option(names = "--force", description = "Resume with the workflow file as it is now, although it changed since "
       + "the run started.")
@@ -116,8 +127,14 @@ final class ResumeCommand implements Callable<Integer> {
       err.println("loopflow: --comment goes with --approve or --reject");
       return Main.USAGE;
     }
-    ResumeInput answer = decided ? (decision.approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
-        : input != null ? ResumeInput.text(input) : ResumeInput.none();
+    boolean[] unreadable = {false};
+    Map<String, Object> values = FormAnswers.values(info.waiting().orElse(null), valuesJson, valuePairs, err,
+        unreadable);
+    if (unreadable[0]) {
+      return Main.USAGE;
+    }
+    ResumeInput answer = (decided ? (decision.approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
+        : input != null ? ResumeInput.text(input) : ResumeInput.none()).withValues(values);
     Optional<ResumeRefusal> refused = info.refusal(answer, Instant.now());
     if (refused.isPresent() && refused.get().reason() == ResumeRefusal.Reason.NOT_RESUMABLE) {
       err.println(refusal(refused.get()));
@@ -172,13 +189,22 @@ final class ResumeCommand implements Callable<Integer> {
           : r.status().json()) + " and waits for no answer; resume it without --input, --approve or --reject";
       case ANSWER_REQUIRED -> approval
           ? "run " + runId + " waits for an approval at " + w.path() + ": " + w.message()
-              + "\nloopflow: answer with --approve or --reject [--comment TEXT]"
-          : "run " + runId + " waits at " + w.path() + ": " + w.message() + "\nloopflow: answer with --input TEXT";
+              + "\nloopflow: answer with --approve or --reject [--comment TEXT]" + formHint(w)
+          : "run " + runId + " waits at " + w.path() + ": " + w.message() + "\nloopflow: answer with "
+              + (w.schema() == null ? "--input TEXT" : "--values JSON or --value NAME=VALUE" + formHint(w));
       case WRONG_ANSWER -> approval
           ? "run " + runId + " waits for an approval at " + w.path() + "; answer with --approve or --reject (or "
               + "--input approve|reject)"
           : "run " + runId + " waits at loop gate " + w.path() + ", not at an approval; answer with --input TEXT";
+      case INVALID_VALUES -> Errors.oneLine(r.message()) + (w.schema() == null ? ""
+          : "\nloopflow: answer with --values JSON or --value NAME=VALUE" + formHint(w));
     };
+  }
+
+  /** For a step with a form: its fields, so the person sees what to give. */
+  private static String formHint(Waiting w) {
+    String fields = FormAnswers.fields(w);
+    return fields == null ? "" : "\nloopflow: the form: " + fields;
   }
 
   /**

@@ -150,6 +150,11 @@ final class ShowCommand implements Callable<Integer> {
     if (r.status() == RunStatus.PAUSED && r.waiting() != null) {
       out.println("  waits for " + (r.waiting().kind() == Waiting.Kind.APPROVAL ? "an approval"
           : "input") + " at " + r.waiting().path() + ": " + firstLine(r.waiting().message(), 160));
+      String form = FormAnswers.fields(r.waiting());
+      if (form != null) {
+        out.println(Errors.oneLine("  form: " + form + "; answer with loopflow resume " + r.runId()
+            + " --values JSON or --value NAME=VALUE"));
+      }
     }
     Item root = new Item("");
     for (NodeExecution e : rows) {

@@ -45,7 +45,7 @@ class RunViewerBrowserTest {
   private static final Set<String> SCENARIOS = Set.of("auth.mjs", "live-loop.mjs", "nested-loops.mjs",
       "approvals.mjs", "failing-run.mjs", "hostile-content.mjs", "reconnect.mjs", "api-started-run.mjs",
       "regressions.mjs", "builder.mjs", "fork-and-compare.mjs",
-      "builder-bugs.mjs", "long-loops.mjs", "views.mjs", "run-list.mjs");
+      "builder-bugs.mjs", "long-loops.mjs", "views.mjs", "run-list.mjs", "human-form.mjs");
   /** The helpers, the runner, and the UI's own smoke check for a server started by hand (see loopflow-ui/README.md). */
   private static final Set<String> NOT_SCENARIOS = Set.of("lib.mjs", "run.mjs", "smoke.mjs");
   /** Longer than a scenario's own limit (lib.mjs), so a scenario normally reports its own timeout first. */
@@ -124,6 +124,11 @@ class RunViewerBrowserTest {
   @Test
   void pausedRunsAreApprovedRejectedAndAnsweredFromTheRunPage() {
     runScenario("approvals");
+  }
+
+  @Test
+  void aPausedStepsFormIsFilledRefusedAndSentFromTheRunPage() {
+    runScenario("human-form");
   }
 
   @Test

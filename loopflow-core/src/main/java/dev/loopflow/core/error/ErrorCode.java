@@ -56,7 +56,13 @@ public enum ErrorCode {
    * A process node was not started because the run requires a sandbox ({@code --sandbox required}) and the node
    * could not have one: bubblewrap does not work here, or the node asks for {@code sandbox: off}.
    */
-  SANDBOX_REQUIRED;
+  SANDBOX_REQUIRED,
+  /**
+   * A paused step's form was answered with values that are missing or do not fit its schema (or a step without a
+   * form was given values). Nothing is resumed; the run stays paused and can be answered again.
+   */
+  ANSWER_INVALID;
+
 
   /**
    * The code whose string form is {@code code} (as journals and JSON carry it). Throws

@@ -30,7 +30,10 @@ public final class JsonSchemas {
       compiled = REGISTRY.getSchema(text);
       compiled.initializeValidators();
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("not a valid JSON Schema: " + e.getMessage(), e);
+      // One line, bounded: the checker's message may quote a regex over several lines with a caret under it.
+      String why = String.valueOf(e.getMessage()).replaceAll("\\s+", " ").strip();
+      throw new IllegalArgumentException("not a valid JSON Schema: "
+          + (why.length() > 300 ? why.substring(0, 300) + "…" : why), e);
     }
     Object plain = schema instanceof String s ? Json.parse(s) : schema;
     return new Compiled() {

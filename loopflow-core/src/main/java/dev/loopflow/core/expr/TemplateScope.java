@@ -28,7 +28,7 @@ public final class TemplateScope {
       Map.entry("router", Set.of("selectedBranch", "value", "reason")),
       Map.entry("cancel", Set.of("reason")),
       Map.entry("approval", Set.of("decision", "approved", "comment", "message", "timed_out", "deadline",
-          "default")),
+          "default", "values")),
       Map.entry("input", Set.of()),
       Map.entry("output", Set.of()),
       Map.entry("exit", LOOP_RESULT_FIELDS),
@@ -47,7 +47,7 @@ public final class TemplateScope {
 
   /** The fields of {@code loop} inside a loop body ({@code parent} is the enclosing loop's {@code loop}). */
   public static final Set<String> LOOP_VARIABLE_FIELDS = Set.of("iteration", "index", "max", "input", "prev",
-      "user_input", "id", "parent", "item", "restart");
+      "user_input", "user_values", "id", "parent", "item", "restart");
 
   /** The fields of {@code run}. */
   public static final Set<String> RUN_FIELDS = Set.of("id", "workflow", "file", "started_at");

@@ -2,6 +2,7 @@ package dev.loopflow.core.model;
 
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.run.AnswerSchema;
 
 /**
  * What distinguishes one loop construct from another: its exit test and how a pass is fed. Everything
@@ -39,9 +40,10 @@ public sealed interface LoopConfig {
    * @param until the completion signal, or null
    * @param untilCommand a compiled shell node run after a pass whose signal did not match; exit 0 ends the loop
    * @param terminal the body node whose output is the pass's output ({@code output:}); null = the first body node no other depends on
+   * @param gateSchema the form an interactive group's gate asks the person to fill ({@code gate_schema}), or null
    */
   record Group(String until, Node untilCommand, boolean freshContext, boolean interactive, Template gateMessage,
-      String terminal) implements LoopConfig {
+      String terminal, AnswerSchema gateSchema) implements LoopConfig {
     /**
      * The node id the until command runs under, at {@code <group>[k].$until}; no node can have it ('$' is not
      * allowed in ids), so it never collides with a body node.

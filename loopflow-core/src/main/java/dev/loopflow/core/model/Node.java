@@ -3,6 +3,7 @@ package dev.loopflow.core.model;
 import dev.loopflow.core.error.Location;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
+import dev.loopflow.core.run.AnswerSchema;
 import dev.loopflow.core.spi.NodeProgram;
 import java.time.Duration;
 import java.util.Collections;
@@ -74,8 +75,14 @@ public record Node(String id, String kind, Body body, List<String> dependsOn, Co
    * Pauses the run until a person approves or rejects, with an optional comment. The node's {@code timeout} is
    * how long the person has: a resume without a decision after it takes {@code onTimeout}. A rejection fails the
    * node unless {@code failOnReject} is false, so nothing after a rejected approval runs by accident.
+   * {@code schema} is the form an approval's answer fills (its values are the node's {@code values}), or null.
    */
-  public record Approval(Template message, boolean approveOnTimeout, boolean failOnReject) implements Body {}
+  public record Approval(Template message, boolean approveOnTimeout, boolean failOnReject, AnswerSchema schema)
+      implements Body {
+    public Approval(Template message, boolean approveOnTimeout, boolean failOnReject) {
+      this(message, approveOnTimeout, failOnReject, null);
+    }
+  }
 
   /** Ends the run as cancelled, with a reason. */
   public record Cancel(Template reason) implements Body {}

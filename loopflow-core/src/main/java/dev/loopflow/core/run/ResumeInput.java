@@ -1,14 +1,29 @@
 package dev.loopflow.core.run;
 
+import dev.loopflow.core.expr.Json;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a person answers when a paused run continues: free text for an interactive loop gate, a decision (with an
- * optional comment) for an approval. {@link #none()} answers nothing, for a run that stopped without waiting for
- * anyone (a crash, a failure) or an approval whose timeout has passed and whose default decision applies.
+ * optional comment) for an approval, and for a step with a form ({@link Waiting#schema()}) the form's values, a JSON
+ * object. {@link #none()} answers nothing, for a run that stopped without waiting for anyone (a crash, a failure)
+ * or an approval whose timeout has passed and whose default decision applies.
+ *
+ * @param values the form's values, or null when none were given ({@link AnswerSchema#refusal} checks them)
  */
-public record ResumeInput(String text, Decision decision, String comment) {
-  private static final ResumeInput NONE = new ResumeInput(null, null, null);
+public record ResumeInput(String text, Decision decision, String comment, Map<String, Object> values) {
+  private static final ResumeInput NONE = new ResumeInput(null, null, null, null);
+
+  public ResumeInput(String text, Decision decision, String comment) {
+    this(text, decision, comment, null);
+  }
+
+  public ResumeInput {
+    values = values == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(values));
+  }
 
   public enum Decision {
     APPROVE, REJECT;
@@ -46,16 +61,33 @@ public record ResumeInput(String text, Decision decision, String comment) {
     return new ResumeInput(null, Decision.REJECT, comment);
   }
 
+  /** The same answer with the form's {@code values} (null for none). */
+  public ResumeInput withValues(Map<String, Object> v) {
+    return new ResumeInput(text, decision, comment, v);
+  }
+
   public boolean isEmpty() {
-    return text == null && decision == null;
+    return text == null && decision == null && values == null;
   }
 
-  /** The decision, or the text read as one ({@code --input approve}). */
+  /**
+   * The decision, or the text read as one ({@code --input approve}); values alone approve (submitting an
+   * approval's form is approving it).
+   */
   public Decision effectiveDecision() {
-    return decision != null ? decision : Decision.parse(text);
+    if (decision != null) {
+      return decision;
+    }
+    if (text != null) {
+      return Decision.parse(text);
+    }
+    return values != null ? Decision.APPROVE : null;
   }
 
-  /** Text for a loop gate: the text, else the comment, else the decision's name. */
+  /**
+   * Text for a loop gate: the text, else the comment, else the decision's name, else the values as compact JSON
+   * (so {@code loop.user_input} is never empty when a person answered with a form only).
+   */
   public String gateText() {
     if (text != null) {
       return text;
@@ -63,6 +95,9 @@ public record ResumeInput(String text, Decision decision, String comment) {
     if (comment != null) {
       return comment;
     }
-    return decision == null ? null : decision.json();
+    if (decision != null) {
+      return decision.json();
+    }
+    return values == null ? null : Json.compact(values);
   }
 }

@@ -22,7 +22,12 @@ public record ResumeRefusal(Reason reason, RunStatus status, Waiting waiting, St
     /** The run waits for a person and no answer was given (an approval's deadline has not passed). */
     ANSWER_REQUIRED,
     /** An approval was given something that is not a decision, or a loop gate a bare decision. */
-    WRONG_ANSWER
+    WRONG_ANSWER,
+    /**
+     * The step has a form and its values are missing or do not fit it, or the step has no form and values were
+     * given. The run stays paused.
+     */
+    INVALID_VALUES
   }
 
   /**
@@ -51,7 +56,10 @@ public record ResumeRefusal(Reason reason, RunStatus status, Waiting waiting, St
         return refuse(Reason.ANSWER_REQUIRED, status, w, "run '" + runId + "' waits for an approval at " + w.path()
             + ": " + w.message());
       }
-      return Optional.empty();
+      // A rejection needs no values (values given with one are still checked); an approval with a form needs them.
+      boolean needsValues = !in.isEmpty() && (in.effectiveDecision() == ResumeInput.Decision.APPROVE
+          || in.values() != null);
+      return needsValues ? values(runId, status, w, in) : Optional.empty();
     }
     if (in.text() == null && in.decision() != null) {
       return refuse(Reason.WRONG_ANSWER, status, w, "run '" + runId + "' waits for text at loop gate " + w.path()
@@ -61,7 +69,23 @@ public record ResumeRefusal(Reason reason, RunStatus status, Waiting waiting, St
       return refuse(Reason.ANSWER_REQUIRED, status, w, "run '" + runId + "' waits for an answer at " + w.path()
           + ": " + w.message());
     }
-    return Optional.empty();
+    return values(runId, status, w, in);
+  }
+
+  /** Whether the answer's values fit the step's form; values for a step without one are refused too. */
+  private static Optional<ResumeRefusal> values(String runId, RunStatus status, Waiting w, ResumeInput in) {
+    if (w.schema() == null) {
+      return in.values() == null ? Optional.empty() : refuse(Reason.INVALID_VALUES, status, w, "run '" + runId
+          + "' waits at " + w.path() + ", which asks for no values; answer without them");
+    }
+    String why;
+    try {
+      why = AnswerSchema.of(w.schema()).refusal(in.values());
+    } catch (IllegalArgumentException notAForm) {
+      why = "its form is not valid: " + notAForm.getMessage();
+    }
+    return why == null ? Optional.empty() : refuse(Reason.INVALID_VALUES, status, w, "run '" + runId
+        + "' waits for a form at " + w.path() + ": " + why);
   }
 
   private static Optional<ResumeRefusal> refuse(Reason r, RunStatus s, Waiting w, String message) {

@@ -16,9 +16,17 @@ import java.util.Map;
  * @param message what the person is asked
  * @param deadline an approval's answer deadline, or null
  * @param onTimeout the decision taken once the deadline has passed ({@code approve} or {@code reject}), or null
+ * @param schema the form the answer fills ({@link AnswerSchema#json()}: an approval's {@code schema}, a gate's
+ *     {@code gate_schema}), or null when the step asks for no values
  */
 public record Waiting(Kind kind, String node, String path, String loop, Integer iteration, String message,
-    Instant deadline, String onTimeout) {
+    Instant deadline, String onTimeout, Map<String, Object> schema) {
+
+  /** A step that asks for no values. */
+  public Waiting(Kind kind, String node, String path, String loop, Integer iteration, String message,
+      Instant deadline, String onTimeout) {
+    this(kind, node, path, loop, iteration, message, deadline, onTimeout, null);
+  }
 
   /** The two things a run can wait for. */
   public enum Kind {
@@ -50,10 +58,12 @@ public record Waiting(Kind kind, String node, String path, String loop, Integer 
     m.put("message", message);
     m.put("deadline", deadline == null ? null : deadline.toString());
     m.put("default", onTimeout);
+    m.put("schema", schema);
     return m;
   }
 
   /** Reads what {@link #toJson()} wrote (numbers may come back as any {@link Number}); null for null. */
+  @SuppressWarnings("unchecked")
   public static Waiting fromJson(Map<String, ?> m) {
     if (m == null) {
       return null;
@@ -62,7 +72,8 @@ public record Waiting(Kind kind, String node, String path, String loop, Integer 
     Object d = m.get("deadline");
     return new Waiting(Kind.parse(m.get("kind")), str(m.get("node")), str(m.get("path")), str(m.get("loop")),
         it instanceof Number n ? Integer.valueOf(n.intValue()) : null, str(m.get("message")),
-        d == null ? null : Instant.parse(String.valueOf(d)), str(m.get("default")));
+        d == null ? null : Instant.parse(String.valueOf(d)), str(m.get("default")),
+        m.get("schema") instanceof Map<?, ?> s ? (Map<String, Object>) s : null);
   }
 
   private static String str(Object o) {

@@ -443,7 +443,7 @@ public final class Redactor {
     Waiting w = r.waiting();
     if (w != null) {
       w = new Waiting(w.kind(), w.node(), w.path(), w.loop(), w.iteration(), text(w.message()),
-          w.deadline(), w.onTimeout());
+          w.deadline(), w.onTimeout(), w.schema() == null ? null : map(w.schema()));
     }
     return r.toBuilder().source(source(r.source())).inputs(map(r.inputs())).options(map(r.options()))
         .output(value(r.output())).error(error(r.error())).waiting(w).state(map(r.state())).nodes(map(r.nodes()))

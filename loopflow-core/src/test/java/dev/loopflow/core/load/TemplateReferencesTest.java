@@ -276,7 +276,7 @@ class TemplateReferencesTest {
         "refs.yaml:12:25: nodes.rt.routes.y: unknown field 'stdot' of node 'sh' (did you mean 'stdout'?); "
             + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes",
         "refs.yaml:16:37: nodes.wl.condition: unknown field 'iteratoin' (did you mean 'iteration'?); 'loop' has "
-            + "id, index, input, item, iteration, max, parent, prev, restart, user_input",
+            + "id, index, input, item, iteration, max, parent, prev, restart, user_input, user_values",
         "refs.yaml:21:31: edges[0].when: unknown field 'outptu' of node 'sh' (did you mean 'output'?); "
             + "a shell node's result has error, exitCode, output, sandbox, status, stderr, stderrBytes, stdout, stdoutBytes");
   }

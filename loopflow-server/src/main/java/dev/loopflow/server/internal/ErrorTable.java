@@ -45,6 +45,7 @@ final class ErrorTable {
     // Problems of the request.
     put(ErrorCode.WORKFLOW_INVALID, 400);
     BY_CODE.put(ErrorCode.USAGE, Kind.BAD_REQUEST.entry);
+    put(ErrorCode.ANSWER_INVALID, 422);
     // The run's state does not allow what was asked.
     put(ErrorCode.RUN_BUSY, 409);
     put(ErrorCode.RUN_NOT_RESUMABLE, 409);

@@ -222,23 +222,25 @@ final class RunRoutes {
   }
 
   /**
-   * {@code POST /api/runs/{id}/resume {"input"?, "approve"?, "comment"?}} → {@code {"run_id", "status"}}. Whether the
-   * run can be resumed with that answer is the engine's rule ({@link ResumeRefusal}).
+   * {@code POST /api/runs/{id}/resume {"input"?, "approve"?, "comment"?, "values"?}} → {@code {"run_id", "status"}}.
+   * {@code values} answers the form of a step that has one (an object). Whether the run can be resumed with that
+   * answer is the engine's rule ({@link ResumeRefusal}); values that do not fit the form are 422 answer_invalid.
    */
   void resume(Context ctx) throws IOException {
     String id = runId(ctx);
-    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("input", "approve", "comment"), true);
+    JsonBody b = JsonBody.parse(ctx.bodyAsBytes(), Set.of("input", "approve", "comment", "values"), true);
     String input = b.string("input");
     Boolean approve = b.bool("approve");
     String comment = b.string("comment");
+    Map<String, Object> values = b.object("values");
     if (input != null && approve != null) {
       throw ApiError.badField("approve", "give 'input' (for a loop gate) or 'approve' (for an approval), not both");
     }
     if (comment != null && approve == null) {
       throw ApiError.badField("comment", "'comment' goes with 'approve' (true to approve, false to reject)");
     }
-    ResumeInput answer = approve != null ? (approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
-        : ResumeInput.text(input);
+    ResumeInput answer = (approve != null ? (approve ? ResumeInput.approve(comment) : ResumeInput.reject(comment))
+        : ResumeInput.text(input)).withValues(values);
     RunInfo info = engine.inspect(id).orElseThrow(() -> ApiError.runNotFound(id));
     // Whether it executes somewhere now (this server included) is the engine's to say when it takes the run's
     // lease: run_busy.
@@ -249,7 +251,8 @@ final class RunRoutes {
       extra.put("reason", r.reason().name().toLowerCase(Locale.ROOT));
       extra.put("waiting", r.waiting() == null ? null : r.waiting().toJson());
       throw ApiError.withExtra(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE
-          ? ErrorTable.of(ErrorCode.RUN_NOT_RESUMABLE) : ErrorTable.of(ErrorTable.Kind.BAD_REQUEST), r.message(),
+          ? ErrorTable.of(ErrorCode.RUN_NOT_RESUMABLE) : r.reason() == ResumeRefusal.Reason.INVALID_VALUES
+          ? ErrorTable.of(ErrorCode.ANSWER_INVALID) : ErrorTable.of(ErrorTable.Kind.BAD_REQUEST), r.message(),
           extra);
     }
     RunRecord rec = info.record();

@@ -106,7 +106,8 @@ final class ControlNodes {
       frame.mark(node.id(), NodeStatus.PAUSED, r);
       NodePosition.LoopFrame pass = pos.loops().isEmpty() ? null : pos.loops().get(pos.loops().size() - 1);
       ctx.requestPause(new Waiting(Waiting.Kind.APPROVAL, node.id(), pos.path(), pass == null ? null : pass.loopId(),
-          pass == null ? null : pass.iteration(), message, deadline, deadline == null ? null : onTimeout));
+          pass == null ? null : pass.iteration(), message, deadline, deadline == null ? null : onTimeout,
+          a.schema() == null ? null : a.schema().json()));
       String shown = deadline == null ? message : message + " (unanswered by " + deadline + ": " + onTimeout + ")";
       // Journaled when first asked, and again when asked anew after a rejection failed the run (so the journal's
       // latest execution here says what the run waits for); the deadline still counts from the first question.
@@ -114,12 +115,16 @@ final class ControlNodes {
       return Ran.PAUSED;
     }
     boolean approved = decision == ResumeInput.Decision.APPROVE;
+    // The form's values as checked when the resume was accepted; none (an empty object) for a default decision or
+    // a step without a form, so templates reading values.X see nothing rather than fail.
+    Map<String, Object> values = given == null || given.values() == null ? Map.of() : given.values();
     if (!approved && a.failOnReject()) {
       Map<String, Object> partial = new LinkedHashMap<>();
       partial.put("decision", decision.json());
       partial.put("approved", false);
       partial.put("comment", comment);
       partial.put("timed_out", timedOut);
+      partial.put("values", values);
       throw new NodeFailedException("rejected" + (timedOut ? " (no answer before the timeout)" : "")
           + (comment == null || comment.isBlank() ? "" : ": " + comment), partial);
     }
@@ -130,6 +135,7 @@ final class ControlNodes {
     result.put("comment", comment);
     result.put("message", message);
     result.put("timed_out", timedOut);
+    result.put("values", values);
     return new Ran.Shaped(result, decision.json());
   }
 

@@ -134,7 +134,8 @@ public final class Engine {
       lease.stop();
       ResumeRefusal r = refused.get();
       throw new LoopflowException(r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE ? ErrorCode.RUN_NOT_RESUMABLE
-          : ErrorCode.USAGE, r.message());
+          : r.reason() == ResumeRefusal.Reason.INVALID_VALUES ? ErrorCode.ANSWER_INVALID : ErrorCode.USAGE,
+          r.message());
     }
     // A cancel request left from before (answered by a process that died, say) must not stop the resumed run. It is
     // read first: a write goes through the store's one writer, which every run of the store shares.

@@ -53,6 +53,8 @@ abstract class LoopFront {
     final List<Object> outputs = new ArrayList<>();
     Map<String, Object> prev = Map.of();
     String userInput;
+    /** The gate form's values the person answered before this pass; null when none (read as an empty object). */
+    Map<String, Object> userValues;
     Frame lastFrame;
     boolean exitReached;
     /** The first failure that stops the loop; null while none. */
@@ -151,17 +153,19 @@ abstract class LoopFront {
     values[3] = st.input;
     values[4] = st.prev;
     values[5] = st.userInput == null ? "" : st.userInput;
-    values[6] = id;
+    values[6] = st.userValues == null ? Map.of() : st.userValues;
+    values[7] = id;
     if (parent != null) {
-      values[7] = parent;
+      values[8] = parent;
     }
     return new LoopVars(names, values);
   }
 
   /** The names of {@link #vars}, in the order the variable iterates in. */
-  private static final String[] VAR_NAMES = {"iteration", "index", "max", "input", "prev", "user_input", "id"};
+  private static final String[] VAR_NAMES = {"iteration", "index", "max", "input", "prev", "user_input",
+      "user_values", "id"};
   private static final String[] VAR_NAMES_WITH_PARENT = {"iteration", "index", "max", "input", "prev",
-      "user_input", "id", "parent"};
+      "user_input", "user_values", "id", "parent"};
 
   /** What the loop.iteration event previews for pass {@code st.iteration}. */
   Object passInput(State st) {

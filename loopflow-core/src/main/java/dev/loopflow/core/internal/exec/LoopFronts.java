@@ -305,6 +305,7 @@ final class LoopFronts {
     @Override
     boolean beforeNextPass(State st) {
       st.userInput = null;
+      st.userValues = null;
       if (!cfg.interactive()) {
         return true;
       }
@@ -315,13 +316,15 @@ final class LoopFronts {
       if (row != null) {
         Object in = row.result().get("input");
         st.userInput = in == null ? "" : String.valueOf(in);
+        st.userValues = row.result().get("values") instanceof Map<?, ?> m ? plainMap(m) : null;
         return true;
       }
       ResumeInput given = ctx.replay.takeInput(gate);
       String answer = given == null ? null : given.gateText();
       if (answer != null) {
         st.userInput = answer;
-        recorder.answered(gate, answer);
+        st.userValues = given.values();
+        recorder.answered(gate, answer, given.values());
         return true;
       }
       String message = cfg.gateMessage() == null
@@ -330,7 +333,8 @@ final class LoopFronts {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("status", "paused");
       r.put("message", message);
-      ctx.requestPause(new Waiting(Waiting.Kind.INPUT, id, gate.path(), id, st.iteration, message, null, null));
+      ctx.requestPause(new Waiting(Waiting.Kind.INPUT, id, gate.path(), id, st.iteration, message, null, null,
+          cfg.gateSchema() == null ? null : cfg.gateSchema().json()));
       recorder.asked(gate, LoopConfig.Group.GATE_ID, r, ctx.bus.now(), true, message);
       return false;
     }
@@ -421,6 +425,7 @@ final class LoopFronts {
       v.put("input", Values.plain(items.get(i)));
       v.put("prev", Map.of());
       v.put("user_input", "");
+      v.put("user_values", Map.of());
       v.put("id", id);
       Map<String, Object> parent = outer.loopVars();
       if (parent != null) {
@@ -472,5 +477,12 @@ final class LoopFronts {
     LoopflowException exhausted(State st) {
       throw new IllegalStateException("an iterator's bound is its item count and cannot be exhausted");
     }
+  }
+
+  /** A journaled object read back as the plain map the loop variable holds. */
+  private static Map<String, Object> plainMap(Map<?, ?> m) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    m.forEach((k, v) -> out.put(String.valueOf(k), v));
+    return Collections.unmodifiableMap(out);
   }
 }

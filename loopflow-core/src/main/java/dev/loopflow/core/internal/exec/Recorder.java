@@ -183,12 +183,18 @@ final class Recorder {
     ctx.bus.publish((seq, at) -> new Event.RunPaused(ctx.runId, seq, at, pos, shown));
   }
 
-  /** A loop gate's answer, journaled as the gate's completed execution so a later resume replays it. */
-  void answered(NodePosition gate, String answer) {
+  /**
+   * A loop gate's answer (its text and, for a gate with a form, its values), journaled as the gate's completed
+   * execution so a later resume replays it.
+   */
+  void answered(NodePosition gate, String answer, Map<String, Object> values) {
     Instant now = ctx.bus.now();
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("status", "completed");
     r.put("input", answer);
+    if (values != null) {
+      r.put("values", values);
+    }
     journal(new NodeExecution(ctx.runId, gate, LoopConfig.Group.GATE_ID,
         NodeStatus.COMPLETED, 1, now, now, null, r, Usage.NONE, null, null, null, null));
   }

@@ -409,6 +409,9 @@ final class RunExecution implements RunHandle {
     if (in.comment() != null) {
       m.put("comment", in.comment());
     }
+    if (in.values() != null) {
+      m.put("values", in.values());
+    }
     return m;
   }
 

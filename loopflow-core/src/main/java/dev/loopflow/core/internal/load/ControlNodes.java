@@ -3,6 +3,7 @@ package dev.loopflow.core.internal.load;
 import dev.loopflow.core.expr.Condition;
 import dev.loopflow.core.expr.Template;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.run.AnswerSchema;
 import dev.loopflow.core.schema.FieldSpec;
 import dev.loopflow.core.schema.NodeKindSpec;
 import dev.loopflow.core.yaml.YNode;
@@ -48,7 +49,9 @@ final class ControlNodes {
               FieldSpec.choice("default", APPROVAL_DEFAULTS, "The decision taken when 'timeout' passes unanswered "
                   + "(needs a timeout)."),
               FieldSpec.choice("on_reject", ON_REJECT, "What a rejection does: fail the node (default) or "
-                  + "continue.")))
+                  + "continue."),
+              FieldSpec.jsonSchema("schema", "A form the person fills to approve: a JSON Schema object whose "
+                  + "properties are strings, numbers, integers, booleans or enums. Its answer is the node's values.")))
           .atMostOne("message", "approval"),
       NodeKindSpec.of("input", "Passes the run's input (or its value) through.", List.of(
           FieldSpec.template("value", "The value to pass on instead of the run's input."))),
@@ -109,7 +112,20 @@ final class ControlNodes {
       cfg.error("default", "'default' is the decision taken when 'timeout' passes unanswered; give a timeout");
     }
     String onReject = cfg.choice(cfg.has("on_reject") ? "on_reject" : null, Set.copyOf(ON_REJECT), ON_REJECT.get(0));
-    return new Node.Approval(message, dflt.equals("approve"), onReject.equals("fail"));
+    return new Node.Approval(message, dflt.equals("approve"), onReject.equals("fail"), answerSchema(cfg, "schema"));
+  }
+
+  /** The form {@code field} describes, or null when absent or refused (the refusal is reported at the field). */
+  static AnswerSchema answerSchema(NodeConfigImpl cfg, String field) {
+    if (!cfg.has(field)) {
+      return null;
+    }
+    try {
+      return AnswerSchema.of(cfg.plain(field));
+    } catch (IllegalArgumentException e) {
+      cfg.error(field, e.getMessage());
+      return null;
+    }
   }
 
   /**

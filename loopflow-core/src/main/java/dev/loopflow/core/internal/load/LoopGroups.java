@@ -8,6 +8,7 @@ import dev.loopflow.core.model.Budget;
 import dev.loopflow.core.model.Edge;
 import dev.loopflow.core.model.LoopConfig;
 import dev.loopflow.core.model.Node;
+import dev.loopflow.core.run.AnswerSchema;
 import dev.loopflow.core.spi.NodeHandler;
 import dev.loopflow.core.yaml.YNode;
 import java.util.LinkedHashMap;
@@ -114,8 +115,13 @@ final class LoopGroups {
     if (max == null || body.isEmpty()) {
       return null;
     }
+    AnswerSchema gateSchema = ControlNodes.answerSchema(cfg, "gate_schema");
+    if (cfg.has("gate_schema") && !Boolean.TRUE.equals(interactive)) {
+      cfg.error("gate_schema", "loop_group '" + id + "': gate_schema is the form its gate asks a person to fill "
+          + "after each pass; it needs interactive: true");
+    }
     return new Node.Loop(new LoopConfig.Group(until, untilNode, Boolean.TRUE.equals(fresh),
-        Boolean.TRUE.equals(interactive), gate, terminal), max, oe, budget, null, body);
+        Boolean.TRUE.equals(interactive), gate, terminal, gateSchema), max, oe, budget, null, body);
   }
 
   /**

@@ -82,6 +82,9 @@ final class LoopNodes {
           FieldSpec.bool("interactive", "Pause for a person after every pass that did not finish; the answer is "
               + "the next pass's loop.user_input."),
           FieldSpec.template("gate_message", "What the paused run shows the person."),
+          FieldSpec.jsonSchema("gate_schema", "A form the person fills at the gate (needs interactive): a JSON "
+              + "Schema object whose properties are strings, numbers, integers, booleans or enums. Its answer is "
+              + "the next pass's loop.user_values."),
           LoaderSupport.onExhaustedField("fail with until or until_command, else continue"),
           Settings.budgetField("all passes"),
           FieldSpec.string("model", "The model of the body's llm nodes that name none."),

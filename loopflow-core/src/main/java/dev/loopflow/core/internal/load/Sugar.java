@@ -29,7 +29,7 @@ final class Sugar {
    * {@code mock} replies, which are data, not templates.
    */
   static final Set<String> LOOP_OWN = Set.of("nodes", "body", "until_command", "until_bash", "gate_message",
-      "mock");
+      "gate_schema", "mock");
 
   /**
    * The fields of a node kind that hold code rather than a template: a script's {@code run}/{@code code} is not

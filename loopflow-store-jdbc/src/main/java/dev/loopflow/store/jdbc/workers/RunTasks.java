@@ -78,6 +78,9 @@ final class RunTasks {
       a.put("text", answer.text());
       a.put("decision", answer.decision() == null ? null : answer.decision().json());
       a.put("comment", answer.comment());
+      if (answer.values() != null) {
+        a.put("values", answer.values());
+      }
       m.put("answer", a);
     }
     try {
@@ -100,7 +103,10 @@ final class RunTasks {
       String text = m.get("text") instanceof String s ? s : null;
       String comment = m.get("comment") instanceof String s ? s : null;
       ResumeInput.Decision decision = m.get("decision") instanceof String s ? ResumeInput.Decision.parse(s) : null;
-      return new ResumeInput(text, decision, comment);
+      // The form's values travel as given; the engine checks them against the form when the worker resumes.
+      @SuppressWarnings("unchecked")
+      Map<String, Object> values = m.get("values") instanceof Map<?, ?> v ? (Map<String, Object>) v : null;
+      return new ResumeInput(text, decision, comment, values);
     } catch (IOException | RuntimeException e) {
       return ResumeInput.none();
     }
