@@ -84,11 +84,16 @@ final class Stores {
   private static final Logger PG_LOG = Logger.getLogger("org.postgresql");
 
   static RunStore open(String flag) {
+    return open(flag, JdbcStores.DEFAULT_CONNECTIONS);
+  }
+
+  /** {@link #open(String)} with at most {@code connections} connections to a PostgreSQL store. */
+  static RunStore open(String flag, int connections) {
     PG_LOG.setLevel(Level.OFF);
     String url = url(flag);
     SqliteNativeLibrary.prepare();
     try {
-      return JdbcStores.open(url);
+      return JdbcStores.open(url, connections);
     } catch (IllegalArgumentException e) {
       throw CliError.usage(source(flag) + ": " + StoreUrls.scrub(Errors.describe(e), url), e);
     } catch (RuntimeException e) {

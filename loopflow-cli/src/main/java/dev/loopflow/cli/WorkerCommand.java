@@ -4,6 +4,7 @@ import dev.loopflow.core.Loopflow;
 import dev.loopflow.core.run.RunOptions;
 import dev.loopflow.core.store.RunRecord;
 import dev.loopflow.core.store.RunStore;
+import dev.loopflow.store.jdbc.JdbcStores;
 import dev.loopflow.store.jdbc.workers.Worker;
 import dev.loopflow.store.jdbc.workers.WorkerSettings;
 import java.io.IOException;
@@ -83,7 +84,8 @@ final class WorkerCommand implements Callable<Integer> {
     if (!Support.httpPolicy(policy, httpDenyPrivate, System.getenv(), err)) {
       return Main.USAGE;
     }
-    try (RunStore s = Stores.open(store)) {
+    // A connection per run executing here, and the store's own (its writer, the queue's polls and heartbeats).
+    try (RunStore s = Stores.open(store, Math.min(JdbcStores.MAX_CONNECTIONS, settings.concurrency() + 8))) {
       if (!Support.sandbox(policy, sandbox, System.getenv(), s, err)) {
         return Main.USAGE;
       }

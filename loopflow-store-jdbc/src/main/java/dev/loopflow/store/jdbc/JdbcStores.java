@@ -51,8 +51,27 @@ public final class JdbcStores {
     return home.resolve(DEFAULT_FILE);
   }
 
+  /** The most connections a PostgreSQL store opened by {@link #open(String)} keeps (opened when needed). */
+  public static final int DEFAULT_CONNECTIONS = 8;
+  /** The most connections a PostgreSQL store may be opened with. */
+  public static final int MAX_CONNECTIONS = 256;
+
   /** Opens the store named by {@code url} (see the class comment). */
   public static RunStore open(String url) {
+    return open(url, DEFAULT_CONNECTIONS);
+  }
+
+  /**
+   * Opens the store named by {@code url} with at most {@code connections} connections to a PostgreSQL database (1 to
+   * {@link #MAX_CONNECTIONS}; opened as they are needed). A process that executes many runs at once (a worker) needs
+   * about one per run beside the store's own: with fewer, its runs wait for a connection to read their journal. A
+   * SQLite store always has one.
+   */
+  public static RunStore open(String url, int connections) {
+    if (connections < 1 || connections > MAX_CONNECTIONS) {
+      throw new IllegalArgumentException("store connections must be 1 to " + MAX_CONNECTIONS + ", was "
+          + connections);
+    }
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException("store URL is empty");
     }
@@ -62,7 +81,7 @@ public final class JdbcStores {
       return RunStore.inMemory();
     }
     if (lower.startsWith("postgresql://") || lower.startsWith("postgres://") || lower.startsWith("jdbc:postgresql:")) {
-      return postgresql(u);
+      return postgresql(u, connections);
     }
     if (lower.startsWith("jdbc:sqlite:")) {
       return sqliteUrl(u.substring("jdbc:sqlite:".length()));
@@ -160,6 +179,10 @@ public final class JdbcStores {
 
   /** A PostgreSQL store; the schema is created in the connection's default schema. */
   public static RunStore postgresql(String url) {
+    return postgresql(url, DEFAULT_CONNECTIONS);
+  }
+
+  private static RunStore postgresql(String url, int connections) {
     Pg pg = Pg.parse(url);
     HikariConfig hc = new HikariConfig();
     hc.setJdbcUrl(pg.jdbcUrl);
@@ -169,7 +192,7 @@ public final class JdbcStores {
     if (pg.password != null) {
       hc.setPassword(pg.password);
     }
-    hc.setMaximumPoolSize(8);
+    hc.setMaximumPoolSize(connections);
     hc.setMinimumIdle(0);
     hc.setPoolName("loopflow-postgresql");
     hc.setConnectionTimeout(30_000);
