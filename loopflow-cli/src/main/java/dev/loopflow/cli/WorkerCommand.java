@@ -37,7 +37,8 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(names = "--name", paramLabel = "NAME", description = "The worker's name in the queue (default HOST/PID).")
   String name;
 
-  @Option(names = "--poll-ms", paramLabel = "MS", description = "How often to look for queued runs (default 1000).")
+  @Option(names = "--poll-ms", paramLabel = "MS", description = "How often to look for queued runs that were not "
+      + "announced (default 1000); announced runs are taken at once.")
   long pollMillis = 1000;
 
   @Option(names = "--heartbeat-ms", paramLabel = "MS", description = "Heartbeat interval (default 2000).")

@@ -389,4 +389,25 @@ public final class HttpApi implements AutoCloseable {
       return "unknown";
     }
   }
+
+  /**
+   * A whole-number query parameter from {@code min} to {@code max}; {@code absent} when it is missing or blank. Anything
+   * else (not a number, out of range, too large for a long) is {@code 400 bad_request} naming the field.
+   */
+  static int intParam(Context ctx, String name, int absent, int min, int max) {
+    String v = ctx.queryParam(name);
+    if (v == null || v.isBlank()) {
+      return absent;
+    }
+    try {
+      long n = Long.parseLong(v.strip());
+      if (n >= min && n <= max) {
+        return (int) n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiError.badField(name, name + " must be a whole number from " + min + " to " + max + ", was '"
+        + JsonBody.printable(v) + "'");
+  }
 }

@@ -55,7 +55,7 @@ final class JournalRoutes {
    */
   void executions(Context ctx) {
     String id = RunRoutes.existing(store, ctx);
-    int recent = number(ctx, "recent_passes", 0, 1, MAX_RECENT);
+    int recent = HttpApi.intParam(ctx, "recent_passes", 0, 1, MAX_RECENT);
     List<NodeExecution> rows = recent > 0 ? engine.executions(id, JournalSlice.recentPasses(recent))
         : engine.executions(id);
     HttpApi.json(ctx, 200, shown(id, rows));
@@ -68,7 +68,7 @@ final class JournalRoutes {
   void events(Context ctx) throws IOException, InterruptedException {
     String id = RunRoutes.existing(store, ctx);
     long last = lastEventId(ctx);
-    int recent = number(ctx, "recent_passes", 0, 1, MAX_RECENT);
+    int recent = HttpApi.intParam(ctx, "recent_passes", 0, 1, MAX_RECENT);
     ctx.status(200);
     ctx.contentType("text/event-stream; charset=utf-8");
     ctx.header("Cache-Control", "no-cache, no-store");
@@ -87,8 +87,8 @@ final class JournalRoutes {
   void passes(Context ctx) {
     String id = RunRoutes.existing(store, ctx);
     NodePosition loop = loop(ctx);
-    int offset = number(ctx, "offset", 0, 0, Integer.MAX_VALUE);
-    int limit = number(ctx, "limit", LoopPasses.DEFAULT_LIMIT, 1, LoopPasses.MAX_LIMIT);
+    int offset = HttpApi.intParam(ctx, "offset", 0, 0, Integer.MAX_VALUE);
+    int limit = HttpApi.intParam(ctx, "limit", LoopPasses.DEFAULT_LIMIT, 1, LoopPasses.MAX_LIMIT);
     List<NodeExecution> rows = engine.executions(id, JournalSlice.under(loop.path() + "[")).stream()
         .map(redactor::execution).toList();
     HttpApi.json(ctx, 200, LoopPasses.page(id, loop, rows, offset, limit));
@@ -167,22 +167,5 @@ final class JournalRoutes {
     }
     throw ApiError.badField(field, field + " must be an event id (a whole number, 0 or more), was '"
         + JsonBody.printable(value) + "'");
-  }
-
-  private static int number(Context ctx, String field, int absent, int min, int max) {
-    String v = ctx.queryParam(field);
-    if (v == null || v.isBlank()) {
-      return absent;
-    }
-    try {
-      long n = Long.parseLong(v.strip());
-      if (n >= min && n <= max) {
-        return (int) n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw ApiError.badField(field, field + " must be a whole number from " + min + " to " + max + ", was '"
-        + JsonBody.printable(v) + "'");
   }
 }

@@ -392,7 +392,7 @@ final class RunRoutes {
     String reason = b.string("reason");
     Map<String, String> parameters = b.stringMap("parameters");
     String requester = b.string("requester_stage_id");
-    int wait = intParam(ctx, "wait", DEFAULT_SIGNAL_WAIT_SECONDS, 0, MAX_SIGNAL_WAIT_SECONDS);
+    int wait = HttpApi.intParam(ctx, "wait", DEFAULT_SIGNAL_WAIT_SECONDS, 0, MAX_SIGNAL_WAIT_SECONDS);
     RunRecord rec = store.findRun(id).orElseThrow(() -> ApiError.runNotFound(id));
     String notRunning = notRunning(rec);
     if (notRunning != null) {
@@ -481,22 +481,5 @@ final class RunRoutes {
       throw ApiError.runNotFound(id);
     }
     return id;
-  }
-
-  private static int intParam(Context ctx, String name, int dflt, int min, int max) {
-    String v = ctx.queryParam(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.strip());
-      if (n >= min && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw ApiError.badField(name, name + " must be a whole number from " + min + " to " + max + ", was '"
-        + JsonBody.printable(v) + "'");
   }
 }

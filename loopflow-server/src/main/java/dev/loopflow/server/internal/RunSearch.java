@@ -44,28 +44,11 @@ final class RunSearch {
       }
     }
     RunQuery query = new RunQuery(statuses, ctx.queryParam("workflow"), ctx.queryParam("id"), ctx.queryParam("q"),
-        intParam(ctx, "offset", 0, 0, Integer.MAX_VALUE), intParam(ctx, "limit", 50, 1, maxLimit));
+        HttpApi.intParam(ctx, "offset", 0, 0, Integer.MAX_VALUE), HttpApi.intParam(ctx, "limit", 50, 1, maxLimit));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (RunSummary r : query.run(store)) {
       rows.add(r.toJson());
     }
     HttpApi.json(ctx, 200, rows);
-  }
-
-  private static int intParam(Context ctx, String name, int dflt, int min, int max) {
-    String v = ctx.queryParam(name);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    try {
-      int n = Integer.parseInt(v.strip());
-      if (n >= min && n <= max) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // below
-    }
-    throw ApiError.badField(name, name + " must be a whole number from " + min + " to " + max + ", was '"
-        + JsonBody.printable(v) + "'");
   }
 }

@@ -8,8 +8,8 @@ import java.util.Objects;
  *
  * @param name the worker's name in the queue (who picked a run); unique per process
  * @param concurrency how many runs it executes at once (1 to 1024)
- * @param pollingInterval how often it looks for queued runs when it has room (also the longest a queued run waits
- *     for an idle worker)
+ * @param pollingInterval how often it looks for queued runs when it has room and none was announced (a queued run
+ *     is announced on {@code LISTEN/NOTIFY} and taken at once; polling is the fallback when an announcement is lost)
  * @param heartbeatInterval how often it tells the queue that its runs are alive
  * @param missedHeartbeats after how many missed heartbeats another worker takes its runs (at least 4, db-scheduler's
  *     lower bound)
