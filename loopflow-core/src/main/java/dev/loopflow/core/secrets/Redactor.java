@@ -263,7 +263,9 @@ public final class Redactor {
   /** {@code s} masked against {@code known}; the same instance when there is nothing to mask. */
   private String maskText(String s, List<String> known) {
     String out = s;
-    for (String v : known) {
+    // By index: known is a random-access list, and this runs for every text of every event.
+    for (int i = 0; i < known.size(); i++) {
+      String v = known.get(i);
       if (out.contains(v)) {
         out = out.replace(v, MASK);
       }
