@@ -105,6 +105,20 @@ public final class Compare {
         + "options from");
   }
 
+  /**
+   * The LangGraph4j runner's command: the same JVM options as loopflow's runner (collector, compiler tiers, heap
+   * sizing), so that both JVM engines are measured on the same JVM settings and a difference in wall time or peak
+   * RSS is the engines', not the flags'. Before, LangGraph4j ran on the JVM's defaults (G1, both compilers, an
+   * initial heap of 1/64 of the machine's memory) and loopflow on the launcher's.
+   */
+  static List<String> langGraph4jCommand(String java, Path root) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(java);
+    cmd.addAll(launcherJvmFlags(root.resolve("loopflow")));
+    cmd.addAll(List.of("-jar", root.resolve("bench/langgraph4j/target/langgraph4j-runner.jar").toString()));
+    return cmd;
+  }
+
   private List<Engine> engines(String workload) {
     String cp = root.resolve("bench/target/benchmarks.jar").toString();
     List<String> lf = new ArrayList<>();
@@ -129,8 +143,7 @@ public final class Compare {
       all.add(new Engine(CLI_W3, List.of(root.resolve("loopflow").toString(), "run", "--quiet",
           root.resolve("bench/workloads/w3-counter.yaml").toString())));
     }
-    all.add(new Engine("langgraph4j", List.of(java, "-jar",
-        root.resolve("bench/langgraph4j/target/langgraph4j-runner.jar").toString())));
+    all.add(new Engine("langgraph4j", langGraph4jCommand(java, root)));
     if (!workload.equals("W5")) {
       all.add(new Engine("langgraph-js", List.of("node", root.resolve("bench/js/runner.mjs").toString())));
     }

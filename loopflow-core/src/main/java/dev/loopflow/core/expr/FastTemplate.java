@@ -3,6 +3,8 @@ package dev.loopflow.core.expr;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /*
  * Design notes.
@@ -10,15 +12,28 @@ import java.util.Map;
  * Prompts and commands are mostly text with a few `{{ a.b }}` insertions, rendered on every execution; a Jinjava
  * render builds an interpreter and a context each time. This renders that form directly and must produce exactly
  * Jinjava's text whenever it produces any:
- *  - compile() accepts only literal text and `{{ dotted.path }}` expressions (a path as FastExpr parses it): no
- *    `{%`, no `{#`, no whitespace control (`{{-`), no filters, no other expression syntax; anything else returns
- *    null and the template always renders with Jinjava.
+ *  - compile() accepts only literal text, `{{ dotted.path }}` expressions (a path as FastExpr parses it) and a path
+ *    plus or minus a decimal integer literal, spaced (`{{ state.reviews + 1 }}`, a counter in a loop's prompt): no `{%`,
+ *    no `{#`, no whitespace control (`{{-`), no filters, no other expression syntax; anything else returns null and
+ *    the template always renders with Jinjava.
  *  - render() answers only when every path resolves through existing map entries to a String, Integer or Long
- *    (whose text Jinjava prints the same way); otherwise it returns null and the caller renders with Jinjava.
+ *    (whose text Jinjava prints the same way), and a path with arithmetic only to an Integer or Long whose sum
+ *    does not overflow a long (Jinjava adds integers as longs); otherwise it returns null and the caller renders
+ *    with Jinjava.
  * FastTemplateTest compares both on generated templates and scopes.
  */
 final class FastTemplate {
-  private final List<Object> parts; // String literal, or String[] path
+  private final List<Object> parts; // String literal, String[] path, or Sum
+
+  /** {@code path + add} ({@code add} negative for a minus). */
+  private record Sum(String[] path, long add) {}
+
+  /**
+   * A path, {@code +} or {@code -} with white space on both sides (Jinjava reads {@code x+1} as {@code x} then
+   * the number {@code +1}, a syntax error), and a decimal literal without leading zeros (at most 9 digits).
+   */
+  private static final Pattern SUM =
+      Pattern.compile("\\s*([A-Za-z_][A-Za-z0-9_.]*)\\s+([+-])\\s+(0|[1-9][0-9]{0,8})\\s*");
 
   private FastTemplate(List<Object> parts) {
     this.parts = parts;
@@ -48,10 +63,17 @@ final class FastTemplate {
         return null;
       }
       String[] path = FastExpr.pathOf(expr);
-      if (path == null) {
-        return null;
+      if (path != null) {
+        parts.add(path);
+      } else {
+        Matcher m = SUM.matcher(expr);
+        String[] summed = m.matches() ? FastExpr.pathOf(m.group(1)) : null;
+        if (summed == null) {
+          return null;
+        }
+        long n = Long.parseLong(m.group(3));
+        parts.add(new Sum(summed, m.group(2).equals("-") ? -n : n));
       }
-      parts.add(path);
       i = close + 2;
     }
     for (Object p : parts) {
@@ -68,6 +90,18 @@ final class FastTemplate {
     for (Object p : parts) {
       if (p instanceof String s) {
         sb.append(s);
+        continue;
+      }
+      if (p instanceof Sum sum) {
+        Object v = FastExpr.resolve(sum.path(), scope);
+        if (!(v instanceof Integer || v instanceof Long)) {
+          return null;
+        }
+        try {
+          sb.append(Math.addExact(((Number) v).longValue(), sum.add()));
+        } catch (ArithmeticException overflow) {
+          return null;
+        }
         continue;
       }
       Object v = FastExpr.resolve((String[]) p, scope);

@@ -263,7 +263,9 @@ public final class Redactor {
   /** {@code s} masked against {@code known}; the same instance when there is nothing to mask. */
   private String maskText(String s, List<String> known) {
     String out = s;
-    for (String v : known) {
+    // By index: known is a random-access list, and this runs for every text of every event.
+    for (int i = 0; i < known.size(); i++) {
+      String v = known.get(i);
       if (out.contains(v)) {
         out = out.replace(v, MASK);
       }
@@ -514,7 +516,10 @@ public final class Redactor {
       // Rare events with free-form content (an answer, an exception's text): always masked through the full form.
       case Event.RunResumed x -> true;
       case Event.ListenerFailed x -> true;
-      case Event.NodeStep x -> true;
+      // A step is recorded for every model call (its reservation and its outcome): decided from its fields, with
+      // the step's map walked as value() walks it (which learns what it holds under credential names, as the full
+      // form would), so only a step that has something to mask is rebuilt.
+      case Event.NodeStep x -> dirty(x.node(), x.runId(), x.execution()) || value(x.step()) != x.step();
       case Event.NodeStreaming x -> dirty(x.node(), x.runId(), x.nodeId(), x.tokens());
       case Event.RestartRequested x -> true;
       case Event.RestartAccepted x -> dirty(x.runId(), x.requesterStageId(), x.targetStageId(), x.reason(),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,7 +40,15 @@ import java.util.Map;
  */
 final class OpenAiWire {
 
-    private static final JsonFactory JSON = new JsonFactory();
+    /**
+     * Buffers of the generator and parser are taken from a small shared pool. Jackson's default pool is one per
+     * thread, and every call runs on a virtual thread of its own, so each request and reply allocated its buffers
+     * anew (about 16 KB a call). The pool is bounded: at most as many buffer sets are kept as calls can write or
+     * read at once on a busy machine; beyond that they are allocated and dropped as before.
+     */
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .recyclerPool(JsonRecyclerPools.newBoundedPool(64))
+            .build();
     // As LangChain4j's own mapper for this API (ignored properties tolerated, floats as doubles).
     private static final ObjectMapper LANGCHAIN_JSON = new ObjectMapper()
             .disable(DeserializationFeature.FAIL_ON_IGNORED_PROPERTIES);

@@ -83,4 +83,41 @@ class OpenAiWireTest {
             return List.of(e.getClass().getName(), String.valueOf(e.getMessage()));
         }
     }
+
+    @Test
+    void callsWritingAndReadingAtOnceOnVirtualThreadsGetTheirOwnBytes() throws Exception {
+        // The generator's and parser's buffers come from a pool shared by every call: a buffer handed to two calls
+        // at once, or handed back dirty, would show as one call's text in another's request or reply.
+        Random random = new Random(3);
+        int n = 2_000;
+        List<ChatCall> calls = new ArrayList<>();
+        List<byte[]> replies = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String text = "call " + i + " " + "x\u00e9\"\\".repeat(random.nextInt(3_000));
+            calls.add(ChatCall.builder("bench").system(i % 2 == 0 ? "Be terse." : null).user(text).build());
+            replies.add(PLAIN.replace("fine \\u00e9", "reply " + i + " " + "y".repeat(random.nextInt(9_000)))
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+        List<byte[]> wantRequests = calls.stream().map(OpenAiWire::request).toList();
+        List<String> wantTexts = replies.stream().map(b -> OpenAiWire.readWellFormed(b).aiMessage().text()).toList();
+        List<java.util.concurrent.Future<?>> done = new ArrayList<>();
+        try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < n; i++) {
+                int k = i;
+                done.add(pool.submit(() -> {
+                    for (int round = 0; round < 3; round++) {
+                        assertThat(OpenAiWire.request(calls.get(k))).isEqualTo(wantRequests.get(k));
+                        assertThat(OpenAiWire.readWellFormed(replies.get(k)).aiMessage().text())
+                                .isEqualTo(wantTexts.get(k));
+                        Thread.yield();
+                    }
+                    return null;
+                }));
+            }
+        }
+        for (var f : done) {
+            f.get();
+        }
+        assertThat(wantTexts.get(7)).startsWith("reply 7 ");
+    }
 }
