@@ -109,6 +109,7 @@ public class WorkerBench {
   private static void latency(RunStore store, String server, String token, Path file, int n) throws Exception {
     String source = Files.readString(file);
     List<Double> ms = new ArrayList<>();
+    List<Double> queued = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       Thread.sleep(150); // the worker is idle again
       Instant before = Instant.now();
@@ -121,8 +122,15 @@ public class WorkerBench {
         throw new IllegalStateException("run " + id + " ended " + rec.status());
       }
       ms.add(Duration.between(before, rec.finishedAt()).toNanos() / 1e6);
+      List<Event> events = store.events(id);
+      Instant taken = events.stream().filter(e -> e instanceof Event.RunResumed).findFirst().orElseThrow().at();
+      queued.add(Duration.between(events.get(0).at(), taken).toNanos() / 1e6);
     }
     Collections.sort(ms);
+    Collections.sort(queued);
+    System.out.printf("queue latency (run.started, journaled when queued, to run.resumed, when a worker took it): "
+        + "p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", queued.get(n / 2), queued.get((int) Math.ceil(n * 0.99) - 1),
+        queued.get(n - 1));
     System.out.printf("POST to completed, %d one-node runs one at a time: p50 %.1f ms, p90 %.1f ms, max %.1f ms%n",
         n, ms.get(n / 2), ms.get((int) Math.ceil(n * 0.9) - 1), ms.get(n - 1));
   }
