@@ -147,7 +147,7 @@ class LuaSandboxTest {
 
     assertThat(r.status()).isEqualTo(RunStatus.COMPLETED);
     assertThat(r.state()).containsEntry("n", 4L).containsEntry("own", 99L).containsEntry("parent", 2L)
-        .containsEntry("keys", "id,index,iteration,max,parent,prev,user_input")
+        .containsEntry("keys", "id,index,iteration,max,parent,prev,user_input,user_values")
         .containsEntry("raw", 2L);
   }
 
