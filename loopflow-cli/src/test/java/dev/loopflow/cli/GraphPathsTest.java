@@ -89,6 +89,10 @@ class GraphPathsTest {
     if (text.contains("interactive: true")) {
       args.addAll(List.of("--answer", "make it shorter", "--answer", "approve"));
     }
+    if (file.getFileName().toString().equals("approval-form.yaml")) {
+      // its approval asks for a form: answered in one go, as its header shows
+      args.addAll(List.of("--answer", "{\"version\": \"v2.1.0\", \"channel\": \"stable\"}"));
+    }
 
     CliTest.Run run = CliTest.cli(args.toArray(String[]::new));
 
