@@ -138,7 +138,7 @@ public final class Engine {
           r.message());
     }
     // A cancel request left from before (answered by a process that died, say) must not stop the resumed run. It is
-    // read first: a write goes through the store's one writer, which every run of the store shares.
+    // read first: most resumes have none to clear, and a read costs less than a write.
     if (store.cancelRequest(run.runId()).isPresent()) {
       store.requestCancel(run.runId(), null);
     }

@@ -109,7 +109,10 @@ public final class Worker implements AutoCloseable {
   public void close() {
     draining = true;
     try {
-      listener.close();
+      AutoCloseable l = listener;
+      if (l != null) {
+        l.close();
+      }
     } catch (Exception e) {
       // It is a daemon thread on a connection of its own: nothing is lost if it lingers.
     }
