@@ -41,7 +41,7 @@ import java.util.List;
  *       machine, one clock) p50, p90 and max.
  * </ul>
  *
- * Usage: java -cp loopflow.jar WorkerBench.java MODE ARGS...
+ * Usage: java -cp loopflow.jar WorkerBench.java MODE ARGS... (the scripts compile it once, to start it faster)
  */
 public class WorkerBench {
   public static void main(String[] args) throws Exception {
@@ -164,6 +164,7 @@ public class WorkerBench {
     String user = u.getUserInfo() == null ? "" : u.getUserInfo().split(":", 2)[0];
     try (Connection c = DriverManager.getConnection("jdbc:postgresql://" + u.getHost() + ":" + u.getPort()
         + u.getPath() + "?user=" + user)) {
+      System.err.println("ready"); // the scripts start the measured worker only now: this JVM's start is not in it
       while (true) {
         try (Statement st = c.createStatement();
             ResultSet rs = st.executeQuery("SELECT count(*) FROM lf_runs WHERE status = 'RUNNING'")) {

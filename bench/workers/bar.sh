@@ -22,20 +22,22 @@ for _ in $(seq 1 300); do grep -q '^http' "$tmp/server.out" 2>/dev/null && break
 base="$(head -1 "$tmp/server.out" | sed 's|/#token=.*||; s|/$||')"
 echo "server $base, PostgreSQL on port $port, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 bench post "$url" "$base" "$token" "$here/drafts.yaml" "$runs"
+waiting drain "$url"
 pg0=$(pgcpu)
 env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$java" ${WORKER_JAVA_OPTS:-} -jar "$jar" worker --store "$url" --name w1 \
   --concurrency "$concurrency" ${WORKER_FLAGS:-} >/dev/null 2>"$tmp/w1.log" &
 worker=$!
 printf 'cold worker x %d, %d drafts runs queued before it starts: ' "$concurrency" "$runs"
-bench drain "$url"
+wait "$waiting_pid"; cat "$tmp/drain.out"
 echo "  CPU s: worker $(cpu "$worker") (start-up included), PostgreSQL $(awk "BEGIN {print $(pgcpu) - $pg0}")"
 kill -STOP "$worker"
 since=$(date +%s%3N)
 bench post "$url" "$base" "$token" "$here/drafts.yaml" "$runs"
+waiting drain-since "$url" "$since"
 w0=$(cpu "$worker"); pg0=$(pgcpu)
 kill -CONT "$worker"
 printf 'warm worker x %d, %d drafts runs queued while it was stopped: ' "$concurrency" "$runs"
-bench drain-since "$url" "$since"
+wait "$waiting_pid"; cat "$tmp/drain.out"
 echo "  CPU s: worker $(awk "BEGIN {print $(cpu "$worker") - $w0}"), PostgreSQL $(awk "BEGIN {print $(pgcpu) - $pg0}")"
 bench latency "$url" "$base" "$token" "$here/one-node.yaml" "$latency_runs"
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"

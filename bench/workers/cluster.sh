@@ -1,5 +1,6 @@
 # Sourced by the worker benchmarks: a throwaway PostgreSQL cluster under a temporary directory, stopped and removed on
-# exit, and the helpers both scripts use. Sets here, root, jar, java, tmp, port; defines pg, cpu, pgcpu, bench.
+# exit, and the helpers both scripts use. Sets here, root, jar, java, tmp, port; defines pg, cpu, pgcpu, bench,
+# waiting.
 here="$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 jar="$root/loopflow-cli/target/loopflow.jar"
@@ -18,4 +19,14 @@ pg pg_ctl -D "$tmp/pg" -o "-p $port -k $tmp/pg -c listen_addresses=127.0.0.1 -c 
 # (from /proc/PID/stat, in clock ticks of 1/100 s; a process that exited counts nothing)
 cpu() { for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done | awk '{s += $14 + $15} END {printf "%.1f", s / 100}'; }
 pgcpu() { local pm; pm="$(head -1 "$tmp/pg/postmaster.pid")"; cpu "$pm" $(ps -o pid= --ppid "$pm"); }
-bench() { "$java" -cp "$jar" "$here/WorkerBench.java" "$@"; }
+# The client, compiled once: compiling it at each start (java WorkerBench.java) took CPU from what was measured.
+"${JAVA_HOME:+$JAVA_HOME/bin/}javac" -d "$tmp/classes" -cp "$jar" "$here/WorkerBench.java"
+bench() { "$java" -cp "$jar:$tmp/classes" WorkerBench "$@"; }
+# A drain client started in the background (waiting_pid), returning once it is connected and counting, so that its
+# JVM's start-up does not overlap the drain it measures; `wait "$waiting_pid"; cat "$tmp/drain.out"` for its figure.
+waiting() {
+  bench "$@" >"$tmp/drain.out" 2>"$tmp/drain.err" &
+  waiting_pid=$!
+  for _ in $(seq 1 600); do grep -q '^ready' "$tmp/drain.err" 2>/dev/null && return; sleep 0.05; done
+  echo "the drain client did not start: $(cat "$tmp/drain.err")" >&2; return 1
+}

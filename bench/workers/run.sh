@@ -25,10 +25,11 @@ for workers in 1 2 4; do
     "$java" -cp "$jar" dev.loopflow.cli.Main runs --store "$url" >/dev/null  # creates the schema
     if [ "$mode" = backlog ]; then
       bench enqueue "$url" "$here/drafts.yaml" "$runs"
+      waiting drain "$url"
       pg0=$(pgcpu)
       start_workers "$workers"
       printf '%d worker(s) x %d, %d runs queued before they start: ' "$workers" "$concurrency" "$runs"
-      bench drain "$url"
+      wait "$waiting_pid"; cat "$tmp/drain.out"
     else
       start_workers "$workers"
       sleep 3
