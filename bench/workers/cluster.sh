@@ -18,6 +18,8 @@ pg pg_ctl -D "$tmp/pg" -o "-p $port -k $tmp/pg -c listen_addresses=127.0.0.1 -c 
 # CPU seconds (user + system) of processes, and of the cluster's server processes.
 # (from /proc/PID/stat, in clock ticks of 1/100 s; a process that exited counts nothing)
 cpu() { for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done | awk '{s += $14 + $15} END {printf "%.1f", s / 100}'; }
+# The system part of that (the kernel's work for the process: sockets, futexes, scheduling).
+syscpu() { for p in "$@"; do cat "/proc/$p/stat" 2>/dev/null; done | awk '{s += $15} END {printf "%.1f", s / 100}'; }
 pgcpu() { local pm; pm="$(head -1 "$tmp/pg/postmaster.pid")"; cpu "$pm" $(ps -o pid= --ppid "$pm"); }
 # The client, compiled once: compiling it at each start (java WorkerBench.java) took CPU from what was measured.
 "${JAVA_HOME:+$JAVA_HOME/bin/}javac" -d "$tmp/classes" -cp "$jar" "$here/WorkerBench.java"

@@ -330,7 +330,18 @@ public final class Loopflow {
    */
   public RunHandle resume(Workflow workflow, String runId, ResumeInput input, RunOptions options,
       boolean allowChangedWorkflow) {
-    RunRecord rec = resumable(runId);
+    return resume(workflow, resumable(runId), input, options, allowChangedWorkflow);
+  }
+
+  /**
+   * As {@link #resume(Workflow, String, ResumeInput, RunOptions, boolean)}, for a caller that has just read the run's
+   * record ({@code run}, from this engine's store): it is not read again here. It may be stale: the engine reads the
+   * record again once it holds the run's lease, and decides from that one.
+   */
+  public RunHandle resume(Workflow workflow, RunRecord run, ResumeInput input, RunOptions options,
+      boolean allowChangedWorkflow) {
+    RunRecord rec = resumable(run);
+    String runId = rec.runId();
     String hash = RunRecord.hashOf(workflow.source());
     if (!allowChangedWorkflow && rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
       throw new LoopflowException(ErrorCode.WORKFLOW_CHANGED, "run '" + runId + "' started from a different "
@@ -355,7 +366,7 @@ public final class Loopflow {
           + "credentials masked and cannot run as it is; load " + (rec.file() == null ? "its workflow" : rec.file())
           + " and pass it to resume(workflow, runId, input, options, false)");
     }
-    return resume(parse(rec.source(), rec.file()), runId, input, options, false);
+    return resume(parse(rec.source(), rec.file()), rec, input, options, false);
   }
 
   /** Resumes with the run's journaled workflow source and default options. */
@@ -369,9 +380,12 @@ public final class Loopflow {
    * report (its workflow parsed, its executions read) here would double the cost of every resume a worker does.
    */
   private RunRecord resumable(String runId) {
-    RunRecord rec = store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
-        "no run '" + runId + "' in this store"));
-    ResumeRefusal.check(runId, rec.status(), rec.waiting(), null, Instant.MAX)
+    return resumable(store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
+        "no run '" + runId + "' in this store")));
+  }
+
+  private static RunRecord resumable(RunRecord rec) {
+    ResumeRefusal.check(rec.runId(), rec.status(), rec.waiting(), null, Instant.MAX)
         .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
         .ifPresent(r -> {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());

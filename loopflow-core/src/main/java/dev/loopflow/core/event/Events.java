@@ -335,7 +335,7 @@ public final class Events {
     } else if (target == Instant.class) {
       nonNull = v -> {
         try {
-          return Instant.parse(expect(type, key, v, String.class));
+          return InstantText.parse(expect(type, key, v, String.class));
         } catch (DateTimeParseException ex) {
           throw new IllegalArgumentException(type + "." + key + ": not an ISO-8601 instant: " + v, ex);
         }

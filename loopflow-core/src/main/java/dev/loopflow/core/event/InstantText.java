@@ -55,6 +55,78 @@ public final class InstantText {
     return new String(out, StandardCharsets.ISO_8859_1);
   }
 
+  /**
+   * {@code Instant.parse(text)}, without the general date-time parser for the text {@link #of} writes (reading a run
+   * back parses the time of each of its events and of its record). A four-digit year, a valid date, hours 00–23,
+   * minutes and seconds 00–59, an optional fraction of one to nine digits, then {@code Z}: anything else (other
+   * offsets, a leap second, signed years, damage) goes to {@code Instant.parse} itself, which accepts it the same way
+   * or throws its own {@link java.time.format.DateTimeParseException}. InstantTextTest compares the two.
+   */
+  public static Instant parse(CharSequence text) {
+    int n = text.length();
+    if (n < SECOND_LENGTH + 1 || n > SECOND_LENGTH + 11 || text.charAt(n - 1) != 'Z' || text.charAt(4) != '-'
+        || text.charAt(7) != '-' || text.charAt(10) != 'T' || text.charAt(13) != ':' || text.charAt(16) != ':') {
+      return Instant.parse(text);
+    }
+    int year = number(text, 0, 4);
+    int month = number(text, 5, 2);
+    int day = number(text, 8, 2);
+    int hour = number(text, 11, 2);
+    int minute = number(text, 14, 2);
+    int second = number(text, 17, 2);
+    if (year < 0 || month < 1 || month > 12 || day < 1 || day > monthLength(year, month) || hour < 0 || hour > 23
+        || minute < 0 || minute > 59 || second < 0 || second > 59) {
+      return Instant.parse(text);
+    }
+    int nano = 0;
+    if (n > SECOND_LENGTH + 1) {
+      int digits = n - SECOND_LENGTH - 2;
+      if (text.charAt(SECOND_LENGTH) != '.' || digits < 1) {
+        return Instant.parse(text);
+      }
+      int fraction = number(text, SECOND_LENGTH + 1, digits);
+      if (fraction < 0) {
+        return Instant.parse(text);
+      }
+      nano = fraction;
+      for (int k = digits; k < 9; k++) {
+        nano *= 10;
+      }
+    }
+    return Instant.ofEpochSecond(epochDay(year, month, day) * 86_400 + hour * 3_600 + minute * 60 + second, nano);
+  }
+
+  /** The decimal number in {@code width} (at most 9) characters from {@code at}; -1 when one is not a digit. */
+  private static int number(CharSequence text, int at, int width) {
+    int v = 0;
+    for (int i = at; i < at + width; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
+  private static int monthLength(int year, int month) {
+    return switch (month) {
+      case 2 -> (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28;
+      case 4, 6, 9, 11 -> 30;
+      default -> 31;
+    };
+  }
+
+  /** Days from 1970-01-01 to a civil date (proleptic Gregorian): the inverse of what {@link #second} does. */
+  private static long epochDay(int year, int month, int day) {
+    int y = month <= 2 ? year - 1 : year;
+    long era = Math.floorDiv(y, 400);
+    int yearOfEra = (int) (y - era * 400);
+    int dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    int dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146_097 + dayOfEra - 719_468;
+  }
+
   /** Whether the text of this epoch second is the one kept. */
   static boolean remembers(long epochSecond) {
     return last.epochSecond == epochSecond;

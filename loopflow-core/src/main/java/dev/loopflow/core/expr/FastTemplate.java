@@ -16,10 +16,15 @@ import java.util.regex.Pattern;
  *    plus or minus a decimal integer literal, spaced (`{{ state.reviews + 1 }}`, a counter in a loop's prompt): no `{%`,
  *    no `{#`, no whitespace control (`{{-`), no filters, no other expression syntax; anything else returns null and
  *    the template always renders with Jinjava.
+ *    A path may also name a key in brackets, quoted, of letters, digits, `_` and `-` (`loop.prev['draft-1'].output`,
+ *    what `$LOOP_PREV.draft-1.output` becomes): Jinjava reads a map's `['k']` as its `.k`.
  *  - render() answers only when every path resolves through existing map entries to a String, Integer or Long
  *    (whose text Jinjava prints the same way), and a path with arithmetic only to an Integer or Long whose sum
  *    does not overflow a long (Jinjava adds integers as longs); otherwise it returns null and the caller renders
- *    with Jinjava.
+ *    with Jinjava. The one exception is a missing value: a plain path whose root is in the scope and which then goes
+ *    through maps only, to a key that is not there or holds null, renders as empty text, as Jinjava prints it
+ *    (`loop.prev['review'].output` in a loop's first pass). A missing root, or a path through anything but a map,
+ *    is still Jinjava's to decide.
  * FastTemplateTest compares both on generated templates and scopes.
  */
 final class FastTemplate {
@@ -62,7 +67,7 @@ final class FastTemplate {
       if (expr.startsWith("-") || expr.endsWith("-")) {
         return null;
       }
-      String[] path = FastExpr.pathOf(expr);
+      String[] path = path(expr);
       if (path != null) {
         parts.add(path);
       } else {
@@ -82,6 +87,65 @@ final class FastTemplate {
       }
     }
     return new FastTemplate(parts);
+  }
+
+  /** A quoted key in brackets, and what follows it. */
+  private static final Pattern SUBSCRIPT = Pattern.compile("\\[(?:'([A-Za-z0-9_-]+)'|\"([A-Za-z0-9_-]+)\")\\]");
+  private static final Pattern NAME = Pattern.compile("\\.([A-Za-z_][A-Za-z0-9_]*)");
+
+  /**
+   * The parts of a path: dotted (as FastExpr reads one), then any mix of quoted keys in brackets and dotted names;
+   * null for anything else. A name after a bracket must be one FastExpr reads after a dot (no keyword).
+   */
+  static String[] path(String expression) {
+    int bracket = expression.indexOf('[');
+    if (bracket < 0) {
+      return FastExpr.pathOf(expression);
+    }
+    String[] head = FastExpr.pathOf(expression.substring(0, bracket));
+    if (head == null || Character.isWhitespace(expression.charAt(bracket - 1))) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>(List.of(head));
+    String rest = expression.substring(bracket);
+    int end = rest.length();
+    while (end > 0 && " \t\r\n".indexOf(rest.charAt(end - 1)) >= 0) {
+      end--;
+    }
+    int i = 0;
+    while (i < end) {
+      Matcher m = SUBSCRIPT.matcher(rest).region(i, end);
+      if (m.lookingAt()) {
+        parts.add(m.group(1) != null ? m.group(1) : m.group(2));
+        i = m.end();
+        continue;
+      }
+      m = NAME.matcher(rest).region(i, end);
+      if (!m.lookingAt() || FastExpr.pathOf("x." + m.group(1)) == null) {
+        return null;
+      }
+      parts.add(m.group(1));
+      i = m.end();
+    }
+    return parts.toArray(String[]::new);
+  }
+
+  /** What a plain path's insertion prints: "" for a missing value (see the notes), null when Jinjava must decide. */
+  private static String text(String[] path, Map<String, Object> scope) {
+    Object v = scope.get(path[0]);
+    if (v == null) {
+      return null;
+    }
+    for (int i = 1; i < path.length; i++) {
+      if (!(v instanceof Map<?, ?> m)) {
+        return null;
+      }
+      v = m.get(path[i]);
+      if (v == null) {
+        return "";
+      }
+    }
+    return v instanceof String || v instanceof Integer || v instanceof Long ? v.toString() : null;
   }
 
   /** The rendered text, or null when Jinjava must decide. */
@@ -104,12 +168,11 @@ final class FastTemplate {
         }
         continue;
       }
-      Object v = FastExpr.resolve((String[]) p, scope);
-      if (v instanceof String || v instanceof Integer || v instanceof Long) {
-        sb.append(v);
-      } else {
+      String t = text((String[]) p, scope);
+      if (t == null) {
         return null;
       }
+      sb.append(t);
     }
     return sb.toString();
   }

@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The journal's text of an event's time is {@link Instant#toString()}'s, written without the general formatter. */
+/**
+ * The journal's text of an event's time is {@link Instant#toString()}'s, written and read without the general
+ * formatter.
+ */
 class InstantTextTest {
   private static final long YEAR_0 = -62_167_219_200L;
   private static final long YEAR_10000 = 253_402_300_800L;
@@ -47,6 +50,45 @@ class InstantTextTest {
       assertThat(InstantText.of(at)).isEqualTo(at.toString());
     }
     assertThat(checked).isEqualTo(seconds.size() * 4);
+  }
+
+  @Test
+  void everyTextIsReadAsInstantParseReadsIt() {
+    Random r = new Random(7);
+    List<String> texts = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      long s = i % 2 == 0 ? 1_600_000_000L + r.nextInt(400_000_000)
+          : YEAR_0 + (long) (r.nextDouble() * (YEAR_10000 - YEAR_0));
+      Instant at = Instant.ofEpochSecond(s, i % 3 == 0 ? 0 : r.nextInt(1_000_000_000));
+      texts.add(at.toString());
+      texts.add(InstantText.of(at));
+    }
+    // Written by others, or damaged: each must be read exactly as Instant.parse reads it, or refused as it refuses.
+    texts.addAll(List.of("2026-11-28T21:09:57Z", "2026-11-28T21:09:57.8Z", "2026-11-28T21:09:57.80807565Z",
+        "2026-11-28T21:09:57.808075652Z", "2026-11-28T21:09:57.8080756521Z", "2026-11-28T21:09:57.Z",
+        "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2000-02-29T23:59:59.999999999Z",
+        "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z",
+        "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z", "2026-12-31T23:59:60Z", "2026-06-30T23:59:60Z",
+        "2026-01-01T00:00:00+01:00", "2026-01-01T00:00:00z", "2026-01-01t00:00:00Z", "2026-01-01 00:00:00Z",
+        "+12026-01-01T00:00:00Z", "-0001-01-01T00:00:00Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+        "2026-1-01T00:00:00Z", "2026-01-01T00:00:0Z", "2026-01-01T00:00:00", "20260101T000000Z", "", "Z",
+        "2026-01-01T00:00:00.-1Z", "2026-01-01T00:00:00.1a2Z", "2026-01-01T0a:00:00Z", "2026-01-01T00:00:00.１Z",
+        "２026-01-01T00:00:00Z", "2026-01-01T00:00:00,5Z", "2026-01-01T00:00:00.5 Z", " 2026-01-01T00:00:00Z"));
+    for (String t : texts) {
+      Object expected;
+      try {
+        expected = Instant.parse(t);
+      } catch (RuntimeException e) {
+        expected = e.getClass();
+      }
+      Object actual;
+      try {
+        actual = InstantText.parse(t);
+      } catch (RuntimeException e) {
+        actual = e.getClass();
+      }
+      assertThat(actual).as("'%s'", t).isEqualTo(expected);
+    }
   }
 
   @Test

@@ -64,6 +64,82 @@ class FastTemplateTest {
   }
 
   @Test
+  void rendersMissingValuesAndQuotedKeysAsJinjavaDoes() {
+    Random r = new Random(23);
+    List<String> paths = List.of("a['text']", "a[\"n\"]", "a['missing']", "a.missing", "a.missing.deeper",
+        "a['nested']['text']", "a.nested['missing'].x", "a['nested'].text", "loop.prev['review'].output",
+        "loop.prev['draft-1'].output", "loop.prev['review'].output.score", "state.x", "state['x'].y",
+        "state.missing", "a.empty", "a.class", "a.size", "a.keys", "a.values", "a.items", "a['empty']",
+        "a['class']", "b.x", "b['x']", "absent.x", "absent['x']", "a.nested.text.length", "a.nested['text'].empty",
+        "a.nothing", "a['nothing'].x");
+    int answered = 0;
+    int empty = 0;
+    List<String> disagreements = new ArrayList<>();
+    for (int i = 0; i < 6_000; i++) {
+      StringBuilder src = new StringBuilder();
+      int parts = 1 + r.nextInt(3);
+      for (int p = 0; p < parts; p++) {
+        src.append(List.of("Review: ", "\n", " and ", "").get(r.nextInt(4)));
+        String path = paths.get(r.nextInt(paths.size()));
+        src.append(r.nextBoolean() ? "{{ " + path + " }}" : "{{" + path + "}}");
+      }
+      String source = src.toString();
+      FastTemplate fast = FastTemplate.compile(source);
+      if (fast == null) {
+        continue; // a.empty: `empty` is an operator of EL, never a name here
+      }
+      Map<String, Object> scope = new LinkedHashMap<>();
+      Map<String, Object> a = new LinkedHashMap<>();
+      a.put("text", VALUES.get(r.nextInt(VALUES.size())));
+      a.put("n", VALUES.get(r.nextInt(VALUES.size())));
+      a.put("nothing", null);
+      Map<String, Object> nested = new LinkedHashMap<>();
+      nested.put("text", r.nextInt(4) == 0 ? null : VALUES.get(r.nextInt(VALUES.size())));
+      a.put("nested", r.nextBoolean() ? nested : Map.copyOf(Map.of("text", "t")));
+      scope.put("a", a);
+      scope.put("b", VALUES.get(r.nextInt(VALUES.size())));
+      scope.put("state", r.nextBoolean() ? Map.of("x", VALUES.get(r.nextInt(VALUES.size()))) : Map.of());
+      Map<String, Object> prev = new LinkedHashMap<>();
+      if (r.nextBoolean()) {
+        prev.put("review", Map.of("output", VALUES.get(r.nextInt(VALUES.size()))));
+        prev.put("draft-1", Map.of("output", "d"));
+      }
+      scope.put("loop", Map.of("iteration", r.nextInt(5), "prev", prev));
+      String got = fast.render(scope);
+      if (got == null) {
+        continue;
+      }
+      answered++;
+      empty += got.isEmpty() ? 1 : 0;
+      String jinja;
+      try {
+        jinja = Jinja.JINJAVA.render(source, scope);
+      } catch (RuntimeException e) {
+        jinja = "(fails: " + e.getMessage() + ")";
+      }
+      if (!got.equals(jinja)) {
+        disagreements.add(source + " with " + scope + ": fast=<" + got + ">, Jinjava=<" + jinja + ">");
+      }
+    }
+    assertThat(disagreements).isEmpty();
+    assertThat(answered).isGreaterThan(1_000);
+    assertThat(empty).as("missing values answered here").isGreaterThan(100);
+  }
+
+  @Test
+  void quotedKeysAreTheOnlySubscripts() {
+    for (String s : List.of("{{ a[0] }}", "{{ a[x] }}", "{{ a['k' ] }}", "{{ a [ 'k'] }}", "{{ a['k\\'] }}",
+        "{{ a['k'] | upper }}", "{{ a['k'].not }}", "{{ a['k'].1 }}", "{{ a['k'']'] }}", "{{ a['k]' }}",
+        "{{ a['k'] + 1 }}", "{{ a['k'][ }}", "{{ ['k'] }}", "{{ a.['k'] }}", "{{ a['k']. }}", "{{ a['a b'] }}",
+        "{{ a['k'].b c }}", "{{ a['k']b }}", "{{ a['é'] }}")) {
+      assertThat(FastTemplate.compile(s)).as(s).isNull();
+    }
+    assertThat(FastTemplate.path("loop.prev['draft-1'].output")).containsExactly("loop", "prev", "draft-1",
+        "output");
+    assertThat(FastTemplate.path(" a[\"k\"]['j'].x ")).containsExactly("a", "k", "j", "x");
+  }
+
+  @Test
   void leavesEverythingElseToJinjava() {
     for (String s : List.of("{% if x %}y{% endif %}", "{{ x | upper }}", "{{- x }}", "{{ x + y }}", "{{ x[0] }}",
         "{# c #}{{ x }}", "{{ f(x) }}", "a }} b", "{{ x", "{{ true }}", "{{ x + 1.5 }}", "{{ x + 01 }}",
@@ -72,7 +148,10 @@ class FastTemplateTest {
       assertThat(FastTemplate.compile(s)).as(s).isNull();
     }
     assertThat(FastTemplate.compile("Hi {{ name }}").render(Map.of("name", 1.5))).isNull();
-    assertThat(FastTemplate.compile("Hi {{ name }}").render(Map.of())).isNull();
+    assertThat(FastTemplate.compile("Hi {{ name }}").render(Map.of())).as("a missing root").isNull();
+    assertThat(FastTemplate.compile("Hi {{ user.name }}").render(Map.of("user", Map.of()))).isEqualTo("Hi ");
+    assertThat(FastTemplate.compile("Hi {{ user.name.first }}").render(Map.of("user", "Ada"))).as("not a map")
+        .isNull();
     assertThat(FastTemplate.compile("Hi {{ user.name }}!").render(Map.of("user", Map.of("name", "Ada"))))
         .isEqualTo("Hi Ada!");
     // Arithmetic only on integers, and never past a long's range: Jinjava decides the rest.

@@ -5,6 +5,7 @@ import dev.loopflow.core.error.LoopflowException;
 import dev.loopflow.core.error.NodePosition;
 import dev.loopflow.core.event.Event;
 import dev.loopflow.core.event.Events;
+import dev.loopflow.core.event.InstantText;
 import dev.loopflow.core.run.NodeStatus;
 import dev.loopflow.core.run.RunStatus;
 import dev.loopflow.core.run.Waiting;
@@ -82,7 +83,7 @@ final class JournalReads {
       Map<String, Object> out = Codec.decodeMap(outcome, parts);
       return RunRecord.builder().runId(runId).workflow(workflow).file(file).source(source).sourceHash(sourceHash)
           .inputs(Codec.decodeMap(inputs, parts)).options(Codec.map(options)).status(RunStatus.valueOf(status))
-          .startedAt(Instant.parse(startedAt)).finishedAt(instant(finishedAt)).usage(Codec.usage(usage))
+          .startedAt(InstantText.parse(startedAt)).finishedAt(instant(finishedAt)).usage(Codec.usage(usage))
           .output(out == null ? null : out.get("value")).error(Codec.error(error)).waiting(waiting)
           .workingDirectory(workingDirectory)
           .state(out == null ? null : (Map<String, Object>) out.get("state"))
@@ -291,7 +292,7 @@ final class JournalReads {
   }
 
   private static Instant instant(String s) {
-    return s == null ? null : Instant.parse(s);
+    return s == null ? null : InstantText.parse(s);
   }
 
   /** What a row holds, built by {@code decode}; a row that does not read back fails as the store's own error. */

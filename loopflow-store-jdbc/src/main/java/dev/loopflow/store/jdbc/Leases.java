@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import org.postgresql.PGStatement;
 
 /*
  * Design notes.
@@ -271,6 +272,10 @@ final class Leases implements RunLeases {
     Map<String, Long> current = new HashMap<>();
     try (PreparedStatement ps = c.prepareStatement("SELECT run_id, lease_epoch FROM lf_runs WHERE run_id = ANY(?) "
         + "ORDER BY run_id FOR SHARE")) {
+      // Planned anew for each batch, with its run ids: a plan kept for the connection (the driver prepares a statement
+      // on the server after a few uses) is the one made when lf_runs was small, a scan of the whole table, which
+      // every write transaction then ran under its share locks for as long as the connection lived.
+      ps.unwrap(PGStatement.class).setPrepareThreshold(0);
       ps.setArray(1, c.createArrayOf("varchar", runs.toArray()));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {

@@ -137,7 +137,7 @@ public final class Worker implements AutoCloseable {
       RunHandle handle;
       try {
         Workflow wf = workflow(rec);
-        handle = engine.resume(wf, runId, rec.status() == RunStatus.PAUSED ? answer : ResumeInput.none(),
+        handle = engine.resume(wf, rec, rec.status() == RunStatus.PAUSED ? answer : ResumeInput.none(),
             options.apply(rec), false);
       } catch (LoopflowException e) {
         if (e.code() == ErrorCode.RUN_BUSY) {
