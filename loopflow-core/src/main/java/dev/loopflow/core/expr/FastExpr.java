@@ -13,14 +13,16 @@ import java.util.Set;
  * tiny: `state.count < input.n`, `not state.approved`, `review.passed == true and state.tries < 3`. This class
  * evaluates that subset directly, and must give exactly Jinjava's answer whenever it answers at all:
  *
- *  - Grammar: `or`, `and`, `not`, parentheses, one comparison (== != < <= > >=) between two operands; an operand
- *    is a dotted path (`a.b.c`), an integer or decimal literal (with an optional minus), a quoted string without escapes, or
- *    true/false. Anything else (filters, calls, indexing, arithmetic, `in`, `is`, chained comparisons)
- *    is not compiled here: compile() returns null and the condition always goes to Jinjava.
+ *  - Grammar: `or`, `and`, `not` (unary, binding tighter than a comparison: `not a == b` is `(not a) == b`, as
+ *    Jinjava reads it), parentheses, one comparison (== != < <= > >= in) between two operands; an
+ *    operand is a dotted path (`a.b.c`), an integer or decimal literal (with an optional minus), a quoted string
+ *    without escapes, or true/false. Anything else (filters, calls, indexing, arithmetic, `is`, chained
+ *    comparisons) is not compiled here: compile() returns null and the condition always goes to Jinjava.
  *  - Evaluation answers only when every value it touches is of a type whose Jinjava semantics it reproduces:
  *    paths resolve through Map entries that exist and are not null; comparisons are number/number
  *    (integral: as longs; otherwise as doubles, as EL coerces), string/string (== and != only) or
- *    boolean/boolean (== and != only); `and`, `or`, `not` and the final result take booleans only. Anything else
+ *    boolean/boolean (== and != only), or `in` between two strings (text within text: `'APPROVED' in review.text`);
+ *    `and`, `or`, `not` and the final result take booleans only. Anything else
  *    (a missing key, null, a list, BigDecimal, mixed types) returns UNKNOWN and the caller asks Jinjava, which
  *    then decides, including the cases where it would coerce or raise.
  *  - `and`/`or` short-circuit as EL does, so an operand that would be UNKNOWN is not looked at when the left side
@@ -94,6 +96,20 @@ final class FastExpr {
     return v == null ? UNKNOWN : v;
   }
 
+  /**
+   * The expression's value as Jinjava's evaluation gives it (a transform's {@code expression}, a workflow's
+   * {@code output: "{{ node.output }}"}), or {@link #UNKNOWN}: answered only for a true or false, and for a path to a
+   * String, Integer or Long, which Jinjava hands back as they are. Anything else (a map, a list, another number, a
+   * literal alone) is Jinjava's.
+   */
+  Object value(Map<String, Object> scope) {
+    Object v = eval(root, scope);
+    if (v instanceof Boolean) {
+      return v;
+    }
+    return root instanceof Path && (v instanceof String || v instanceof Integer || v instanceof Long) ? v : UNKNOWN;
+  }
+
   /** True or false, or {@link #UNKNOWN}. */
   Object test(Map<String, Object> scope) {
     Object v = eval(root, scope);
@@ -163,6 +179,10 @@ final class FastExpr {
         case ">=" -> c >= 0;
         default -> UNKNOWN;
       };
+    }
+    if (op.equals("in")) {
+      // Text in text only: membership in a list or a map, and everything else, is Jinjava's.
+      return a instanceof String x && b instanceof String y ? Boolean.valueOf(y.contains(x)) : UNKNOWN;
     }
     if (a instanceof String x && b instanceof String y || a instanceof Boolean x2 && b instanceof Boolean y2) {
       return switch (op) {
@@ -262,32 +282,36 @@ final class FastExpr {
     }
 
     Ex and() {
-      Ex left = not();
+      Ex left = comparison();
       while ("and".equals(peek())) {
         pos++;
-        left = new And(left, not());
+        left = new And(left, comparison());
       }
       return left;
     }
 
+    /**
+     * `not` is unary and binds tighter than a comparison, as in Jinjava's EL: `not a == b` is `(not a) == b`, and
+     * `not (a == b)` needs its parentheses.
+     */
     Ex not() {
       if ("not".equals(peek())) {
         pos++;
         return new Not(not());
       }
-      return comparison();
+      return operand();
     }
 
     Ex comparison() {
-      Ex left = operand();
+      Ex left = not();
       String op = peek();
       if (op != null && (op.equals("==") || op.equals("!=") || op.equals("<") || op.equals("<=") || op.equals(">")
-          || op.equals(">="))) {
+          || op.equals(">=") || op.equals("in"))) {
         pos++;
-        Ex right = operand();
+        Ex right = not();
         String next = peek();
         if (next != null && (next.equals("==") || next.equals("!=") || next.equals("<") || next.equals("<=")
-            || next.equals(">") || next.equals(">="))) {
+            || next.equals(">") || next.equals(">=") || next.equals("in"))) {
           throw new IllegalArgumentException("chained comparison");
         }
         return new Cmp(op, left, right);

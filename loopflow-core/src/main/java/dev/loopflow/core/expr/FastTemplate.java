@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  *    with Jinjava. The one exception is a missing value: a plain path whose root is in the scope and which then goes
  *    through maps only, to a key that is not there or holds null, renders as empty text, as Jinjava prints it
  *    (`loop.prev['review'].output` in a loop's first pass). A missing root, or a path through anything but a map,
- *    is still Jinjava's to decide.
+ *    is still Jinjava's to decide. So is text longer than half of Jinjava's output limit (LONGEST).
  * FastTemplateTest compares both on generated templates and scopes.
  */
 final class FastTemplate {
@@ -148,6 +148,13 @@ final class FastTemplate {
     return v instanceof String || v instanceof Integer || v instanceof Long ? v.toString() : null;
   }
 
+  /**
+   * The longest text rendered here. Longer text (a value inserted thousands of times) is left to Jinjava, which
+   * holds every template to its output limit and fails it with a message naming the limit: this path never builds
+   * past half of it, so it never answers where Jinjava would refuse.
+   */
+  static final int LONGEST = JinjaLimits.MAX_STRING / 2;
+
   /** The rendered text, or null when Jinjava must decide. */
   String render(Map<String, Object> scope) {
     StringBuilder sb = new StringBuilder();
@@ -173,6 +180,9 @@ final class FastTemplate {
         return null;
       }
       sb.append(t);
+      if (sb.length() > LONGEST) {
+        return null;
+      }
     }
     return sb.toString();
   }

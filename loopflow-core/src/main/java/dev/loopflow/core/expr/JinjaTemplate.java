@@ -16,6 +16,8 @@ final class JinjaTemplate implements Template {
   private final Node tree;
   /** Text with plain {{ path }} insertions rendered without Jinjava (null otherwise); see FastTemplate. */
   private final FastTemplate fast;
+  /** The single expression, when it is in FastExpr's subset (null otherwise): evaluated without Jinjava. */
+  private final FastExpr fastSingle;
 
   JinjaTemplate(String source, Set<String> roots, List<Reference> references, boolean literal,
       String singleExpression, Node tree) {
@@ -26,6 +28,7 @@ final class JinjaTemplate implements Template {
     this.singleExpression = singleExpression;
     this.tree = tree;
     this.fast = literal ? null : FastTemplate.compile(source);
+    this.fastSingle = literal || singleExpression == null ? null : FastExpr.compile(singleExpression);
   }
 
   @Override
@@ -68,6 +71,12 @@ final class JinjaTemplate implements Template {
       return source;
     }
     if (singleExpression != null) {
+      if (fastSingle != null) {
+        Object v = fastSingle.value(scope);
+        if (v != FastExpr.UNKNOWN) {
+          return v;
+        }
+      }
       return Jinja.evaluate(singleExpression, scope);
     }
     return render(scope);

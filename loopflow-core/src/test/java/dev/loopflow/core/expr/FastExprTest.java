@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 class FastExprTest {
 
   private static final List<Object> VALUES = List.of(0, 1, 2, -3, 5L, 10_000_000_000L, 1.5, 2.0, -0.0, 0.0, "a",
-      "b", "", "10", true, false, List.of(1), Map.of("x", 1), new java.math.BigDecimal("2"), 3.0f, (short) 2);
+      "b", "", "10", "ab", "APPROVED, ship it", true, false, List.of(1), List.of("a"), Map.of("x", 1),
+      new java.math.BigDecimal("2"), 3.0f, (short) 2);
 
   private static Map<String, Object> scope(Random r) {
     Map<String, Object> state = new LinkedHashMap<>();
@@ -39,7 +40,7 @@ class FastExprTest {
     return switch (r.nextInt(9)) {
       case 0 -> String.valueOf(r.nextInt(7) - 3);
       case 1 -> (r.nextInt(5) - 2) + "." + r.nextInt(10);
-      case 2 -> "'" + List.of("a", "b", "", "10").get(r.nextInt(4)) + "'";
+      case 2 -> "'" + List.of("a", "b", "", "10", "APPROVED").get(r.nextInt(5)) + "'";
       case 3 -> r.nextBoolean() ? "true" : "false";
       case 4 -> "state.nested.count";
       case 5 -> "state.missing";
@@ -51,10 +52,15 @@ class FastExprTest {
     int k = depth > 2 ? 0 : r.nextInt(5);
     return switch (k) {
       case 0, 1 -> {
-        String op = List.of("==", "!=", "<", "<=", ">", ">=").get(r.nextInt(6));
+        String op = List.of("==", "!=", "<", "<=", ">", ">=", "in", "in").get(r.nextInt(8));
         yield operand(r) + " " + op + " " + operand(r);
       }
-      case 2 -> "not " + (r.nextBoolean() ? operand(r) : "(" + expr(r, depth + 1) + ")");
+      // `not` before a comparison without parentheses too: `not 'a' in state.name` must group as Jinjava groups it.
+      case 2 -> "not " + switch (r.nextInt(3)) {
+        case 0 -> operand(r);
+        case 1 -> operand(r) + " " + List.of("in", "==", "<").get(r.nextInt(3)) + " " + operand(r);
+        default -> "(" + expr(r, depth + 1) + ")";
+      };
       case 3 -> expr(r, depth + 1) + (r.nextBoolean() ? " and " : " or ") + expr(r, depth + 1);
       default -> r.nextBoolean() ? operand(r) : "(" + expr(r, depth + 1) + ")";
     };
@@ -91,6 +97,35 @@ class FastExprTest {
   }
 
   @Test
+  void valuesAreJinjavasEvaluationWheneverTheFastPathAnswers() {
+    Random r = new Random(13);
+    int answered = 0;
+    List<String> disagreements = new ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      String e = i % 3 == 0 ? operand(r) : expr(r, 0);
+      FastExpr fast = FastExpr.compile(e);
+      assertThat(fast).as("compiles: %s", e).isNotNull();
+      Map<String, Object> scope = scope(r);
+      Object got = fast.value(scope);
+      if (got == FastExpr.UNKNOWN) {
+        continue;
+      }
+      answered++;
+      Object jinja;
+      try {
+        jinja = Jinja.evaluate(e, scope);
+      } catch (RuntimeException ex) {
+        jinja = "(throws " + ex.getMessage() + ")";
+      }
+      if (!got.equals(jinja) || got.getClass() != jinja.getClass()) {
+        disagreements.add(e + " with " + scope + ": fast=" + got + ", Jinjava=" + jinja);
+      }
+    }
+    assertThat(disagreements).isEmpty();
+    assertThat(answered).isGreaterThan(2_000);
+  }
+
+  @Test
   void answersTheCommonLoopConditionsWithoutJinjava() {
     Map<String, Object> scope = Map.of("state", Map.of("count", 3L, "approved", false, "tries", 1),
         "input", Map.of("n", 1000), "review", Map.of("passed", true));
@@ -101,8 +136,20 @@ class FastExprTest {
   }
 
   @Test
+  void notBindsTighterThanAComparisonAsInJinjava_bugNotAEqualsBWasReadAsNotOfTheComparison() {
+    Map<String, Object> scope = Map.of("state", Map.of("status", "running"));
+    String e = "not state.status == 'done'";
+    Object fast = FastExpr.compile(e).test(scope);
+    boolean jinja = Jinja.truthy(Jinja.evaluate(e, scope));
+    assertThat(jinja).as("Jinjava reads (not state.status) == 'done'").isFalse();
+    assertThat(fast).as("the fast path answers as Jinjava does, or leaves it to Jinjava").isIn(jinja,
+        FastExpr.UNKNOWN);
+    assertThat(FastExpr.compile("not (state.status == 'done')").test(scope)).isEqualTo(true);
+  }
+
+  @Test
   void leavesEverythingOutsideTheSubsetToJinjava() {
-    for (String e : List.of("state.items | length > 2", "state.x is defined", "'a' in state.tags", "state.n + 1 < 3",
+    for (String e : List.of("state.items | length > 2", "state.x is defined", "'a' in 'b' in state.s", "state.n + 1 < 3",
         "state.list[0] == 1", "len(state.x) > 0", "1 < state.x < 3", "state.s == 'it\\'s'", "True", "none")) {
       assertThat(FastExpr.compile(e)).as(e).isNull();
     }
@@ -111,6 +158,10 @@ class FastExprTest {
     assertThat(FastExpr.compile("state.list == 1").test(scope)).isSameAs(FastExpr.UNKNOWN);
     assertThat(FastExpr.compile("state.big < 3").test(scope)).isSameAs(FastExpr.UNKNOWN);
     assertThat(FastExpr.compile("state.list").test(scope)).isSameAs(FastExpr.UNKNOWN);
+    assertThat(FastExpr.compile("'a' in state.list").test(scope)).as("membership in a list").isSameAs(
+        FastExpr.UNKNOWN);
+    assertThat(FastExpr.compile("'APPROVED' in review.text").test(Map.of("review", Map.of("text",
+        "APPROVED, ship it")))).isEqualTo(true);
   }
 
   /**

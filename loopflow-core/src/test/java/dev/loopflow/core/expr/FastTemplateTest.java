@@ -127,6 +127,14 @@ class FastTemplateTest {
   }
 
   @Test
+  void textOverHalfTheOutputLimitIsLeftToJinjava_bugTheFastPathBuiltTextPastTheLimitJinjavaEnforces() {
+    String half = "y".repeat(FastTemplate.LONGEST / 2 + 1);
+    Map<String, Object> scope = Map.of("outputs", Map.of("first", half));
+    assertThat(FastTemplate.compile("{{ outputs['first'] }}").render(scope)).hasSize(half.length());
+    assertThat(FastTemplate.compile("{{ outputs['first'] }}{{ outputs['first'] }}").render(scope)).isNull();
+  }
+
+  @Test
   void quotedKeysAreTheOnlySubscripts() {
     for (String s : List.of("{{ a[0] }}", "{{ a[x] }}", "{{ a['k' ] }}", "{{ a [ 'k'] }}", "{{ a['k\\'] }}",
         "{{ a['k'] | upper }}", "{{ a['k'].not }}", "{{ a['k'].1 }}", "{{ a['k'']'] }}", "{{ a['k]' }}",

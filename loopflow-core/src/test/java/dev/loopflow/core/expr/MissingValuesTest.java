@@ -150,9 +150,13 @@ class MissingValuesTest {
         "{{ input.nothing }}-{{ big.output }}")) {
       FastTemplate fast = FastTemplate.compile(source);
       assertThat(fast).as(source).isNotNull();
-      assertThat(fast.render(scope())).as("the fast path leaves missing values to Jinjava").isNull();
+      String jinja = Jinja.JINJAVA.render(source, scope());
+      String quick = fast.render(scope());
+      if (quick != null) {
+        assertThat(quick).as("a missing value under a map renders empty on the fast path too").isEqualTo(jinja);
+      }
       String rendered = Expressions.template(source).render(scope());
-      assertThat(rendered).doesNotContain("null").isEqualTo(Jinja.JINJAVA.render(source, scope()));
+      assertThat(rendered).doesNotContain("null").isEqualTo(jinja);
     }
   }
 }
