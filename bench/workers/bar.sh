@@ -5,7 +5,8 @@
 #    ended per second from the first run taken to the last run's end (the worker's JVM start and JIT included).
 # 2. backlog, warm: the same worker stopped (SIGSTOP), RUNS more posted, the worker continued (SIGCONT); twice.
 # 3. latency: with the worker idle, one-node runs posted one at a time, POST to completed.
-# Needs initdb/pg_ctl on PATH and the CLI built: mvn -B -q -pl loopflow-cli -am package -DskipTests
+# Needs initdb/pg_ctl on PATH; the server and the worker start through the launcher (./loopflow), which builds the
+# CLI when it is missing or older than the sources.
 set -euo pipefail
 runs="${1:-400}"
 concurrency="${2:-16}"
@@ -15,7 +16,8 @@ pg createdb -h 127.0.0.1 -p "$port" -U bench bar
 url="postgresql://bench@127.0.0.1:$port/bar"
 token=bench-token-0123456789
 export LOOPFLOW_HOME="$tmp/home"
-env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$java" -jar "$jar" server --store "$url" --dispatch workers --port 0 \
+# Both through the launcher, with the JVM options a user's server and worker get (WORKER_JAVA_OPTS adds some).
+env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$root/loopflow" server --store "$url" --dispatch workers --port 0 \
   --token "$token" >"$tmp/server.out" 2>"$tmp/server.err" &
 server_pid=$!
 for _ in $(seq 1 300); do grep -q '^http' "$tmp/server.out" 2>/dev/null && break; sleep 0.1; done
@@ -24,7 +26,8 @@ echo "server $base, PostgreSQL on port $port, load average $(cut -d' ' -f1-3 /pr
 bench post "$url" "$base" "$token" "$here/drafts.yaml" "$runs"
 waiting drain "$url"
 pg0=$(pgcpu)
-env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY "$java" ${WORKER_JAVA_OPTS:-} -jar "$jar" worker --store "$url" --name w1 \
+env -u OPENAI_API_KEY -u ANTHROPIC_API_KEY JDK_JAVA_OPTIONS="${WORKER_JAVA_OPTS:-}" "$root/loopflow" worker \
+  --store "$url" --name w1 \
   --concurrency "$concurrency" ${WORKER_FLAGS:-} >/dev/null 2>"$tmp/w1.log" &
 worker=$!
 printf 'cold worker x %d, %d drafts runs queued before it starts: ' "$concurrency" "$runs"
