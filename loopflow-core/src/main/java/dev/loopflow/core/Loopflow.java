@@ -311,10 +311,7 @@ public final class Loopflow {
     }
   }
 
-  /**
-   * Continues a paused run of {@code workflow} (the same workflow it started with), answering the gate it waits
-   * at with {@code input} (may be null when it waits for nothing). Returns at once, like {@link #start}.
-   */
+  /** Continues a paused run of {@code workflow}, answering its gate with {@code input} (may be null); returns now. */
   public RunHandle resume(Workflow workflow, String runId, String input, RunOptions options) {
     return resume(workflow, runId, ResumeInput.text(input), options, false);
   }
@@ -333,27 +330,21 @@ public final class Loopflow {
     return resume(workflow, resumable(runId), input, options, allowChangedWorkflow);
   }
 
-  /**
-   * As {@link #resume(Workflow, String, ResumeInput, RunOptions, boolean)}, for a caller that has just read the run's
-   * record ({@code run}, from this engine's store): it is not read again here. It may be stale: the engine reads the
-   * record again once it holds the run's lease, and decides from that one.
-   */
+  /** As above, with the record its caller just read (may be stale: the engine reads it again under the lease). */
   public RunHandle resume(Workflow workflow, RunRecord run, ResumeInput input, RunOptions options,
       boolean allowChangedWorkflow) {
     RunRecord rec = resumable(run);
-    String runId = rec.runId();
     String hash = RunRecord.hashOf(workflow.source());
     if (!allowChangedWorkflow && rec.sourceHash() != null && hash != null && !rec.sourceHash().equals(hash)) {
-      throw new LoopflowException(ErrorCode.WORKFLOW_CHANGED, "run '" + runId + "' started from a different "
+      throw new LoopflowException(ErrorCode.WORKFLOW_CHANGED, "run '" + rec.runId() + "' started from a different "
           + "version of workflow '" + rec.workflow() + "'; resume it with the workflow it started with");
     }
     return engine.resume(workflow, rec, input == null ? ResumeInput.none() : input, options);
   }
 
   /**
-   * Resumes with the workflow source kept in the run's journal. A source whose credentials were masked in the
-   * journal cannot run as it is: then this throws {@link ErrorCode#RUN_NOT_RESUMABLE}, and the run resumes with its
-   * workflow loaded from the file ({@link #resume(Workflow, String, ResumeInput, RunOptions, boolean)}).
+   * Resumes with the workflow source kept in the run's journal; {@link ErrorCode#RUN_NOT_RESUMABLE} when its
+   * credentials were masked there (then pass the workflow loaded from its file to the method above).
    */
   public RunHandle resume(String runId, ResumeInput input, RunOptions options) {
     RunRecord rec = resumable(runId);
@@ -374,11 +365,7 @@ public final class Loopflow {
     return resume(runId, ResumeInput.text(input), RunOptions.builder().build());
   }
 
-  /**
-   * The run's record; whether it can be resumed, and with what answer, the engine decides under the run's lease.
-   * Only the record is read: whether a run can be resumed at all depends on its status alone, and building its
-   * report (its workflow parsed, its executions read) here would double the cost of every resume a worker does.
-   */
+  /** The run's record only (resumable or not depends on its status; the engine decides the rest under the lease). */
   private RunRecord resumable(String runId) {
     return resumable(store().findRun(runId).orElseThrow(() -> new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE,
         "no run '" + runId + "' in this store")));
@@ -386,8 +373,7 @@ public final class Loopflow {
 
   private static RunRecord resumable(RunRecord rec) {
     ResumeRefusal.check(rec.runId(), rec.status(), rec.waiting(), null, Instant.MAX)
-        .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE)
-        .ifPresent(r -> {
+        .filter(r -> r.reason() == ResumeRefusal.Reason.NOT_RESUMABLE).ifPresent(r -> {
           throw new LoopflowException(ErrorCode.RUN_NOT_RESUMABLE, r.message());
         });
     return rec;
